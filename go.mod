@@ -1,0 +1,3 @@
+module github.com/xbtest/xbtest
+
+go 1.26

@@ -1,0 +1,85 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/xbtest/xbtest/checkpoint"
+)
+
+// Algorithm selects a member of the ExitBlock family (thesis Ch. 2).
+type Algorithm int
+
+const (
+	// ExitBlock explores every schedule of atomic blocks (Figs 2.7, 2.9).
+	ExitBlock Algorithm = iota
+	// ExitBlockRW prunes orders of blocks whose reads and writes do not
+	// intersect (Fig 2.12).
+	ExitBlockRW
+	// ExitBlockDD is ExitBlock plus deadlock detection; it finds a deadlock
+	// if one exists (Theorem 5).
+	ExitBlockDD
+	// ExitBlockRWDD is ExitBlock-RW plus deadlock detection, the default.
+	ExitBlockRWDD
+)
+
+var algorithmNames = [...]string{"exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd"}
+
+func (a Algorithm) String() string {
+	if a >= 0 && int(a) < len(algorithmNames) {
+		return algorithmNames[a]
+	}
+	return fmt.Sprintf("Algorithm(%d)", int(a))
+}
+
+// ParseAlgorithm parses the names printed by Algorithm.String.
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for i, n := range algorithmNames {
+		if n == s {
+			return Algorithm(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown algorithm %q (want exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd)", s)
+}
+
+// DetectsDeadlocks reports whether the algorithm reports deadlocks and leaks.
+func (a Algorithm) DetectsDeadlocks() bool { return a == ExitBlockDD || a == ExitBlockRWDD }
+
+// Config controls the exploration of one test.
+type Config struct {
+	Algorithm Algorithm
+	// SyncDeps makes lock enters, channel, Cond and atomic operations count
+	// as writes to their object in read/write sets (the proposal of thesis
+	// section 2.6). Without it ExitBlock-RW is the thesis's exactly.
+	SyncDeps bool
+	// MaxSchedules stops exploration after that many schedules (0: no bound).
+	MaxSchedules int
+	// MaxSteps bounds the scheduling events of one goroutine in one
+	// execution, the thesis's terminateAfter (0: no bound). A goroutine that
+	// exceeds it is stopped and reported as possibly non-terminating.
+	MaxSteps int64
+	// Timeout bounds the exploration of the test (0: no bound).
+	Timeout time.Duration
+	// Stop ends exploration at the first finding.
+	Stop bool
+	// Watchdog is how long a controlled goroutine may run without reaching
+	// a scheduling point (e.g. blocked in code xbtest does not control)
+	// before the execution is abandoned and reported.
+	Watchdog time.Duration
+	// Backer is how exploration backs up to a branch point.
+	Backer checkpoint.Backer
+	// Trace makes every execution record positions (slow; used to replay a
+	// finding for its report).
+	Trace bool
+}
+
+// DefaultConfig returns the configuration of `xbtest` without flags.
+func DefaultConfig() Config {
+	return Config{
+		Algorithm: ExitBlockRWDD,
+		SyncDeps:  true,
+		MaxSteps:  100000,
+		Watchdog:  10 * time.Second,
+		Backer:    checkpoint.Rerun{},
+	}
+}

@@ -1,0 +1,566 @@
+package scheduler
+
+// The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
+// Programs", 1999, Ch. 2), as it reacts to the events of one execution.
+//
+// The thesis writes the algorithm as one loop that runs the current thread
+// "until one of the following events occurs". Here the controlled goroutines
+// run the program and call into the explorer at those events, so the loop is
+// cut into its event handlers; the names and comments follow Figs 2.7, 2.9
+// and 2.12:
+//
+//	LOOP:                                   loop
+//	  if (enabled is empty) ... pop ...      pathEnd, nextStart
+//	  curThread = choose a member of enabled loop
+//	  RetPt = make new checkpoint            block.retPt (a depth of the path)
+//	  if (lock_enter && held by another)     lockFailed
+//	  if (curThread dies)                    exit
+//	  if (thread T starts)                   spawned
+//	  if (curThread performs a read/write)   access
+//	  if (lock_exit)                         lockReleased + boundary
+//	  if (curThread does a wait())           park
+//	  if (notify())                          choose
+//
+// Three decisions the thesis leaves to its implementation (3.3.1) are made as
+// it made them, because its path counts depend on them: a lock exit ends a
+// block only when another thread is enabled; after a block the current thread
+// keeps running if it is still enabled; a thread's death ends its block
+// without a branch. A branch whose enabled set is empty explores nothing and
+// is not pushed.
+//
+// Two additions, both for Go:
+//
+//   - Spawn branches. In Java every Thread.start() ends with a monitor exit,
+//     so a new thread can never observe its parent between the start and the
+//     parent's next lock exit; a Go statement has no such exit. When the part
+//     of the parent's block after a `go` statement does something the child
+//     could observe (a shared access or a synchronization other than a lock
+//     exit), a branch is pushed that stops the parent right after the `go`
+//     and lets the others, the child included, run first. When it does not
+//     (the thesis's programs), nothing changes.
+//   - Choice points. A Cond.Signal with several waiters and a select with
+//     several ready cases are explored like notify in Fig 2.9, but each
+//     choice point of a block has its own no_notify set (blockPlan), so a
+//     block with two notifies does not explore the same pair of choices twice.
+
+// delayedThread is an entry of ExitBlock-RW's delayed set: the thread and the
+// reads and writes of the block it executed just before the branch point.
+// Under ExitBlock and ExitBlock-DD, rw is nil and the thread is re-enabled
+// after the next block, whatever it touched.
+type delayedThread struct {
+	t  int32
+	rw *canonRW
+}
+
+// blockedThread is a member of a lock's block set: a thread that will not be
+// able to acquire lock (an object id) until that lock is released.
+type blockedThread struct {
+	t    int32
+	lock int32
+	pc   uintptr // where it tried, for reports
+}
+
+// ebState is what a branch restores besides the program state: the thesis's
+// enabled set, delayed set and the block sets of locks. The wait set is not
+// stored: threads parked on a Cond, channel or WaitGroup are parked in the
+// re-executed program too.
+type ebState struct {
+	enabled tset
+	delayed []delayedThread
+	blocked []blockedThread
+}
+
+func (s *ebState) clone() ebState {
+	return ebState{
+		enabled: s.enabled.clone(),
+		delayed: append([]delayedThread(nil), s.delayed...),
+		blocked: append([]blockedThread(nil), s.blocked...),
+	}
+}
+
+// copyFrom makes s a copy of o, reusing s's storage.
+func (s *ebState) copyFrom(o *ebState) {
+	s.enabled.w = append(s.enabled.w[:0], o.enabled.w...)
+	s.delayed = append(s.delayed[:0], o.delayed...)
+	s.blocked = append(s.blocked[:0], o.blocked...)
+}
+
+// decision is one step of a path: thread ran one atomic block, which ended at
+// event number end of the execution, taking the given choices at the notify
+// and select points inside it.
+type decision struct {
+	thread  int32
+	end     int64
+	choices []int32
+	mid     bool // ends at an event that is not a scheduling point (the last step of a finding's schedule)
+}
+
+// blockPlan makes a branch re-execute the block of its RetPt with another
+// choice at one choice point: the first len(fixed) choice points take the
+// recorded choices, the next one avoids exclude (its no_notify set).
+type blockPlan struct {
+	thread  int32
+	fixed   []int32
+	exclude []int32
+}
+
+// branch is a stack entry, the thesis's (RetPt, saved_enabled,
+// saved_delayed, wait, no_notify): the program state after the first depth
+// decisions of the current path (plus extra, for a spawn branch), the
+// explorer's sets there, and for a notify or select branch the plan of the
+// block to re-execute.
+type branch struct {
+	depth int
+	extra *decision
+	st    ebState
+	plan  *blockPlan
+}
+
+func (b *branch) prefixLen() int {
+	if b.extra != nil {
+		return b.depth + 1
+	}
+	return b.depth
+}
+
+// spawnPoint remembers where the current block started a goroutine.
+type spawnPoint struct {
+	event   int64
+	st      ebState
+	logAt   int
+	choices int
+	allocs  int32
+}
+
+// block is the atomic block being executed.
+type block struct {
+	thread   *thread
+	open     bool    // the block is under way (not yet appended to the path)
+	retPt    int     // RetPt: the path depth at which the block started
+	old      ebState // the state at RetPt ("the old State" of 3.3.1)
+	rw       rwSet   // reads and writes of the block
+	choices  []int32
+	spawns   []spawnPoint
+	log      []access // accesses after the first spawn, to compute a spawn branch's set
+	lastSync int64    // event number of the block's last lock enter, notify or similar
+	allocs0  int32    // objects the thread had registered at RetPt
+}
+
+// explorer is the ExitBlock family for one test: the stack of branches and
+// the current path persist across executions; the rest describes the
+// execution under way.
+type explorer struct {
+	cfg   *Config
+	rw    bool // ExitBlock-RW pruning (Fig 2.12)
+	dd    bool // deadlock detection (2.5)
+	stack []branch
+	path  []decision
+	start branch // where the next execution resumes exploring
+	done  bool
+
+	// The execution under way.
+	r           *run
+	st          ebState
+	plan        *blockPlan
+	blk         block
+	delayedRW   []*rwSet // st.delayed[i]'s set in this execution's addresses
+	needUnknown bool     // some delayed set has unknown accesses
+
+	stats exploreStats
+}
+
+type exploreStats struct {
+	schedules int // paths explored to their end (the thesis's "paths")
+	aborted   int // paths cut short: an unavailable lock, a bound
+	pushed    int
+	maxDepth  int
+}
+
+func newExplorer(cfg *Config) *explorer {
+	ex := &explorer{cfg: cfg}
+	switch cfg.Algorithm {
+	case ExitBlockRW:
+		ex.rw = true
+	case ExitBlockDD:
+		ex.dd = true
+	case ExitBlockRWDD:
+		ex.rw, ex.dd = true, true
+	}
+	// The first execution starts from the beginning with the test goroutine
+	// enabled; before a second goroutine exists no block can end, so the
+	// thesis's "run program normally until 2nd thread is started" needs no
+	// separate mode.
+	ex.start.st.enabled.add(0)
+	return ex
+}
+
+// replayPrefix returns the decisions the next execution must replay.
+func (ex *explorer) replayPrefix() []decision {
+	p := ex.path[:ex.start.depth]
+	if ex.start.extra != nil {
+		p = append(p[:len(p):len(p)], *ex.start.extra)
+	}
+	return p
+}
+
+// begin is called when an execution has replayed its prefix: the explorer
+// restores the branch's sets and returns the thread that runs next.
+func (ex *explorer) begin(r *run) *thread {
+	ex.r = r
+	b := &ex.start
+	ex.path = ex.path[:b.depth]
+	if b.extra != nil {
+		ex.path = append(ex.path, *b.extra)
+	}
+	ex.st.copyFrom(&b.st)
+	ex.plan = b.plan
+	ex.blk.thread = nil
+	ex.delayedRW = ex.delayedRW[:0]
+	ex.needUnknown = false
+	for _, d := range ex.st.delayed {
+		var s *rwSet
+		if d.rw != nil {
+			s = r.heap.uncanon(d.rw)
+			if s.unknownR || s.unknownW {
+				ex.needUnknown = true
+			}
+		}
+		ex.delayedRW = append(ex.delayedRW, s)
+	}
+	return ex.loop()
+}
+
+// loop is the top of LOOP: choose the thread that runs the next atomic block
+// and remember the checkpoint (RetPt) and the state there. It returns nil
+// when the enabled set is empty: the path has ended.
+func (ex *explorer) loop() *thread {
+	if ex.st.enabled.empty() {
+		return nil
+	}
+	var t int32
+	switch {
+	case ex.plan != nil:
+		t = ex.plan.thread
+	case ex.blk.thread != nil && ex.st.enabled.has(ex.blk.thread.idx):
+		t = ex.blk.thread.idx // the thesis's tester continues the current thread
+	default:
+		t = ex.st.enabled.first()
+	}
+	b := &ex.blk
+	b.thread = ex.r.threads[t]
+	b.open = true
+	b.retPt = len(ex.path)
+	b.old.copyFrom(&ex.st)
+	b.rw.reset()
+	b.choices = nil
+	b.spawns = b.spawns[:0]
+	b.log = b.log[:0]
+	b.lastSync = 0
+	b.allocs0 = b.thread.allocs
+	if b.retPt > ex.stats.maxDepth {
+		ex.stats.maxDepth = b.retPt
+	}
+	return b.thread
+}
+
+// spawned: "if (thread T starts) add T to enabled set; continue running curThread".
+func (ex *explorer) spawned(child *thread) {
+	ex.st.enabled.add(child.idx)
+	b := &ex.blk
+	b.spawns = append(b.spawns, spawnPoint{
+		event:   ex.r.events,
+		st:      ex.st.clone(),
+		logAt:   len(b.log),
+		choices: len(b.choices),
+		allocs:  b.thread.allocs,
+	})
+}
+
+// access: "if (curThread performs a read/write) record it in the reads/writes set".
+func (ex *explorer) access(addr, size uintptr, write bool) {
+	b := &ex.blk
+	b.rw.add(addr, size, write)
+	if len(b.spawns) > 0 {
+		b.log = append(b.log, access{addr, size, write})
+	}
+	if ex.needUnknown {
+		if kind, _ := ex.r.heap.classify(addr); kind == regionUnknown {
+			if write {
+				b.rw.unknownW = true
+			} else {
+				b.rw.unknownR = true
+			}
+		}
+	}
+}
+
+// observe notes a synchronization a child goroutine could interfere with
+// that is not recorded as an access (a lock enter or notify under
+// -sync-deps=false); it makes the part of the block after a spawn relevant.
+func (ex *explorer) observe() { ex.blk.lastSync = ex.r.events }
+
+// lockReleased: "add all threads on lock's blocked set to enabled set".
+func (ex *explorer) lockReleased(lock int32) {
+	bl := ex.st.blocked[:0]
+	for _, b := range ex.st.blocked {
+		if b.lock == lock {
+			ex.st.enabled.add(b.t)
+		} else {
+			bl = append(bl, b)
+		}
+	}
+	ex.st.blocked = bl
+}
+
+// woken: a waiting thread was woken by the current block (a notify, a
+// channel partner, a WaitGroup reaching zero). relock is the lock it must
+// reacquire first if that lock is held ("move T from wait set to block set
+// of notify lock"), or -1.
+func (ex *explorer) woken(t *thread, relock int32) {
+	if relock >= 0 {
+		ex.st.blocked = append(ex.st.blocked, blockedThread{t: t.idx, lock: relock})
+		return
+	}
+	ex.st.enabled.add(t.idx)
+}
+
+// reenableDelayed: "foreach (thread, r, w) in delayed: if ((r,w) intersects
+// (reads,writes)) move thread from delayed set to enabled set". Without
+// read/write pruning the delayed thread is re-enabled after any block
+// ("add delayed_thread to enabled set").
+func (ex *explorer) reenableDelayed() {
+	if len(ex.st.delayed) == 0 {
+		return
+	}
+	b := &ex.blk
+	keep := ex.st.delayed[:0]
+	keepRW := ex.delayedRW[:0]
+	for i, d := range ex.st.delayed {
+		s := ex.delayedRW[i]
+		if !ex.rw || intersectsBlock(s, &b.rw) {
+			ex.st.enabled.add(d.t)
+			continue
+		}
+		keep = append(keep, d)
+		keepRW = append(keepRW, s)
+	}
+	ex.st.delayed, ex.delayedRW = keep, keepRW
+}
+
+func intersectsBlock(d, cur *rwSet) bool {
+	if d.unknownW && (cur.unknownR || cur.unknownW) || d.unknownR && cur.unknownW {
+		return true
+	}
+	return d.intersects(cur)
+}
+
+// boundary is a lock exit or an operation that counts as one (a channel,
+// atomic, WaitGroup or Once operation). The block ends there only if another
+// thread is enabled; it returns the thread to run next.
+func (ex *explorer) boundary() *thread {
+	ex.reenableDelayed()
+	cur := ex.blk.thread.idx
+	if !ex.st.enabled.hasOther(cur) {
+		return ex.blk.thread
+	}
+	ex.endBlock(true)
+	return ex.loop()
+}
+
+// park: "if (curThread does a wait()) move curThread from enabled set to wait
+// set; count as lock_exit". Blocking channel operations, WaitGroup.Wait and
+// a writer waiting for readers to leave an RWMutex park the same way.
+func (ex *explorer) park() *thread {
+	ex.st.enabled.remove(ex.blk.thread.idx)
+	ex.reenableDelayed()
+	ex.endBlock(true)
+	return ex.loop()
+}
+
+// exit: "if (curThread dies) remove curThread from both enabled and
+// old_enabled; goto LOOP". A death pushes no branch of its own. Delayed
+// threads whose sets the final block touched are re-enabled: under the
+// locking discipline a final block touches no shared data, so this changes
+// nothing for the programs the thesis considers, and it keeps a program that
+// breaks the discipline from hiding an order.
+func (ex *explorer) exit() *thread {
+	ex.st.enabled.remove(ex.blk.thread.idx)
+	ex.reenableDelayed()
+	ex.endBlock(false)
+	return ex.loop()
+}
+
+// endBlock pushes the branches of the block that just ended and appends it
+// to the path:
+//
+//	save_enabled = old_enabled minus curThread
+//	save_delayed = delayed plus (curThread, reads, writes)
+//	push on stack (RetPt, save_enabled, save_delayed, wait, {})
+func (ex *explorer) endBlock(lockExit bool) {
+	b := &ex.blk
+	cur := b.thread
+	if lockExit && b.old.enabled.hasOther(cur.idx) {
+		br := branch{depth: b.retPt, st: ebState{
+			enabled: b.old.enabled.clone(),
+			delayed: ex.saveDelayed(b.old.delayed, &b.rw, cur, b.allocs0),
+			blocked: append([]blockedThread(nil), b.old.blocked...),
+		}}
+		br.st.enabled.remove(cur.idx)
+		ex.push(br)
+	}
+	ex.pushSpawnBranches()
+	var ch []int32
+	if len(b.choices) > 0 {
+		ch = append(ch, b.choices...)
+	}
+	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.r.events, choices: ch})
+	ex.plan = nil
+	b.open = false
+}
+
+// saveDelayed returns delayed plus (cur, rw), with rw in execution-independent
+// form. Objects cur registered after it had made `allocs` registrations are
+// its own (made after the branch point) and cannot be shared yet.
+func (ex *explorer) saveDelayed(delayed []delayedThread, rw *rwSet, cur *thread, allocs int32) []delayedThread {
+	out := make([]delayedThread, 0, len(delayed)+1)
+	out = append(out, delayed...)
+	var c *canonRW
+	if ex.rw {
+		c = ex.r.heap.canon(rw, func(k heapKey) bool { return k.thread == cur.idx && k.seq >= allocs })
+	}
+	return append(out, delayedThread{t: cur.idx, rw: c})
+}
+
+// pushSpawnBranches pushes, for each `go` statement of the block after which
+// the block did something the child could observe, a branch that stops the
+// parent right after the statement.
+func (ex *explorer) pushSpawnBranches() {
+	b := &ex.blk
+	cur := b.thread
+	for i := range b.spawns {
+		sp := &b.spawns[i]
+		if len(b.log) == sp.logAt && b.lastSync <= sp.event {
+			continue
+		}
+		var rest rwSet
+		for _, a := range b.log[sp.logAt:] {
+			rest.add(a.addr, a.size, a.write)
+		}
+		if b.rw.unknownR || b.rw.unknownW {
+			rest.unknownR, rest.unknownW = b.rw.unknownR, b.rw.unknownW
+		}
+		st := sp.st
+		st.enabled.remove(cur.idx)
+		st.delayed = ex.saveDelayed(st.delayed, &rest, cur, sp.allocs)
+		if st.enabled.empty() {
+			continue
+		}
+		extra := &decision{thread: cur.idx, end: sp.event, choices: append([]int32(nil), b.choices[:sp.choices]...)}
+		ex.push(branch{depth: b.retPt, extra: extra, st: st})
+	}
+}
+
+func (ex *explorer) push(b branch) {
+	ex.stack = append(ex.stack, b)
+	ex.stats.pushed++
+}
+
+// choose picks one of options at a notify or select choice point of the
+// current block (Fig 2.9): "select a thread T not in no_notify to wake up;
+// if (there are still threads waiting) push on stack (RetPt, enabled,
+// delayed_thread, wait, no_notify+T)".
+func (ex *explorer) choose(options []int32) (int32, bool) {
+	b := &ex.blk
+	i := len(b.choices)
+	var pick int32 = -1
+	if p := ex.plan; p != nil && i < len(p.fixed) {
+		pick = p.fixed[i]
+		if !contains(options, pick) {
+			return 0, false // the re-executed block diverged
+		}
+	} else {
+		var exclude []int32
+		if p != nil && i == len(p.fixed) {
+			exclude = p.exclude
+		}
+		more := false
+		for _, o := range options {
+			if contains(exclude, o) {
+				continue
+			}
+			if pick < 0 {
+				pick = o
+			} else {
+				more = true
+			}
+		}
+		if pick < 0 {
+			return 0, false
+		}
+		if more {
+			ex.push(branch{depth: b.retPt, st: b.old.clone(), plan: &blockPlan{
+				thread:  b.thread.idx,
+				fixed:   append([]int32(nil), b.choices...),
+				exclude: append(append([]int32(nil), exclude...), pick),
+			}})
+		}
+	}
+	b.choices = append(b.choices, pick)
+	return pick, true
+}
+
+func contains(s []int32, x int32) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// lockFailed: "if (lock_enter && another thread holds that lock) move
+// curThread from enabled to lock's block set; change execution state back to
+// RetPt; goto LOOP". The execution ends; the next one replays the path to
+// RetPt and continues from the old state with the thread blocked.
+func (ex *explorer) lockFailed(lock int32, pc uintptr) {
+	b := &ex.blk
+	st := b.old.clone()
+	st.enabled.remove(b.thread.idx)
+	st.blocked = append(st.blocked, blockedThread{b.thread.idx, lock, pc})
+	ex.start = branch{depth: b.retPt, st: st}
+	ex.stats.aborted++
+}
+
+// freeze stops the current thread for good (it exceeded the step bound, the
+// thesis's terminateAfter): "if (curThread ... reaches execution limit)
+// remove curThread from both enabled and old_enabled; goto LOOP".
+func (ex *explorer) freeze() *thread {
+	ex.st.enabled.remove(ex.blk.thread.idx)
+	ex.endBlock(false)
+	return ex.loop()
+}
+
+// nextStart pops the next branch: "pop (RetPt, saved_enabled, saved_delayed,
+// wait, no_notify) off of stack; change execution state back to RetPt". It
+// reports false when the stack is empty: "goto DONE".
+func (ex *explorer) nextStart() bool {
+	n := len(ex.stack)
+	if n == 0 {
+		ex.done = true
+		return false
+	}
+	ex.start = ex.stack[n-1]
+	ex.stack[n-1] = branch{}
+	ex.stack = ex.stack[:n-1]
+	return true
+}
+
+// pathPrefix returns a copy of the path so far plus the current block up to
+// now, which replays the execution to the current event.
+func (ex *explorer) pathPrefix() []decision {
+	p := append([]decision(nil), ex.path...)
+	if b := &ex.blk; b.open {
+		p = append(p, decision{thread: b.thread.idx, end: ex.r.events, choices: append([]int32(nil), b.choices...), mid: true})
+	}
+	return p
+}

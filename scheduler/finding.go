@@ -1,0 +1,114 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind classifies a finding; the strings are those of xbtest's JSON output.
+type Kind string
+
+const (
+	KindAssertion Kind = "assertion"  // t.Error, t.Fatal and friends
+	KindPanic     Kind = "panic"      // a panic or fatal error in any goroutine
+	KindRace      Kind = "race"       // a data race (Eraser)
+	KindLockCycle Kind = "lock-cycle" // a cycle of goroutines each holding a lock another wants
+	KindDeadlock  Kind = "deadlock"   // no goroutine can move and the test goroutine has not finished
+	KindLeak      Kind = "leak"       // the test goroutine finished but others are blocked forever
+)
+
+// Kinds lists every kind in report order.
+var Kinds = []Kind{KindAssertion, KindPanic, KindRace, KindLockCycle, KindDeadlock, KindLeak}
+
+// Goroutine describes one goroutine at the moment of a finding.
+type Goroutine struct {
+	ID    string `json:"id"`              // T0 is the test goroutine, T0.2 its second child
+	State string `json:"state"`           // running, runnable, blocked, waiting, exited
+	On    string `json:"on,omitempty"`    // what it waits for: "mutex", "chan receive", ...
+	Pos   string `json:"pos,omitempty"`   // file:line of the original source
+	Note  string `json:"note,omitempty"`  // e.g. the lock it would block on
+	Stack string `json:"stack,omitempty"` // for panics
+}
+
+// Block is one atomic block of a schedule, for replay and reports.
+type Block struct {
+	Goroutine string  `json:"g"`
+	Thread    int32   `json:"t"`
+	End       int64   `json:"end"`
+	Choices   []int32 `json:"choices,omitempty"`
+	Pos       string  `json:"pos,omitempty"`
+}
+
+// Finding is one distinct problem found while exploring a test.
+type Finding struct {
+	Kind       Kind        `json:"kind"`
+	Message    string      `json:"message"`
+	Pos        string      `json:"pos,omitempty"`
+	Goroutines []Goroutine `json:"goroutines,omitempty"`
+	Schedule   int         `json:"schedule"` // 1-based number of the first schedule that showed it
+	Count      int         `json:"count"`    // how many explored schedules showed it
+	Blocks     []Block     `json:"blocks,omitempty"`
+	path       []decision
+	key        string
+}
+
+func (f *Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", f.Kind, f.Message)
+	if f.Pos != "" {
+		fmt.Fprintf(&b, " (%s)", f.Pos)
+	}
+	for _, g := range f.Goroutines {
+		fmt.Fprintf(&b, "\n  %s %s", g.ID, g.State)
+		if g.On != "" {
+			fmt.Fprintf(&b, " on %s", g.On)
+		}
+		if g.Pos != "" {
+			fmt.Fprintf(&b, " at %s", g.Pos)
+		}
+		if g.Note != "" {
+			fmt.Fprintf(&b, " (%s)", g.Note)
+		}
+	}
+	return b.String()
+}
+
+// Result is the outcome of exploring one test.
+type Result struct {
+	Test      string        `json:"test"`
+	Algorithm Algorithm     `json:"-"`
+	SyncDeps  bool          `json:"sync_deps"`
+	Schedules int           `json:"schedules"` // paths explored to their end
+	Aborted   int           `json:"aborted"`   // paths cut short at an unavailable lock or a bound
+	Findings  []*Finding    `json:"findings"`
+	Complete  bool          `json:"complete"` // false when a bound stopped exploration
+	Bound     string        `json:"bound,omitempty"`
+	Warnings  []string      `json:"warnings,omitempty"`
+	Skipped   bool          `json:"skipped,omitempty"`
+	Elapsed   time.Duration `json:"-"`
+	Backer    string        `json:"checkpoint"`
+	Internal  string        `json:"internal,omitempty"` // an error of xbtest itself
+}
+
+// Count returns the number of distinct findings of kind k.
+func (r *Result) Count(k Kind) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// Kinds returns the kinds of the findings, in report order, with repetitions.
+func (r *Result) Kinds() []Kind {
+	var ks []Kind
+	for _, k := range Kinds {
+		for range r.Count(k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}

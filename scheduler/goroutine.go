@@ -1,0 +1,46 @@
+package scheduler
+
+import "runtime"
+
+// Go starts f on a new controlled goroutine; it replaces the go statement.
+// The rewriter evaluates the arguments of `go f(a, b)` before calling Go, as
+// Go does. Outside an execution Go is a plain go statement.
+func Go(f func()) {
+	r, t := enter()
+	if r == nil {
+		go f()
+		return
+	}
+	r.event(t)
+	c := r.newThread(t, f)
+	if r.exploring {
+		r.ex.spawned(c)
+	}
+	// A recorded spawn branch may stop the parent right here.
+	r.transfer(t, r.point(t, ptSpawn))
+}
+
+// Goexit replaces runtime.Goexit.
+func Goexit() { runtime.Goexit() }
+
+// Step is a scheduling event without an operation: the rewriter puts it on
+// loop back edges, so that a loop that touches no shared state still counts
+// towards the step bound (the thesis's terminateAfter) instead of hanging.
+func Step() {
+	r, t := enter()
+	if r != nil {
+		r.event(t)
+	}
+}
+
+// Gosched replaces runtime.Gosched. The explorer already considers a switch
+// at every block boundary, so, like the thesis's tester for yield, it does
+// not switch: it only counts a step.
+func Gosched() {
+	r, t := enter()
+	if r == nil {
+		runtime.Gosched()
+		return
+	}
+	r.event(t)
+}

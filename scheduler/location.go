@@ -1,0 +1,206 @@
+package scheduler
+
+import (
+	"sort"
+	"sync"
+	"unsafe"
+)
+
+// Locations across executions.
+//
+// Backing up by re-execution (checkpoint.Rerun) has a consequence the thesis,
+// which restored real checkpoints, did not face: the read/write set of a
+// delayed thread is recorded in one execution and intersected with blocks of
+// later executions, where the same heap object lives at another address. So
+// before a set is stored in a branch it is translated into names that survive
+// re-execution, and translated back into addresses when a later execution
+// reaches the branch point:
+//
+//   - package-level variables, registered once per process (Global), keep
+//     their address;
+//   - heap objects registered when instrumented code allocates them (Alloc,
+//     MakeChan, ...) are named by the creating goroutine and its allocation
+//     count, which a replayed prefix reproduces exactly;
+//   - anything else is "unknown": the translation keeps only the fact that
+//     unknown memory was read or written, and a delayed thread holding such a
+//     fact is re-enabled by any block that touches unknown memory. That is
+//     conservative (more schedules, never fewer).
+
+const pageShift = 12
+
+type regionKind uint8
+
+const (
+	regionUnknown regionKind = iota
+	regionGlobal
+	regionHeap
+)
+
+// heapKey names a heap object across executions of a common prefix: the
+// creation index of the goroutine that allocated it and how many objects
+// that goroutine had registered before.
+type heapKey struct{ thread, seq int32 }
+
+type region struct {
+	base, end uintptr
+	key       heapKey
+	name      string
+	keep      unsafe.Pointer // keeps the object alive, so its address is not reused within the run
+}
+
+// globals are the package-level variables registered by instrumented
+// packages; they live as long as the process.
+var globals struct {
+	sync.Mutex
+	regs []region // sorted by base
+}
+
+// registerGlobal records a package-level variable.
+func registerGlobal(p unsafe.Pointer, size uintptr, name string) {
+	if p == nil {
+		return
+	}
+	if size == 0 {
+		size = 1
+	}
+	globals.Lock()
+	defer globals.Unlock()
+	base := uintptr(p)
+	i := sort.Search(len(globals.regs), func(i int) bool { return globals.regs[i].base >= base })
+	if i < len(globals.regs) && globals.regs[i].base == base {
+		return
+	}
+	globals.regs = append(globals.regs, region{})
+	copy(globals.regs[i+1:], globals.regs[i:])
+	globals.regs[i] = region{base: base, end: base + size, name: name, keep: p}
+}
+
+func lookupGlobal(addr uintptr) *region {
+	globals.Lock()
+	defer globals.Unlock()
+	i := sort.Search(len(globals.regs), func(i int) bool { return globals.regs[i].end > addr })
+	if i < len(globals.regs) && globals.regs[i].base <= addr {
+		return &globals.regs[i]
+	}
+	return nil
+}
+
+// heapIndex is the per-execution registry of heap objects.
+type heapIndex struct {
+	regs  []region
+	pages map[uintptr][]int32 // page -> indices of regions overlapping it
+	byKey map[heapKey]int32
+}
+
+func (h *heapIndex) reset() {
+	clear(h.regs)
+	h.regs = h.regs[:0]
+	clear(h.pages)
+	clear(h.byKey)
+}
+
+func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey) {
+	if p == nil {
+		return
+	}
+	if size == 0 {
+		size = 1
+	}
+	if h.pages == nil {
+		h.pages = make(map[uintptr][]int32)
+		h.byKey = make(map[heapKey]int32)
+	}
+	base := uintptr(p)
+	if r := h.lookup(base); r != nil && r.base == base && r.end == base+size {
+		return // already registered (e.g. a slice re-registered after append)
+	}
+	i := int32(len(h.regs))
+	h.regs = append(h.regs, region{base: base, end: base + size, key: key, keep: p})
+	for pg := base >> pageShift; pg <= (base+size-1)>>pageShift; pg++ {
+		h.pages[pg] = append(h.pages[pg], i)
+	}
+	h.byKey[key] = i
+}
+
+// lookup returns the most recently registered region containing addr.
+func (h *heapIndex) lookup(addr uintptr) *region {
+	ids := h.pages[addr>>pageShift]
+	for j := len(ids) - 1; j >= 0; j-- {
+		r := &h.regs[ids[j]]
+		if r.base <= addr && addr < r.end {
+			return r
+		}
+	}
+	return nil
+}
+
+// canonAccess is an access named so that another execution can find it.
+type canonAccess struct {
+	kind  regionKind
+	addr  uintptr // regionGlobal: the address itself
+	key   heapKey // regionHeap
+	off   uintptr // regionHeap: offset in the object
+	size  uintptr
+	write bool
+}
+
+// canonRW is a block's read/write set in execution-independent form. It is
+// immutable once built and shared by every branch that delays the block.
+type canonRW struct {
+	acc                []canonAccess
+	unknownR, unknownW bool
+}
+
+// classify names addr in the current execution.
+func (h *heapIndex) classify(addr uintptr) (regionKind, *region) {
+	if r := h.lookup(addr); r != nil {
+		return regionHeap, r
+	}
+	if r := lookupGlobal(addr); r != nil {
+		return regionGlobal, r
+	}
+	return regionUnknown, nil
+}
+
+// canon translates a block's accesses. Objects registered at or after
+// firstLocal belong to the block's own execution after the branch point: no
+// other thread can reach them before the block runs, so they are dropped.
+func (h *heapIndex) canon(s *rwSet, isLocal func(heapKey) bool) *canonRW {
+	c := &canonRW{unknownR: s.unknownR, unknownW: s.unknownW}
+	for _, a := range s.acc {
+		switch kind, r := h.classify(a.addr); kind {
+		case regionHeap:
+			if isLocal(r.key) {
+				continue
+			}
+			c.acc = append(c.acc, canonAccess{kind: regionHeap, key: r.key, off: a.addr - r.base, size: a.size, write: a.write})
+		case regionGlobal:
+			c.acc = append(c.acc, canonAccess{kind: regionGlobal, addr: a.addr, size: a.size, write: a.write})
+		default:
+			if a.write {
+				c.unknownW = true
+			} else {
+				c.unknownR = true
+			}
+		}
+	}
+	return c
+}
+
+// uncanon translates a stored set into this execution's addresses. A heap
+// object the stored set names but this execution has not registered cannot
+// be touched by anyone here either, so its accesses are dropped.
+func (h *heapIndex) uncanon(c *canonRW) *rwSet {
+	s := &rwSet{unknownR: c.unknownR, unknownW: c.unknownW}
+	for _, a := range c.acc {
+		switch a.kind {
+		case regionGlobal:
+			s.add(a.addr, a.size, a.write)
+		case regionHeap:
+			if i, ok := h.byKey[a.key]; ok {
+				s.add(h.regs[i].base+a.off, a.size, a.write)
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,122 @@
+package scheduler
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// Pos names a source position of instrumented code (see RegisterPositions);
+// 0 is unknown.
+type Pos uint32
+
+var positions struct {
+	sync.Mutex
+	file []string
+	line []int32
+}
+
+// RegisterPositions records the positions of the memory accesses of one
+// instrumented file and returns the Pos of the first; the rewriter numbers
+// an access site k of the file base+k. lines holds the line of every site.
+func RegisterPositions(file string, lines ...int32) Pos {
+	positions.Lock()
+	defer positions.Unlock()
+	if len(positions.file) == 0 {
+		positions.file = append(positions.file, "")
+		positions.line = append(positions.line, 0)
+	}
+	base := Pos(len(positions.file))
+	for _, l := range lines {
+		positions.file = append(positions.file, file)
+		positions.line = append(positions.line, l)
+	}
+	return base
+}
+
+// String returns file:line.
+func (p Pos) String() string {
+	positions.Lock()
+	defer positions.Unlock()
+	if p == 0 || int(p) >= len(positions.file) {
+		return "?"
+	}
+	return shortPos(positions.file[p], int(positions.line[p]))
+}
+
+// Read reports that the running goroutine read size bytes at addr.
+func Read(addr unsafe.Pointer, size uintptr, pos Pos) {
+	r, t := enter()
+	if r == nil {
+		return
+	}
+	r.event(t)
+	if r.exploring {
+		r.ex.access(uintptr(addr), size, false)
+	}
+}
+
+// Write reports that the running goroutine wrote size bytes at addr.
+func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
+	r, t := enter()
+	if r == nil {
+		return
+	}
+	r.event(t)
+	if r.exploring {
+		r.ex.access(uintptr(addr), size, true)
+	}
+}
+
+// Global registers a package-level variable of an instrumented package, so
+// that it has the same name in every execution (and in reports).
+func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(addr, size, name) }
+
+// Alloc registers a heap object the running goroutine just allocated
+// (see location.go: it names the object across executions).
+func Alloc(addr unsafe.Pointer, size uintptr) {
+	r, t := enter()
+	if r == nil {
+		return
+	}
+	r.alloc(t, addr, size)
+}
+
+func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr) {
+	r.heap.add(addr, size, heapKey{t.idx, t.allocs})
+	t.allocs++
+}
+
+// New registers the object p points to and returns p; the rewriter wraps
+// new(T) and &T{...} in it.
+func New[T any](p *T) *T {
+	if r, t := enter(); r != nil {
+		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p))
+	}
+	return p
+}
+
+// Slice registers the backing array of s and returns s; the rewriter wraps
+// make([]T, n) and append in it.
+func Slice[T any](s []T) []T {
+	if cap(s) == 0 {
+		return s
+	}
+	if r, t := enter(); r != nil {
+		var z T
+		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z))
+	}
+	return s
+}
+
+// Map registers a map and returns it; a map is one location.
+func Map[M ~map[K]V, K comparable, V any](m M) M {
+	if r, t := enter(); r != nil && m != nil {
+		r.alloc(t, MapAddr(m), 1)
+	}
+	return m
+}
+
+// MapAddr returns the location that stands for the whole map m.
+func MapAddr[M ~map[K]V, K comparable, V any](m M) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
+}

@@ -1,0 +1,365 @@
+package scheduler
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// lockState is the scheduler's model of a Mutex or RWMutex during one
+// execution. It lives inside the user's Mutex value and is reset when an
+// execution first touches it (its epoch is stale).
+type lockState struct {
+	epoch   uint64
+	id      int32 // names the lock in the explorer's block sets
+	rw      bool
+	addr    unsafe.Pointer
+	writer  *thread // the Mutex holder, or the RWMutex writer
+	pending bool    // RWMutex: the writer has announced itself and waits for readers to leave
+	readers []readHold
+}
+
+type readHold struct {
+	t *thread
+	n int32
+}
+
+func (l *lockState) state(r *run, rw bool, addr unsafe.Pointer) *lockState {
+	if l.epoch != r.epoch {
+		*l = lockState{epoch: r.epoch, id: r.newObj(), rw: rw, addr: addr}
+	}
+	return l
+}
+
+func (r *run) newObj() int32 { r.nobj++; return r.nobj }
+
+// owns reports whether t holds l in any mode.
+func (l *lockState) owns(t *thread) bool {
+	if l.writer == t {
+		return true
+	}
+	for _, h := range l.readers {
+		if h.t == t {
+			return true
+		}
+	}
+	return false
+}
+
+// owners returns the threads holding l (a pending writer does not hold it).
+func (l *lockState) owners() []*thread {
+	var o []*thread
+	if l.writer != nil && !l.pending {
+		o = append(o, l.writer)
+	}
+	for _, h := range l.readers {
+		o = append(o, h.t)
+	}
+	return o
+}
+
+func (l *lockState) kind() string {
+	if l.rw {
+		return "rwmutex"
+	}
+	return "mutex"
+}
+
+// syncEnter records a lock enter (or another synchronization a new goroutine
+// could interfere with) for the explorer: under -sync-deps a write to the
+// object, otherwise only a note for spawn branches.
+func (r *run) syncEnter(addr unsafe.Pointer, always bool) {
+	if !r.exploring {
+		return
+	}
+	if r.cfg.SyncDeps || always {
+		r.ex.access(uintptr(addr), 1, true)
+	}
+	r.ex.observe()
+}
+
+// dataAccess records a read or write of data the operation itself touches
+// (a channel's buffer, a WaitGroup counter, an atomic variable).
+func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
+	if r.exploring {
+		r.ex.access(uintptr(addr), size, write || r.cfg.SyncDeps)
+	}
+}
+
+func (t *thread) hold(l *lockState) { t.held = append(t.held, l) }
+
+func (t *thread) drop(l *lockState) {
+	for i := len(t.held) - 1; i >= 0; i-- {
+		if t.held[i] == l {
+			t.held = append(t.held[:i], t.held[i+1:]...)
+			return
+		}
+	}
+}
+
+// acquireFailed handles a lock enter that cannot proceed. A thread that
+// already holds the lock can never get it (Go's locks are not reentrant);
+// otherwise the block is abandoned and the thread joins the lock's block set.
+func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
+	if l.owns(t) {
+		r.selfDeadlock(t, l, mode)
+	}
+	if !r.exploring {
+		r.diverged(t, "a replayed block could not acquire a lock")
+	}
+	if r.ex.dd {
+		r.reverseLockChain(t, l, mode)
+	}
+	r.ex.lockFailed(l.id, callerPC(3))
+	r.end(endAbort)
+	t.sleep()
+}
+
+// lockExit is the thesis's lock_exit: the lock's block set is re-enabled and
+// the block may end.
+func (r *run) lockExit(t *thread, l *lockState) {
+	if r.exploring {
+		r.ex.lockReleased(l.id)
+	}
+	r.yield(t)
+}
+
+// Mutex is a drop-in replacement for sync.Mutex.
+type Mutex struct {
+	l      lockState
+	native sync.Mutex
+}
+
+// Lock locks m.
+func (m *Mutex) Lock() {
+	r, t := enter()
+	if r == nil {
+		m.native.Lock()
+		return
+	}
+	r.event(t)
+	l := m.l.state(r, false, unsafe.Pointer(m))
+	r.syncEnter(unsafe.Pointer(m), false)
+	if l.writer != nil {
+		r.acquireFailed(t, l, "Lock")
+	}
+	l.writer = t
+	t.hold(l)
+}
+
+// TryLock tries to lock m and reports whether it succeeded.
+func (m *Mutex) TryLock() bool {
+	r, t := enter()
+	if r == nil {
+		return m.native.TryLock()
+	}
+	r.event(t)
+	l := m.l.state(r, false, unsafe.Pointer(m))
+	// The outcome observes the lock, so the attempt is a write to it even
+	// without -sync-deps.
+	r.syncEnter(unsafe.Pointer(m), true)
+	if l.writer != nil {
+		return false
+	}
+	l.writer = t
+	t.hold(l)
+	return true
+}
+
+// Unlock unlocks m; as in Go, it may be called by another goroutine than
+// the one that locked it.
+func (m *Mutex) Unlock() {
+	r, t := enter()
+	if r == nil {
+		m.native.Unlock()
+		return
+	}
+	r.event(t)
+	l := m.l.state(r, false, unsafe.Pointer(m))
+	if l.writer == nil {
+		r.fatal(t, "sync: unlock of unlocked mutex")
+	}
+	r.releaseWriter(t, l)
+	r.lockExit(t, l)
+}
+
+func (r *run) releaseWriter(t *thread, l *lockState) {
+	h := l.writer
+	l.writer = nil
+	h.drop(l)
+	if h == t {
+		t.lastLock = l
+	}
+}
+
+// RWMutex is a drop-in replacement for sync.RWMutex. Like Go's, it prefers
+// writers: once a writer waits for the readers to leave, new readers wait.
+type RWMutex struct {
+	l      lockState
+	native sync.RWMutex
+}
+
+// Lock locks rw for writing.
+func (rw *RWMutex) Lock() {
+	r, t := enter()
+	if r == nil {
+		rw.native.Lock()
+		return
+	}
+	r.event(t)
+	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	r.syncEnter(unsafe.Pointer(rw), false)
+	if l.writer != nil {
+		// Another writer holds the lock or waits for readers: as with a
+		// Mutex, the block is abandoned.
+		r.acquireFailed(t, l, "Lock")
+	}
+	l.writer = t
+	t.hold(l)
+	if len(l.readers) == 0 {
+		return
+	}
+	// The writer announces itself: from now on readers wait. That is
+	// observable by other goroutines, so unlike a failed acquisition it is
+	// not undone; the writer waits, like a Cond waiter, for the readers to
+	// leave.
+	if l.owns2(t) {
+		r.selfDeadlock(t, l, "Lock")
+	}
+	l.pending = true
+	if r.exploring && r.ex.dd {
+		r.reverseLockChain(t, l, "Lock")
+	}
+	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
+}
+
+// owns2 reports whether t holds l as a reader.
+func (l *lockState) owns2(t *thread) bool {
+	for _, h := range l.readers {
+		if h.t == t {
+			return true
+		}
+	}
+	return false
+}
+
+// TryLock tries to lock rw for writing.
+func (rw *RWMutex) TryLock() bool {
+	r, t := enter()
+	if r == nil {
+		return rw.native.TryLock()
+	}
+	r.event(t)
+	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	r.syncEnter(unsafe.Pointer(rw), true)
+	if l.writer != nil || len(l.readers) > 0 {
+		return false
+	}
+	l.writer = t
+	t.hold(l)
+	return true
+}
+
+// Unlock unlocks rw for writing.
+func (rw *RWMutex) Unlock() {
+	r, t := enter()
+	if r == nil {
+		rw.native.Unlock()
+		return
+	}
+	r.event(t)
+	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	if l.writer == nil || l.pending {
+		r.fatal(t, "sync: Unlock of unlocked RWMutex")
+	}
+	r.releaseWriter(t, l)
+	r.lockExit(t, l)
+}
+
+// RLock locks rw for reading.
+func (rw *RWMutex) RLock() {
+	r, t := enter()
+	if r == nil {
+		rw.native.RLock()
+		return
+	}
+	r.event(t)
+	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	r.syncEnter(unsafe.Pointer(rw), false)
+	if l.writer != nil {
+		r.acquireFailed(t, l, "RLock")
+	}
+	l.addReader(t)
+}
+
+func (l *lockState) addReader(t *thread) {
+	for i := range l.readers {
+		if l.readers[i].t == t {
+			l.readers[i].n++
+			t.hold(l)
+			return
+		}
+	}
+	l.readers = append(l.readers, readHold{t, 1})
+	t.hold(l)
+}
+
+// TryRLock tries to lock rw for reading.
+func (rw *RWMutex) TryRLock() bool {
+	r, t := enter()
+	if r == nil {
+		return rw.native.TryRLock()
+	}
+	r.event(t)
+	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	r.syncEnter(unsafe.Pointer(rw), true)
+	if l.writer != nil {
+		return false
+	}
+	l.addReader(t)
+	return true
+}
+
+// RUnlock undoes a single RLock call.
+func (rw *RWMutex) RUnlock() {
+	r, t := enter()
+	if r == nil {
+		rw.native.RUnlock()
+		return
+	}
+	r.event(t)
+	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	if len(l.readers) == 0 {
+		r.fatal(t, "sync: RUnlock of unlocked RWMutex")
+	}
+	// Go lets another goroutine release a read lock; take t's own hold if
+	// it has one.
+	i := 0
+	for j := range l.readers {
+		if l.readers[j].t == t {
+			i = j
+			break
+		}
+	}
+	h := l.readers[i].t
+	h.drop(l)
+	if l.readers[i].n--; l.readers[i].n == 0 {
+		l.readers = append(l.readers[:i], l.readers[i+1:]...)
+	}
+	if h == t {
+		t.lastLock = l
+	}
+	if len(l.readers) == 0 && l.pending {
+		// The last reader left: the waiting writer holds the lock now.
+		l.pending = false
+		r.wakeUp(l.writer, -1)
+	}
+	r.lockExit(t, l)
+}
+
+// RLocker returns a Locker that locks rw for reading.
+func (rw *RWMutex) RLocker() sync.Locker { return (*rlocker)(rw) }
+
+type rlocker RWMutex
+
+func (r *rlocker) Lock()   { (*RWMutex)(r).RLock() }
+func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }

@@ -1,0 +1,667 @@
+package scheduler
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// One execution ("run") of a test body under the scheduler.
+//
+// Every goroutine of the body is a real goroutine, but exactly one of them
+// runs at a time: the others sleep on their wake channel. Switching hands a
+// token from the running goroutine to the next one. The explorer's code runs
+// inline, on whichever controlled goroutine reached a scheduling point, so a
+// hook that does not switch costs a function call.
+//
+// An execution first replays a prefix of recorded decisions (the path to the
+// branch point being explored), then the explorer steers it. It ends when the
+// explorer's enabled set is empty, when a thread cannot acquire a lock (the
+// thesis aborts the block and backs up), or on a failure that ends a test
+// (t.Fatal, a panic). The driver then tears it down: every goroutine still
+// alive is woken and unwinds with runtime.Goexit, running its deferred calls,
+// before the next execution starts.
+
+// active is the execution under way in this process, if any. Hooks called
+// when there is none (package initialisation, code outside xbtest) behave
+// like the sync, channel and atomic operations they replace.
+var active atomic.Pointer[run]
+
+var epochs atomic.Uint64
+
+// tainted is set when a goroutine of an execution could not be stopped (it
+// is blocked in code xbtest does not control); no further exploration is
+// safe in this process.
+var tainted atomic.Pointer[string]
+
+type threadStatus uint8
+
+const (
+	stRunnable threadStatus = iota // at a scheduling point, can be resumed
+	stWaiting                      // parked on a Cond, channel, WaitGroup... until woken
+	stExited
+)
+
+// thread is one controlled goroutine of an execution.
+type thread struct {
+	r      *run
+	idx    int32 // creation index: the explorer's name for the thread
+	parent *thread
+	ord    int32 // 1-based position among its parent's children
+	nkids  int32
+	fn     func()
+	g      uintptr
+	wake   chan struct{}
+
+	started  bool
+	returned bool
+	gone     bool // the goroutine has finished
+	status   threadStatus
+	frozen   bool   // stopped by the step bound
+	on       string // what a waiting thread waits for, for reports
+	onObj    int32  // the object it waits on (-1: none)
+	steps    int64
+	allocs   int32 // heap objects registered so far (names them, see location.go)
+
+	lastLock *lockState // the last lock it released (reverse lock chain analysis)
+	held     []*lockState
+
+	wait  waitResult // filled in by whoever wakes the thread
+	lastE int64      // event number of its last event
+	pcs   []uintptr  // trace mode: the call stack at its last event
+	tt    *T         // the test handle of a T.Run goroutine
+}
+
+// waitResult is what a waking thread hands a parked one.
+type waitResult struct {
+	woken bool
+	ok    bool  // channel receive: value received, not closed
+	sel   int   // select: chosen case
+	val   any   // channel value for the reflect-based operations
+	cause int32 // thread that woke it
+}
+
+func (t *thread) id() string {
+	if t.parent == nil {
+		return "T0"
+	}
+	return t.parent.id() + "." + strconv.Itoa(int(t.ord))
+}
+
+type endReason uint8
+
+const (
+	endNone     endReason = iota
+	endPath               // the enabled set became empty
+	endAbort              // a lock could not be acquired: back up to RetPt
+	endFailure            // t.Fatal or a panic ended the test
+	endReplay             // a trace replay reached the end of its schedule
+	endDiverged           // a replayed prefix did not reproduce
+	endInternal           // an error of xbtest itself
+)
+
+type run struct {
+	ex     *explorer
+	cfg    *Config
+	epoch  uint64
+	body   func(*T)
+	name   string
+	number int // the schedule this execution explores, 1-based
+
+	threads []*thread
+	cur     *thread
+	events  int64
+	beat    atomic.Int64
+
+	replay    []decision
+	k         int // the decision being replayed
+	choiceN   int // choice points replayed within it
+	exploring bool
+	traceOnly bool     // replay for a report: stop at the end of the prefix
+	stepPos   []string // trace replay: where each replayed block ended
+
+	done     chan struct{}
+	ack      chan struct{}
+	finished bool
+	why      endReason
+	dead     atomic.Bool
+
+	heap  heapIndex
+	chans map[unsafe.Pointer]any
+	nobj  int32
+
+	findings []*Finding
+	warnings []string
+	internal string
+	skipped  bool
+	failed   bool
+	t0       *T
+}
+
+func newRun(ex *explorer, cfg *Config, name string, body func(*T), replay []decision) *run {
+	return &run{
+		ex:     ex,
+		cfg:    cfg,
+		epoch:  epochs.Add(1),
+		body:   body,
+		name:   name,
+		replay: replay,
+		done:   make(chan struct{}, 1),
+		ack:    make(chan struct{}),
+		chans:  make(map[unsafe.Pointer]any),
+	}
+}
+
+func (r *run) newThread(parent *thread, fn func()) *thread {
+	t := &thread{r: r, idx: int32(len(r.threads)), parent: parent, fn: fn, wake: make(chan struct{}, 1), onObj: -1}
+	if parent != nil {
+		parent.nkids++
+		t.ord = parent.nkids
+	}
+	r.threads = append(r.threads, t)
+	return t
+}
+
+// enter identifies the calling goroutine for a hook. It returns nil, nil
+// when no execution is under way (the hook then behaves natively). A
+// goroutine of an execution being torn down unwinds. A goroutine that is not
+// the running controlled one means instrumented code was reached from a
+// goroutine xbtest does not control: that is reported and the execution
+// ends.
+func enter() (*run, *thread) {
+	r := active.Load()
+	if r == nil {
+		return nil, nil
+	}
+	if r.dead.Load() {
+		runtime.Goexit()
+	}
+	t := r.cur
+	if t.g != getg() {
+		r.foreign()
+	}
+	return r, t
+}
+
+// foreign handles a hook called by a goroutine that is not the running
+// controlled goroutine. It cannot be attributed to any thread, so the
+// execution cannot continue; the goroutine is parked until the process ends.
+func (r *run) foreign() {
+	msg := "instrumented code was called from a goroutine xbtest does not control " +
+		"(started by code that is not instrumented, e.g. a library); instrument that package with -instrument\n" +
+		string(debug.Stack())
+	tainted.CompareAndSwap(nil, &msg)
+	select {}
+}
+
+// event counts one scheduling event of t: every hook call is one. Events
+// number the points where recorded blocks end, so a replayed prefix stops at
+// exactly the same place.
+func (r *run) event(t *thread) {
+	r.events++
+	t.steps++
+	t.lastE = r.events
+	if r.events&255 == 0 {
+		r.beat.Store(r.events)
+	}
+	if r.cfg.Trace {
+		t.record()
+		if r.traceOnly && r.k == len(r.replay)-1 {
+			if d := &r.replay[r.k]; d.mid && r.events == d.end {
+				r.stepPos[r.k] = firstUserPos(t.pcs)
+				r.end(endReplay)
+				t.sleep()
+			}
+		}
+	}
+	if r.cfg.MaxSteps > 0 && t.steps > r.cfg.MaxSteps && !t.frozen {
+		r.tooManySteps(t)
+	}
+}
+
+// record keeps t's call stack at its current event (trace mode only).
+func (t *thread) record() {
+	if cap(t.pcs) < 32 {
+		t.pcs = make([]uintptr, 32)
+	}
+	t.pcs = t.pcs[:cap(t.pcs)]
+	n := runtime.Callers(3, t.pcs)
+	t.pcs = t.pcs[:n]
+}
+
+// pointKind tells what kind of scheduling point a thread reached.
+type pointKind uint8
+
+const (
+	ptBoundary pointKind = iota // a lock exit or an operation that counts as one
+	ptPark                      // the thread waits: its block ends
+	ptExit                      // the thread died
+	ptSpawn                     // the thread started a goroutine
+	ptFreeze                    // the thread exceeded the step bound
+)
+
+// point is called at every place where an atomic block may end. It returns
+// the thread to run next (t itself if the block continues), or nil if the
+// path has ended.
+func (r *run) point(t *thread, kind pointKind) *thread {
+	if r.exploring {
+		switch kind {
+		case ptBoundary:
+			return r.ex.boundary()
+		case ptPark:
+			return r.ex.park()
+		case ptExit:
+			return r.ex.exit()
+		case ptFreeze:
+			return r.ex.freeze()
+		}
+		return t
+	}
+	d := &r.replay[r.k]
+	if r.events != d.end {
+		if kind == ptPark || kind == ptExit || kind == ptFreeze || r.events > d.end {
+			r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine reached a scheduling point at event %d", r.k, r.threads[d.thread].id(), d.end, r.events))
+		}
+		return t
+	}
+	if r.choiceN != len(d.choices) {
+		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.choices)))
+	}
+	if r.stepPos != nil {
+		r.stepPos[r.k] = firstUserPos(t.pcs)
+	}
+	r.k++
+	r.choiceN = 0
+	if r.k == len(r.replay) {
+		if r.traceOnly {
+			r.end(endReplay)
+			return nil
+		}
+		r.exploring = true
+		return r.ex.begin(r)
+	}
+	n := r.replay[r.k].thread
+	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
+		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
+	}
+	return r.threads[n]
+}
+
+// choice returns the option taken at a notify or select choice point.
+func (r *run) choice(t *thread, options []int32) int32 {
+	if len(options) == 1 {
+		// One option is no choice; it is not recorded.
+		return options[0]
+	}
+	if !r.exploring {
+		d := &r.replay[r.k]
+		if r.choiceN >= len(d.choices) || !contains(options, d.choices[r.choiceN]) {
+			r.diverged(t, "a recorded notify or select choice is not available")
+		}
+		c := d.choices[r.choiceN]
+		r.choiceN++
+		return c
+	}
+	c, ok := r.ex.choose(options)
+	if !ok {
+		r.diverged(t, "a re-executed block offered other notify or select choices")
+	}
+	return c
+}
+
+// transfer hands control to next after a scheduling point of t.
+func (r *run) transfer(t, next *thread) {
+	switch {
+	case next == t:
+	case next == nil:
+		r.endPath()
+		t.sleep()
+	default:
+		r.switchTo(t, next)
+	}
+}
+
+// yield is the common tail of an operation that is a block boundary.
+func (r *run) yield(t *thread) { r.transfer(t, r.point(t, ptBoundary)) }
+
+// parkHere blocks t (already marked waiting on something) until another
+// thread wakes it and the explorer schedules it.
+func (r *run) parkHere(t *thread, on string, obj int32) {
+	t.status = stWaiting
+	t.on, t.onObj = on, obj
+	t.wait = waitResult{}
+	next := r.point(t, ptPark)
+	if next == t {
+		r.internalError(t, "a waiting goroutine was scheduled")
+	}
+	r.transfer(t, next)
+}
+
+// wakeUp makes a waiting thread runnable; relock is the lock it must take
+// again (a Cond waiter) if that lock is held, else -1.
+func (r *run) wakeUp(w *thread, relock int32) {
+	w.status = stRunnable
+	w.on, w.onObj = "", -1
+	w.wait.woken = true
+	if r.exploring {
+		r.ex.woken(w, relock)
+	}
+}
+
+func (r *run) switchTo(from, to *thread) {
+	r.cur = to
+	r.beat.Store(r.events)
+	r.resume(to)
+	from.sleep()
+}
+
+func (r *run) resume(t *thread) {
+	if !t.started {
+		t.started = true
+		go t.main()
+		return
+	}
+	t.wake <- struct{}{}
+}
+
+// sleep parks the calling goroutine until it is resumed. A goroutine woken
+// to tear its execution down unwinds.
+func (t *thread) sleep() {
+	<-t.wake
+	if t.r.dead.Load() {
+		runtime.Goexit()
+	}
+}
+
+func (t *thread) main() {
+	t.g = getg()
+	defer t.finish()
+	t.fn()
+	t.returned = true
+}
+
+// finish runs when the goroutine's function returns, panics or calls
+// runtime.Goexit.
+func (t *thread) finish() {
+	r := t.r
+	p := recover()
+	if r.dead.Load() {
+		t.gone = true
+		r.ack <- struct{}{}
+		return
+	}
+	if p != nil {
+		if ie, ok := p.(internalPanic); ok {
+			r.internal = string(ie)
+		} else {
+			r.panicked(t, p, debug.Stack())
+		}
+		t.gone = true
+		r.end(endFailure)
+		return
+	}
+	if !t.returned && t.tt != nil && t.tt.failNow && t.idx == 0 {
+		// t.FailNow on the test goroutine ends the test, as in go test.
+		t.gone = true
+		r.end(endFailure)
+		return
+	}
+	r.exitThread(t)
+}
+
+// exitThread handles the death of t: an event, then a scheduling point that
+// ends its block.
+func (r *run) exitThread(t *thread) {
+	r.event(t)
+	t.status = stExited
+	next := r.point(t, ptExit)
+	t.gone = true
+	switch {
+	case next == nil:
+		r.endPath()
+	case r.finished:
+	default:
+		r.cur = next
+		r.beat.Store(r.events)
+		r.resume(next)
+	}
+}
+
+// end finishes the execution; the caller must then stop running controlled
+// code (sleep, or return from its goroutine).
+func (r *run) end(why endReason) {
+	if r.finished {
+		return
+	}
+	r.finished = true
+	r.why = why
+	r.done <- struct{}{}
+}
+
+// endPath is LOOP's "if (enabled is empty)": the path is complete.
+func (r *run) endPath() {
+	if r.finished {
+		return
+	}
+	if r.exploring {
+		r.ex.stats.schedules++
+		if r.ex.dd {
+			r.checkStuck()
+		}
+	}
+	r.end(endPath)
+}
+
+// tooManySteps stops t for good: it exceeded the step bound.
+func (r *run) tooManySteps(t *thread) {
+	t.frozen = true
+	pos := callerPos(3)
+	r.warn(fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution at %s and was stopped: it may not terminate", t.id(), r.cfg.MaxSteps, pos))
+	next := r.point(t, ptFreeze)
+	if next == t {
+		r.internalError(t, "a frozen goroutine was scheduled")
+	}
+	r.transfer(t, next)
+	t.sleep()
+}
+
+func (r *run) warn(s string) { r.warnings = append(r.warnings, s) }
+
+// diverged reports that a replayed prefix did not reproduce: the program is
+// not deterministic under the schedule (it depends on something xbtest does
+// not control), so exploring it further would be unsound.
+func (r *run) diverged(t *thread, why string) {
+	r.internal = "replay diverged: the test behaves differently on the same schedule (" + why + "); it depends on something xbtest does not control"
+	r.end(endDiverged)
+	t.sleep()
+}
+
+// internalPanic carries an error of xbtest itself out of user goroutines.
+type internalPanic string
+
+func (r *run) internalError(t *thread, msg string) {
+	r.internal = "internal error: " + msg + "\n" + string(debug.Stack())
+	r.end(endInternal)
+	t.sleep()
+}
+
+// fatal reports an unrecoverable runtime error (Go's "fatal error:", such
+// as unlocking an unlocked mutex): the program would crash, so the
+// execution ends.
+func (r *run) fatal(t *thread, msg string) {
+	r.addFinding(&Finding{Kind: KindPanic, Message: "fatal error: " + msg, Pos: callerPos(3),
+		Goroutines: []Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
+	r.end(endFailure)
+	t.sleep()
+}
+
+// panicked records a panic that reached the top of a controlled goroutine.
+func (r *run) panicked(t *thread, p any, stack []byte) {
+	msg := fmt.Sprint(p)
+	if e, ok := p.(error); ok {
+		msg = e.Error()
+	}
+	pos := panicPos(stack)
+	r.addFinding(&Finding{Kind: KindPanic, Message: "panic: " + msg, Pos: pos,
+		Goroutines: []Goroutine{{ID: t.id(), State: "running", Pos: pos, Stack: string(stack)}}}, "panic|"+msg+"|"+pos)
+}
+
+// addFinding records a finding of this execution, with the path that leads
+// to it.
+func (r *run) addFinding(f *Finding, key string) {
+	f.key = key
+	if r.exploring {
+		f.path = r.ex.pathPrefix()
+	} else {
+		f.path = append([]decision(nil), r.replay[:r.k]...)
+		f.path = append(f.path, decision{thread: r.cur.idx, end: r.events, choices: append([]int32(nil), r.replay[r.k].choices[:r.choiceN]...), mid: true})
+	}
+	r.findings = append(r.findings, f)
+}
+
+// ownFrame reports whether a stack frame belongs to xbtest's runtime.
+func ownFrame(fn string) bool {
+	return strings.HasPrefix(fn, "github.com/xbtest/xbtest/scheduler.") && !strings.HasPrefix(fn, "github.com/xbtest/xbtest/scheduler_test.")
+}
+
+// callerPos returns file:line of the first caller outside the scheduler.
+func callerPos(skip int) string {
+	var pcs [16]uintptr
+	n := runtime.Callers(skip+1, pcs[:])
+	return firstUserPos(pcs[:n])
+}
+
+func firstUserPos(pcs []uintptr) string {
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
+			return shortPos(f.File, f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+func shortPos(file string, line int) string {
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+			file = file[j+1:]
+		}
+	}
+	return file + ":" + strconv.Itoa(line)
+}
+
+// panicPos finds the position of a panic in a stack printed by
+// debug.Stack: the first frame after runtime.gopanic that is not the runtime.
+func panicPos(stack []byte) string {
+	lines := bytes.Split(stack, []byte("\n"))
+	seenPanic := false
+	for i := 0; i+1 < len(lines); i++ {
+		fn := string(lines[i])
+		if strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.gopanic") {
+			seenPanic = true
+			continue
+		}
+		if !seenPanic || strings.HasPrefix(fn, "\t") || strings.HasPrefix(fn, "runtime.") || ownFrame(fn) {
+			continue
+		}
+		loc := strings.TrimSpace(string(lines[i+1]))
+		if k := strings.LastIndex(loc, " +0x"); k >= 0 {
+			loc = loc[:k]
+		}
+		if k := strings.LastIndexByte(loc, ':'); k >= 0 {
+			if n, err := strconv.Atoi(loc[k+1:]); err == nil {
+				return shortPos(loc[:k], n)
+			}
+		}
+	}
+	return ""
+}
+
+// wait blocks the driver until the execution ends. It returns false if the
+// running goroutine made no progress for the watchdog period.
+func (r *run) wait() bool {
+	if r.cfg.Watchdog <= 0 {
+		<-r.done
+		return true
+	}
+	period := r.cfg.Watchdog / 4
+	if period > time.Second {
+		period = time.Second
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	last, since := r.beat.Load(), time.Now()
+	for {
+		select {
+		case <-r.done:
+			return true
+		case now := <-tick.C:
+			if b := r.beat.Load(); b != last {
+				last, since = b, now
+			} else if now.Sub(since) >= r.cfg.Watchdog {
+				return false
+			}
+		}
+	}
+}
+
+// teardown unwinds every goroutine of the execution that is still alive.
+func (r *run) teardown() bool {
+	r.dead.Store(true)
+	for _, t := range r.threads {
+		if !t.started || t.gone {
+			continue
+		}
+		t.wake <- struct{}{}
+		if !r.waitAck() {
+			r.abandon(t, "did not finish unwinding")
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) waitAck() bool {
+	if r.cfg.Watchdog <= 0 {
+		<-r.ack
+		return true
+	}
+	select {
+	case <-r.ack:
+		return true
+	case <-time.After(r.cfg.Watchdog):
+		return false
+	}
+}
+
+// abandon gives up on a goroutine that cannot be stopped and taints the
+// process.
+func (r *run) abandon(t *thread, why string) {
+	msg := fmt.Sprintf("goroutine %s %s within %v: it is blocked or spinning in code xbtest does not control\n%s",
+		t.id(), why, r.cfg.Watchdog, stuckStacks())
+	r.internal = msg
+	tainted.CompareAndSwap(nil, &msg)
+}
+
+// stuckStacks returns the stacks of controlled goroutines that are not
+// parked by the scheduler.
+func stuckStacks() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "scheduler.(*thread).main") && !strings.Contains(g, "scheduler.(*thread).sleep") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}

@@ -1,0 +1,283 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// T is the test handle a test body receives in place of *testing.T: one T
+// serves one execution of the body. Its methods behave as in go test: Error
+// marks the test failed and goes on, FailNow and Fatal end the calling
+// goroutine with runtime.Goexit, Skip ends the test as skipped, Run runs a
+// subtest on a goroutine of its own and waits for it.
+type T struct {
+	r        *run
+	name     string
+	parent   *T
+	failed   bool
+	skipped  bool
+	failNow  bool
+	finished bool
+	helpers  map[string]bool
+	cleanups []func()
+	logs     []string
+	ctx      context.Context
+	cancel   context.CancelFunc
+	tempDirs []string
+	deadline time.Time
+}
+
+// TB is the interface common to T and the handles of rewritten helpers; it
+// has the methods of testing.TB (which cannot be implemented outside the
+// testing package).
+type TB interface {
+	ArtifactDir() string
+	Attr(key, value string)
+	Cleanup(func())
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fail()
+	FailNow()
+	Failed() bool
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Helper()
+	Log(args ...any)
+	Logf(format string, args ...any)
+	Name() string
+	Setenv(key, value string)
+	Chdir(dir string)
+	Skip(args ...any)
+	SkipNow()
+	Skipf(format string, args ...any)
+	Skipped() bool
+	TempDir() string
+	Context() context.Context
+	Output() io.Writer
+}
+
+var _ TB = (*T)(nil)
+
+func newT(r *run, name string, parent *T) *T {
+	t := &T{r: r, name: name, parent: parent}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	return t
+}
+
+// Name returns the name of the test.
+func (t *T) Name() string { return t.name }
+
+// Fail marks the test as failed and continues.
+func (t *T) Fail() {
+	for p := t; p != nil; p = p.parent {
+		p.failed = true
+	}
+	if t.r != nil {
+		t.r.failed = true
+	}
+}
+
+// Failed reports whether the test has failed.
+func (t *T) Failed() bool { return t.failed }
+
+// FailNow marks the test failed and stops the calling goroutine.
+func (t *T) FailNow() {
+	t.Fail()
+	t.failNow = true
+	runtime.Goexit()
+}
+
+// Error is Log followed by Fail; xbtest records it as an assertion finding.
+func (t *T) Error(args ...any) { t.report(fmt.Sprintln(args...)) }
+
+// Errorf is Logf followed by Fail.
+func (t *T) Errorf(format string, args ...any) { t.report(fmt.Sprintf(format, args...)) }
+
+// Fatal is Log followed by FailNow.
+func (t *T) Fatal(args ...any) { t.report(fmt.Sprintln(args...)); t.FailNow() }
+
+// Fatalf is Logf followed by FailNow.
+func (t *T) Fatalf(format string, args ...any) { t.report(fmt.Sprintf(format, args...)); t.FailNow() }
+
+func (t *T) report(msg string) {
+	msg = strings.TrimSuffix(msg, "\n")
+	pos := t.callerPos()
+	t.logs = append(t.logs, pos+": "+msg)
+	t.Fail()
+	r, th := enter()
+	if r == nil || r != t.r {
+		return
+	}
+	r.event(th)
+	f := &Finding{Kind: KindAssertion, Message: msg, Pos: pos,
+		Goroutines: []Goroutine{{ID: th.id(), State: "running", Pos: pos}}}
+	r.addFinding(f, "assertion|"+pos)
+}
+
+// Log records its arguments in the test's log.
+func (t *T) Log(args ...any) {
+	t.logs = append(t.logs, t.callerPos()+": "+strings.TrimSuffix(fmt.Sprintln(args...), "\n"))
+}
+
+// Logf records a formatted line in the test's log.
+func (t *T) Logf(format string, args ...any) {
+	t.logs = append(t.logs, t.callerPos()+": "+fmt.Sprintf(format, args...))
+}
+
+// Skip is Log followed by SkipNow.
+func (t *T) Skip(args ...any) { t.Log(args...); t.SkipNow() }
+
+// Skipf is Logf followed by SkipNow.
+func (t *T) Skipf(format string, args ...any) { t.Logf(format, args...); t.SkipNow() }
+
+// SkipNow marks the test skipped and stops the calling goroutine.
+func (t *T) SkipNow() {
+	t.skipped = true
+	if t.r != nil && t.parent == nil {
+		t.r.skipped = true
+	}
+	t.failNow = true
+	runtime.Goexit()
+}
+
+// Skipped reports whether the test was skipped.
+func (t *T) Skipped() bool { return t.skipped }
+
+var helperMu sync.Mutex
+
+// Helper marks the calling function as a test helper: positions reported
+// for failures skip it.
+func (t *T) Helper() {
+	var pc [1]uintptr
+	if runtime.Callers(2, pc[:]) == 0 {
+		return
+	}
+	fr, _ := runtime.CallersFrames(pc[:]).Next()
+	helperMu.Lock()
+	if t.helpers == nil {
+		t.helpers = map[string]bool{}
+	}
+	t.helpers[fr.Function] = true
+	helperMu.Unlock()
+}
+
+// callerPos is file:line of the caller of a reporting method, skipping
+// helpers and xbtest's own frames.
+func (t *T) callerPos() string {
+	var pcs [32]uintptr
+	n := runtime.Callers(3, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		helper := false
+		for p := t; p != nil; p = p.parent {
+			helper = helper || p.helpers[f.Function]
+		}
+		if !helper && f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
+			return shortPos(f.File, f.Line)
+		}
+		if !more {
+			return "?"
+		}
+	}
+}
+
+// Cleanup registers f to run when the test and its subtests finish.
+func (t *T) Cleanup(f func()) { t.cleanups = append(t.cleanups, f) }
+
+func (t *T) runCleanups() {
+	t.finished = true
+	for len(t.cleanups) > 0 {
+		f := t.cleanups[len(t.cleanups)-1]
+		t.cleanups = t.cleanups[:len(t.cleanups)-1]
+		f()
+	}
+	t.cancel()
+	for _, d := range t.tempDirs {
+		os.RemoveAll(d)
+	}
+}
+
+// Run runs f as a subtest of t on a goroutine of its own and waits for it,
+// as go test does. It reports whether f succeeded.
+func (t *T) Run(name string, f func(t *T)) bool {
+	sub := newT(t.r, t.name+"/"+rewriteSubName(name), t)
+	var wg WaitGroup
+	wg.Add(1)
+	Go(func() {
+		defer wg.Done()
+		defer sub.runCleanups()
+		f(sub)
+	})
+	wg.Wait()
+	return !sub.failed
+}
+
+func rewriteSubName(s string) string { return strings.ReplaceAll(s, " ", "_") }
+
+// Parallel is accepted and ignored: under xbtest a subtest runs to completion
+// before Run returns.
+func (t *T) Parallel() {}
+
+// Setenv sets an environment variable for the rest of the test.
+func (t *T) Setenv(key, value string) {
+	old, had := os.LookupEnv(key)
+	os.Setenv(key, value)
+	t.Cleanup(func() {
+		if had {
+			os.Setenv(key, old)
+		} else {
+			os.Unsetenv(key)
+		}
+	})
+}
+
+// Chdir changes the working directory for the rest of the test.
+func (t *T) Chdir(dir string) {
+	old, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chdir(old) })
+}
+
+// TempDir returns a new temporary directory removed when the test ends.
+func (t *T) TempDir() string {
+	d, err := os.MkdirTemp("", "xbtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.tempDirs = append(t.tempDirs, d)
+	return d
+}
+
+// ArtifactDir returns a directory for the test's output files.
+func (t *T) ArtifactDir() string { return t.TempDir() }
+
+// Attr records a key/value attribute in the test's log.
+func (t *T) Attr(key, value string) { t.Logf("=== ATTR %s %s", key, value) }
+
+// Context returns a context canceled when the test ends.
+func (t *T) Context() context.Context { return t.ctx }
+
+// Output returns a writer into the test's log.
+func (t *T) Output() io.Writer { return logWriter{t} }
+
+type logWriter struct{ t *T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.logs = append(w.t.logs, strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// Deadline reports the deadline of the enclosing go test run, if any.
+func (t *T) Deadline() (time.Time, bool) { return t.deadline, !t.deadline.IsZero() }
