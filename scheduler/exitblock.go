@@ -214,7 +214,7 @@ func (ex *explorer) begin(r *run) *thread {
 	}
 	ex.st.copyFrom(&b.st)
 	ex.plan = b.plan
-	ex.blk.thread = nil
+	ex.blk.thread, ex.blk.open = nil, false
 	ex.delayedRW = ex.delayedRW[:0]
 	ex.needUnknown = false
 	for _, d := range ex.st.delayed {

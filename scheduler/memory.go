@@ -108,8 +108,8 @@ func Slice[T any](s []T) []T {
 	return s
 }
 
-// Map registers a map and returns it; a map is one location.
-func Map[M ~map[K]V, K comparable, V any](m M) M {
+// NewMap registers a map made by make and returns it; a map is one location.
+func NewMap[M ~map[K]V, K comparable, V any](m M) M {
 	if r, t := enter(); r != nil && m != nil {
 		r.alloc(t, MapAddr(m), 1)
 	}

@@ -397,10 +397,13 @@ func (t *thread) finish() {
 		return
 	}
 	if p != nil {
+		stack := debug.Stack()
 		if ie, ok := p.(internalPanic); ok {
 			r.internal = string(ie)
+		} else if isInternalFault(p, stack) {
+			r.internal = fmt.Sprintf("internal error: %v\n%s", p, stack)
 		} else {
-			r.panicked(t, p, debug.Stack())
+			r.panicked(t, p, stack)
 		}
 		t.gone = true
 		r.end(endFailure)
@@ -499,6 +502,33 @@ func (r *run) fatal(t *thread, msg string) {
 		Goroutines: []Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
 	r.end(endFailure)
 	t.sleep()
+}
+
+// isInternalFault reports whether a panic is a runtime error raised inside
+// the scheduler itself (a bug of xbtest, not of the program under test).
+// Panics the scheduler raises on purpose for the program (send on a closed
+// channel, a negative WaitGroup counter) are not.
+func isInternalFault(p any, stack []byte) bool {
+	if _, ok := p.(runtime.Error); !ok {
+		return false
+	}
+	if _, ok := p.(runtimeError); ok {
+		return false
+	}
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") && i+2 < len(lines) {
+			// The frame after panic( may be runtime helpers (panicmem,
+			// sigpanic); the first non-runtime frame raised it.
+			for _, f := range lines[i+2:] {
+				if strings.HasPrefix(f, "\t") || strings.HasPrefix(f, "runtime.") {
+					continue
+				}
+				return ownFrame(f)
+			}
+		}
+	}
+	return false
 }
 
 // panicked records a panic that reached the top of a controlled goroutine.

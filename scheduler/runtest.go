@@ -1,0 +1,111 @@
+package scheduler
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The protocol between the xbtest command and a rewritten test binary.
+//
+// The command runs `go test` on the rewritten package with two environment
+// variables: XBTEST_CONFIG holds the exploration settings as JSON
+// (RunConfig), XBTEST_RESULTS names a file to which every explored test
+// appends one JSON line (Report). Without XBTEST_CONFIG the defaults apply
+// and results are only reported through go test.
+
+// RunConfig is the JSON form of the settings the command passes.
+type RunConfig struct {
+	Algorithm    string  `json:"algorithm"`
+	SyncDeps     *bool   `json:"sync_deps,omitempty"`
+	MaxSchedules int     `json:"max_schedules,omitempty"`
+	MaxSteps     int64   `json:"max_steps,omitempty"`
+	TimeoutSec   float64 `json:"timeout_s,omitempty"`
+	Stop         bool    `json:"stop,omitempty"`
+	WatchdogSec  float64 `json:"watchdog_s,omitempty"`
+}
+
+// Config converts the JSON settings.
+func (rc RunConfig) Config() (Config, error) {
+	cfg := DefaultConfig()
+	if rc.Algorithm != "" {
+		a, err := ParseAlgorithm(rc.Algorithm)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Algorithm = a
+	}
+	if rc.SyncDeps != nil {
+		cfg.SyncDeps = *rc.SyncDeps
+	}
+	cfg.MaxSchedules = rc.MaxSchedules
+	if rc.MaxSteps != 0 {
+		cfg.MaxSteps = rc.MaxSteps
+	}
+	cfg.Timeout = time.Duration(rc.TimeoutSec * float64(time.Second))
+	cfg.Stop = rc.Stop
+	if rc.WatchdogSec != 0 {
+		cfg.Watchdog = time.Duration(rc.WatchdogSec * float64(time.Second))
+	}
+	return cfg, nil
+}
+
+// Report is the line a test binary writes for each explored test.
+type Report struct {
+	*Result
+	Algorithm string  `json:"algorithm"`
+	ElapsedS  float64 `json:"elapsed_s"`
+}
+
+var resultsMu sync.Mutex
+
+// RunTest explores a rewritten test body: the rewriter turns
+// `func TestX(t *testing.T) { body }` into
+// `func TestX(t *testing.T) { scheduler.RunTest(t, func(t *scheduler.T) { body }) }`.
+// go test sees the test fail if exploration found anything.
+func RunTest(t *testing.T, body func(*T)) {
+	t.Helper()
+	var rc RunConfig
+	if s := os.Getenv("XBTEST_CONFIG"); s != "" {
+		if err := json.Unmarshal([]byte(s), &rc); err != nil {
+			t.Fatalf("xbtest: bad XBTEST_CONFIG: %v", err)
+		}
+	}
+	cfg, err := rc.Config()
+	if err != nil {
+		t.Fatalf("xbtest: %v", err)
+	}
+	res := Explore(t.Name(), body, cfg)
+	if path := os.Getenv("XBTEST_RESULTS"); path != "" {
+		line, err := json.Marshal(Report{Result: res, Algorithm: res.Algorithm.String(), ElapsedS: res.Elapsed.Seconds()})
+		if err == nil {
+			resultsMu.Lock()
+			f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if ferr == nil {
+				f.Write(append(line, '\n'))
+				f.Close()
+			}
+			resultsMu.Unlock()
+			if ferr != nil {
+				t.Errorf("xbtest: writing results: %v", ferr)
+			}
+		}
+	}
+	switch {
+	case res.Internal != "":
+		t.Errorf("xbtest: %s", res.Internal)
+	case res.Skipped && len(res.Findings) == 0:
+		t.Skip("skipped under xbtest")
+	case len(res.Findings) > 0:
+		var b strings.Builder
+		fmt.Fprintf(&b, "xbtest: %d finding(s) in %d schedule(s)", len(res.Findings), res.Schedules)
+		for _, f := range res.Findings {
+			fmt.Fprintf(&b, "\n%s", f)
+		}
+		t.Error(b.String())
+	}
+}

@@ -1,0 +1,191 @@
+package scheduler
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// Map is a drop-in replacement for sync.Map. Every method is one atomic
+// operation on the map (a read or a write of the whole map, then a block
+// boundary). Range visits keys in insertion order, so that an execution can
+// be replayed.
+type Map struct {
+	mu   sync.Mutex // guards m and keys when no execution controls the caller
+	m    map[any]any
+	keys []any
+}
+
+// op runs f as one operation on the map.
+func (m *Map) op(write bool, f func()) {
+	r, t := enter()
+	if r != nil {
+		r.event(t)
+		r.dataAccess(unsafe.Pointer(m), 1, write)
+	}
+	m.mu.Lock()
+	f()
+	m.mu.Unlock()
+	if r != nil {
+		r.yield(t)
+	}
+}
+
+func (m *Map) put(k, v any) {
+	if m.m == nil {
+		m.m = map[any]any{}
+	}
+	if _, ok := m.m[k]; !ok {
+		m.keys = append(m.keys, k)
+	}
+	m.m[k] = v
+}
+
+func (m *Map) del(k any) {
+	if _, ok := m.m[k]; !ok {
+		return
+	}
+	delete(m.m, k)
+	for i, x := range m.keys {
+		if x == k {
+			m.keys = append(m.keys[:i], m.keys[i+1:]...)
+			return
+		}
+	}
+}
+
+// Load returns the value stored for key.
+func (m *Map) Load(key any) (value any, ok bool) {
+	m.op(false, func() { value, ok = m.m[key] })
+	return
+}
+
+// Store sets the value for key.
+func (m *Map) Store(key, value any) { m.op(true, func() { m.put(key, value) }) }
+
+// LoadOrStore returns the existing value for key if present; otherwise it
+// stores and returns value.
+func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {
+	m.op(true, func() {
+		if actual, loaded = m.m[key]; !loaded {
+			m.put(key, value)
+			actual = value
+		}
+	})
+	return
+}
+
+// LoadAndDelete deletes the value for key, returning the previous value.
+func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {
+	m.op(true, func() {
+		value, loaded = m.m[key]
+		m.del(key)
+	})
+	return
+}
+
+// Delete deletes the value for key.
+func (m *Map) Delete(key any) { m.op(true, func() { m.del(key) }) }
+
+// Swap stores value for key and returns the previous value.
+func (m *Map) Swap(key, value any) (previous any, loaded bool) {
+	m.op(true, func() {
+		previous, loaded = m.m[key]
+		m.put(key, value)
+	})
+	return
+}
+
+// CompareAndSwap swaps the value for key if it equals old.
+func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {
+	m.op(true, func() {
+		if v, ok := m.m[key]; ok && v == old {
+			m.put(key, new)
+			swapped = true
+		}
+	})
+	return
+}
+
+// CompareAndDelete deletes the entry for key if its value equals old.
+func (m *Map) CompareAndDelete(key, old any) (deleted bool) {
+	m.op(true, func() {
+		if v, ok := m.m[key]; ok && v == old {
+			m.del(key)
+			deleted = true
+		}
+	})
+	return
+}
+
+// Range calls f for each key and value, in insertion order, until f returns
+// false. As with sync.Map, f may modify the map.
+func (m *Map) Range(f func(key, value any) bool) {
+	var keys []any
+	m.op(false, func() { keys = append(keys, m.keys...) })
+	for _, k := range keys {
+		m.mu.Lock()
+		v, ok := m.m[k]
+		m.mu.Unlock()
+		if ok && !f(k, v) {
+			return
+		}
+	}
+}
+
+// Clear deletes all the entries.
+func (m *Map) Clear() {
+	m.op(true, func() {
+		clear(m.m)
+		m.keys = nil
+	})
+}
+
+// Pool is a drop-in replacement for sync.Pool. A Pool may drop its items at
+// any time; this one keeps them, last in first out, within one execution and
+// drops them between executions, so that executions are reproducible.
+type Pool struct {
+	New   func() any
+	mu    sync.Mutex
+	epoch uint64
+	items []any
+}
+
+func (p *Pool) op(f func()) {
+	r, t := enter()
+	if r != nil {
+		r.event(t)
+		r.dataAccess(unsafe.Pointer(p), 1, true)
+	}
+	p.mu.Lock()
+	if r != nil && p.epoch != r.epoch {
+		p.epoch, p.items = r.epoch, nil
+	}
+	f()
+	p.mu.Unlock()
+	if r != nil {
+		r.yield(t)
+	}
+}
+
+// Put adds x to the pool.
+func (p *Pool) Put(x any) {
+	if x == nil {
+		return
+	}
+	p.op(func() { p.items = append(p.items, x) })
+}
+
+// Get removes an item from the pool and returns it, or calls New.
+func (p *Pool) Get() any {
+	var x any
+	p.op(func() {
+		if n := len(p.items); n > 0 {
+			x = p.items[n-1]
+			p.items = p.items[:n-1]
+		}
+	})
+	if x == nil && p.New != nil {
+		x = p.New()
+	}
+	return x
+}
