@@ -71,6 +71,16 @@ type Config struct {
 	// Trace makes every execution record positions (slow; used to replay a
 	// finding for its report).
 	Trace bool
+
+	// oracle replaces the algorithm by exhaustive enumeration (tests only):
+	// at every block end, and with oracleSpawns at every go statement too,
+	// each other enabled thread gets a branch. It is the reference the
+	// ExitBlock family is checked against.
+	oracle, oracleSpawns bool
+	// noSpawnBranches turns the spawn branches off (tests only): the
+	// thesis's algorithm exactly, whose tree the oracle without spawns
+	// enumerates.
+	noSpawnBranches bool
 }
 
 // DefaultConfig returns the configuration of `xbtest` without flags.

@@ -172,7 +172,7 @@ func (r *run) checkStuck() {
 			return
 		}
 		stuck = append(stuck, g)
-		ids = append(ids, g.ID+"/"+g.On)
+		ids = append(ids, g.ID)
 	}
 	if len(stuck) == 0 {
 		return

@@ -136,6 +136,7 @@ type spawnPoint struct {
 type block struct {
 	thread   *thread
 	open     bool    // the block is under way (not yet appended to the path)
+	planned  bool    // the block re-executes a block for another notify/select choice (or is an oracle sibling)
 	retPt    int     // RetPt: the path depth at which the block started
 	old      ebState // the state at RetPt ("the old State" of 3.3.1)
 	rw       rwSet   // reads and writes of the block
@@ -249,6 +250,7 @@ func (ex *explorer) loop() *thread {
 	b := &ex.blk
 	b.thread = ex.r.threads[t]
 	b.open = true
+	b.planned = ex.plan != nil
 	b.retPt = len(ex.path)
 	b.old.copyFrom(&ex.st)
 	b.rw.reset()
@@ -267,6 +269,9 @@ func (ex *explorer) loop() *thread {
 func (ex *explorer) spawned(child *thread) {
 	ex.st.enabled.add(child.idx)
 	b := &ex.blk
+	if ex.cfg.oracleSpawns {
+		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.r.events, choices: append([]int32(nil), b.choices...)})
+	}
 	b.spawns = append(b.spawns, spawnPoint{
 		event:   ex.r.events,
 		st:      ex.st.clone(),
@@ -399,7 +404,18 @@ func (ex *explorer) exit() *thread {
 func (ex *explorer) endBlock(lockExit bool) {
 	b := &ex.blk
 	cur := b.thread
-	if lockExit && b.old.enabled.hasOther(cur.idx) {
+	// A block re-executed for another notify or select choice has had its
+	// "others first" branch pushed by its first execution. Without read/write
+	// sets that branch would be the same again, so it is not pushed twice;
+	// under ExitBlock-RW it differs (the delayed entry carries this
+	// execution's reads and writes, which the other choice may not have
+	// touched) and is needed.
+	others := lockExit && !(b.planned && !ex.rw)
+	if ex.cfg.oracle {
+		if others {
+			ex.pushOracle(&b.old, nil)
+		}
+	} else if others && b.old.enabled.hasOther(cur.idx) {
 		br := branch{depth: b.retPt, st: ebState{
 			enabled: b.old.enabled.clone(),
 			delayed: ex.saveDelayed(b.old.delayed, &b.rw, cur, b.allocs0),
@@ -435,6 +451,9 @@ func (ex *explorer) saveDelayed(delayed []delayedThread, rw *rwSet, cur *thread,
 // the block did something the child could observe, a branch that stops the
 // parent right after the statement.
 func (ex *explorer) pushSpawnBranches() {
+	if ex.cfg.oracle || ex.cfg.noSpawnBranches {
+		return
+	}
 	b := &ex.blk
 	cur := b.thread
 	for i := range b.spawns {
@@ -458,6 +477,17 @@ func (ex *explorer) pushSpawnBranches() {
 		extra := &decision{thread: cur.idx, end: sp.event, choices: append([]int32(nil), b.choices[:sp.choices]...)}
 		ex.push(branch{depth: b.retPt, extra: extra, st: st})
 	}
+}
+
+// pushOracle pushes, for every thread of st other than the current one, a
+// branch that runs it first from the block's start (or from extra).
+func (ex *explorer) pushOracle(st *ebState, extra *decision) {
+	cur := ex.blk.thread.idx
+	st.enabled.each(func(u int32) {
+		if u != cur {
+			ex.push(branch{depth: ex.blk.retPt, extra: extra, st: ebState{enabled: st.enabled.clone(), blocked: append([]blockedThread(nil), st.blocked...)}, plan: &blockPlan{thread: u}})
+		}
+	})
 }
 
 func (ex *explorer) push(b branch) {

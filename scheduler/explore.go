@@ -21,6 +21,10 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 	}
 	start := time.Now()
 	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}}
+	if cfg.Watchdog > 0 {
+		d.tick = time.NewTicker(min(cfg.Watchdog/4, time.Second))
+		defer d.tick.Stop()
+	}
 	for {
 		cfg.Backer.Back(d, d.ex.start.prefixLen())
 		if d.stop {
@@ -57,6 +61,8 @@ type driver struct {
 	warned map[string]bool
 	last   endReason
 	stop   bool
+	r      run          // reused by every execution
+	tick   *time.Ticker // the watchdog's clock
 }
 
 // RunFrom implements checkpoint.Target: one execution that replays the
@@ -68,7 +74,8 @@ func (d *driver) RunFrom(n int) {
 		d.stop = true
 		return
 	}
-	r := newRun(d.ex, d.cfg, d.name, d.body, prefix)
+	r := &d.r
+	r.reset(d.ex, d.cfg, d.name, d.body, prefix)
 	r.number = d.ex.stats.schedules + 1
 	d.last = d.execute(r)
 	d.collect(r)
@@ -89,7 +96,7 @@ func (d *driver) execute(r *run) endReason {
 		}
 	}
 	r.resume(t0)
-	if !r.wait() {
+	if !r.wait(d.tick) {
 		r.abandon(r.cur, "has not reached a scheduling point")
 		r.dead.Store(true)
 		return endInternal
@@ -159,7 +166,8 @@ func (d *driver) describe() {
 		cfg := *d.cfg
 		cfg.Trace = true
 		cfg.MaxSteps = 0
-		r := newRun(d.ex, &cfg, d.name, d.body, f.path)
+		r := &d.r
+		r.reset(d.ex, &cfg, d.name, d.body, f.path)
 		r.traceOnly = true
 		r.stepPos = make([]string, len(f.path))
 		if why := d.execute(r); why != endReplay {

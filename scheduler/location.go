@@ -46,6 +46,7 @@ type region struct {
 	key       heapKey
 	name      string
 	keep      unsafe.Pointer // keeps the object alive, so its address is not reused within the run
+	index     int32
 }
 
 // globals are the package-level variables registered by instrumented
@@ -85,18 +86,27 @@ func lookupGlobal(addr uintptr) *region {
 	return nil
 }
 
-// heapIndex is the per-execution registry of heap objects.
+// heapIndex is the per-execution registry of heap objects. Its storage is
+// reused by the next execution, so registering costs no allocation once an
+// exploration is warm.
 type heapIndex struct {
-	regs  []region
-	pages map[uintptr][]int32 // page -> indices of regions overlapping it
-	byKey map[heapKey]int32
+	regs     []region
+	links    []pageLink
+	pages    map[uintptr]int32 // page -> 1 + index of its most recent link (0: none)
+	byThread [][]int32         // creating thread -> region of each of its registrations
 }
 
+// pageLink chains the regions overlapping one page, most recent first.
+type pageLink struct{ reg, next int32 }
+
 func (h *heapIndex) reset() {
-	clear(h.regs)
+	clear(h.regs) // drop the references that keep objects alive
 	h.regs = h.regs[:0]
+	h.links = h.links[:0]
 	clear(h.pages)
-	clear(h.byKey)
+	for i := range h.byThread {
+		h.byThread[i] = h.byThread[i][:0]
+	}
 }
 
 func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey) {
@@ -107,31 +117,42 @@ func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey) {
 		size = 1
 	}
 	if h.pages == nil {
-		h.pages = make(map[uintptr][]int32)
-		h.byKey = make(map[heapKey]int32)
+		h.pages = make(map[uintptr]int32)
 	}
 	base := uintptr(p)
-	if r := h.lookup(base); r != nil && r.base == base && r.end == base+size {
-		return // already registered (e.g. a slice re-registered after append)
-	}
 	i := int32(len(h.regs))
-	h.regs = append(h.regs, region{base: base, end: base + size, key: key, keep: p})
-	for pg := base >> pageShift; pg <= (base+size-1)>>pageShift; pg++ {
-		h.pages[pg] = append(h.pages[pg], i)
+	if r := h.lookup(base); r != nil && r.base == base && r.end == base+size {
+		i = r.index // already registered (a slice registered again after append)
+	} else {
+		h.regs = append(h.regs, region{base: base, end: base + size, key: key, keep: p, index: i})
+		for pg := base >> pageShift; pg <= (base+size-1)>>pageShift; pg++ {
+			h.links = append(h.links, pageLink{reg: i, next: h.pages[pg]})
+			h.pages[pg] = int32(len(h.links))
+		}
 	}
-	h.byKey[key] = i
+	for int(key.thread) >= len(h.byThread) {
+		h.byThread = append(h.byThread, nil)
+	}
+	h.byThread[key.thread] = append(h.byThread[key.thread], i)
 }
 
 // lookup returns the most recently registered region containing addr.
 func (h *heapIndex) lookup(addr uintptr) *region {
-	ids := h.pages[addr>>pageShift]
-	for j := len(ids) - 1; j >= 0; j-- {
-		r := &h.regs[ids[j]]
+	for l := h.pages[addr>>pageShift]; l != 0; l = h.links[l-1].next {
+		r := &h.regs[h.links[l-1].reg]
 		if r.base <= addr && addr < r.end {
 			return r
 		}
 	}
 	return nil
+}
+
+// byKey returns the region registered under k in this execution.
+func (h *heapIndex) byKey(k heapKey) (*region, bool) {
+	if int(k.thread) >= len(h.byThread) || int(k.seq) >= len(h.byThread[k.thread]) {
+		return nil, false
+	}
+	return &h.regs[h.byThread[k.thread][k.seq]], true
 }
 
 // canonAccess is an access named so that another execution can find it.
@@ -197,8 +218,8 @@ func (h *heapIndex) uncanon(c *canonRW) *rwSet {
 		case regionGlobal:
 			s.add(a.addr, a.size, a.write)
 		case regionHeap:
-			if i, ok := h.byKey[a.key]; ok {
-				s.add(h.regs[i].base+a.off, a.size, a.write)
+			if r, ok := h.byKey(a.key); ok {
+				s.add(r.base+a.off, a.size, a.write)
 			}
 		}
 	}

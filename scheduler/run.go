@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -25,8 +26,9 @@ import (
 // explorer's enabled set is empty, when a thread cannot acquire a lock (the
 // thesis aborts the block and backs up), or on a failure that ends a test
 // (t.Fatal, a panic). The driver then tears it down: every goroutine still
-// alive is woken and unwinds with runtime.Goexit, running its deferred calls,
-// before the next execution starts.
+// alive is woken and unwinds with a teardown panic, running its deferred
+// calls, before the next execution starts. The goroutines themselves are
+// pooled workers reused by later executions.
 
 // active is the execution under way in this process, if any. Hooks called
 // when there is none (package initialisation, code outside xbtest) behave
@@ -57,7 +59,7 @@ type thread struct {
 	nkids  int32
 	fn     func()
 	g      uintptr
-	wake   chan struct{}
+	w      *worker // the pooled goroutine running it, once started
 
 	started  bool
 	returned bool
@@ -115,6 +117,7 @@ type run struct {
 	number int // the schedule this execution explores, 1-based
 
 	threads []*thread
+	spare   []*thread // thread structs of earlier executions, reused
 	cur     *thread
 	events  int64
 	beat    atomic.Int64
@@ -144,22 +147,48 @@ type run struct {
 	t0       *T
 }
 
-func newRun(ex *explorer, cfg *Config, name string, body func(*T), replay []decision) *run {
-	return &run{
-		ex:     ex,
-		cfg:    cfg,
-		epoch:  epochs.Add(1),
-		body:   body,
-		name:   name,
-		replay: replay,
-		done:   make(chan struct{}, 1),
-		ack:    make(chan struct{}),
-		chans:  make(map[unsafe.Pointer]any),
+// reset prepares r for a new execution. Executions of one exploration reuse
+// the same run, threads and registries, so that steady-state exploration
+// allocates little.
+func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), replay []decision) {
+	if r.done == nil {
+		r.done = make(chan struct{}, 1)
+		r.ack = make(chan struct{})
+		r.chans = make(map[unsafe.Pointer]any)
 	}
+	r.ex, r.cfg, r.name, r.body, r.replay = ex, cfg, name, body, replay
+	r.epoch = epochs.Add(1)
+	r.number = 0
+	r.threads = r.threads[:0]
+	r.cur = nil
+	r.events = 0
+	r.beat.Store(0)
+	r.k, r.choiceN = 0, 0
+	r.exploring, r.traceOnly = false, false
+	r.stepPos = nil
+	r.finished, r.why = false, endNone
+	r.dead.Store(false)
+	r.heap.reset()
+	clear(r.chans)
+	r.nobj = 0
+	r.findings = r.findings[:0]
+	r.warnings = r.warnings[:0]
+	r.internal = ""
+	r.skipped, r.failed = false, false
+	r.t0 = nil
 }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
-	t := &thread{r: r, idx: int32(len(r.threads)), parent: parent, fn: fn, wake: make(chan struct{}, 1), onObj: -1}
+	var t *thread
+	if n := len(r.threads); n < len(r.spare) {
+		t = r.spare[n]
+		held, pcs := t.held[:0], t.pcs[:0]
+		*t = thread{held: held, pcs: pcs}
+	} else {
+		t = new(thread)
+		r.spare = append(r.spare, t)
+	}
+	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
 	if parent != nil {
 		parent.nkids++
 		t.ord = parent.nkids
@@ -179,12 +208,12 @@ func enter() (*run, *thread) {
 	if r == nil {
 		return nil, nil
 	}
-	if r.dead.Load() {
-		runtime.Goexit()
-	}
 	t := r.cur
 	if t.g != getg() {
 		r.foreign()
+	}
+	if r.dead.Load() {
+		panic(teardown{})
 	}
 	return r, t
 }
@@ -364,35 +393,89 @@ func (r *run) switchTo(from, to *thread) {
 func (r *run) resume(t *thread) {
 	if !t.started {
 		t.started = true
-		go t.main()
-		return
+		t.w = getWorker()
+		t.w.job = t
 	}
-	t.wake <- struct{}{}
+	t.w.wake <- struct{}{}
 }
 
 // sleep parks the calling goroutine until it is resumed. A goroutine woken
 // to tear its execution down unwinds.
 func (t *thread) sleep() {
-	<-t.wake
+	<-t.w.wake
 	if t.r.dead.Load() {
-		runtime.Goexit()
+		panic(teardown{})
 	}
 }
 
-func (t *thread) main() {
-	t.g = getg()
+// teardown is the panic that unwinds a goroutine of an execution that has
+// ended. Unlike runtime.Goexit it leaves the pooled goroutine alive. User
+// code that recovers it and goes on reaches another hook and unwinds again.
+type teardown struct{}
+
+// worker is a pooled goroutine that runs controlled threads, one after the
+// other. Reusing goroutines saves their creation and, above all, the growth
+// of their stacks, which a fresh goroutine pays in every execution.
+type worker struct {
+	g    uintptr
+	wake chan struct{}
+	job  *thread
+}
+
+var workers struct {
+	sync.Mutex
+	free []*worker
+}
+
+func getWorker() *worker {
+	workers.Lock()
+	if n := len(workers.free); n > 0 {
+		w := workers.free[n-1]
+		workers.free = workers.free[:n-1]
+		workers.Unlock()
+		return w
+	}
+	workers.Unlock()
+	w := &worker{wake: make(chan struct{}, 1)}
+	go w.loop()
+	return w
+}
+
+func putWorker(w *worker) {
+	w.job = nil
+	workers.Lock()
+	workers.free = append(workers.free, w)
+	workers.Unlock()
+}
+
+func (w *worker) loop() {
+	w.g = getg()
+	for {
+		<-w.wake
+		t := w.job
+		t.g = w.g
+		w.run(t)
+	}
+}
+
+// run runs one thread's function; the deferred finish decides what its end
+// means. A runtime.Goexit (t.FailNow) ends the worker's goroutine too.
+func (w *worker) run(t *thread) {
 	defer t.finish()
 	t.fn()
 	t.returned = true
 }
 
-// finish runs when the goroutine's function returns, panics or calls
+// finish runs when the thread's function returns, panics or calls
 // runtime.Goexit.
 func (t *thread) finish() {
 	r := t.r
 	p := recover()
 	if r.dead.Load() {
 		t.gone = true
+		if t.returned || p != nil {
+			putWorker(t.w) // unwound by a teardown panic or returned: reusable
+		}
 		r.ack <- struct{}{}
 		return
 	}
@@ -406,6 +489,7 @@ func (t *thread) finish() {
 			r.panicked(t, p, stack)
 		}
 		t.gone = true
+		putWorker(t.w)
 		r.end(endFailure)
 		return
 	}
@@ -425,6 +509,9 @@ func (r *run) exitThread(t *thread) {
 	t.status = stExited
 	next := r.point(t, ptExit)
 	t.gone = true
+	if t.returned {
+		putWorker(t.w) // before resuming anyone: the pool is touched by the running goroutine only
+	}
 	switch {
 	case next == nil:
 		r.endPath()
@@ -618,17 +705,11 @@ func panicPos(stack []byte) string {
 
 // wait blocks the driver until the execution ends. It returns false if the
 // running goroutine made no progress for the watchdog period.
-func (r *run) wait() bool {
-	if r.cfg.Watchdog <= 0 {
+func (r *run) wait(tick *time.Ticker) bool {
+	if tick == nil {
 		<-r.done
 		return true
 	}
-	period := r.cfg.Watchdog / 4
-	if period > time.Second {
-		period = time.Second
-	}
-	tick := time.NewTicker(period)
-	defer tick.Stop()
 	last, since := r.beat.Load(), time.Now()
 	for {
 		select {
@@ -651,7 +732,8 @@ func (r *run) teardown() bool {
 		if !t.started || t.gone {
 			continue
 		}
-		t.wake <- struct{}{}
+		r.cur = t
+		t.w.wake <- struct{}{}
 		if !r.waitAck() {
 			r.abandon(t, "did not finish unwinding")
 			return false

@@ -65,9 +65,7 @@ type TB interface {
 var _ TB = (*T)(nil)
 
 func newT(r *run, name string, parent *T) *T {
-	t := &T{r: r, name: name, parent: parent}
-	t.ctx, t.cancel = context.WithCancel(context.Background())
-	return t
+	return &T{r: r, name: name, parent: parent}
 }
 
 // Name returns the name of the test.
@@ -198,7 +196,9 @@ func (t *T) runCleanups() {
 		t.cleanups = t.cleanups[:len(t.cleanups)-1]
 		f()
 	}
-	t.cancel()
+	if t.cancel != nil {
+		t.cancel()
+	}
 	for _, d := range t.tempDirs {
 		os.RemoveAll(d)
 	}
@@ -267,7 +267,12 @@ func (t *T) ArtifactDir() string { return t.TempDir() }
 func (t *T) Attr(key, value string) { t.Logf("=== ATTR %s %s", key, value) }
 
 // Context returns a context canceled when the test ends.
-func (t *T) Context() context.Context { return t.ctx }
+func (t *T) Context() context.Context {
+	if t.ctx == nil {
+		t.ctx, t.cancel = context.WithCancel(context.Background())
+	}
+	return t.ctx
+}
 
 // Output returns a writer into the test's log.
 func (t *T) Output() io.Writer { return logWriter{t} }

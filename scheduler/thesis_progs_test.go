@@ -11,6 +11,18 @@ import (
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
+// spawner starts goroutines that the test goroutine waits for at the end,
+// as the corpus's idiomatic ports do (Java's main thread only starts them).
+type spawner struct{ wg xb.WaitGroup }
+
+func (s *spawner) goWait(f func()) {
+	s.wg.Add(1)
+	xb.Go(func() {
+		defer s.wg.Done()
+		f()
+	})
+}
+
 func rd(p *int) int {
 	xb.Read(unsafe.Pointer(p), unsafe.Sizeof(*p), 0)
 	return *p
@@ -23,10 +35,12 @@ func wr(p *int, v int) {
 
 // splitSync is Fig 4.2: the increment of x is split over two critical sections.
 func splitSync(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	mu := xb.New(new(xb.Mutex))
 	x := xb.New(new(int))
 	for range 2 {
-		xb.Go(func() {
+		sp.goWait(func() {
 			mu.Lock()
 			y := rd(x)
 			mu.Unlock()
@@ -42,10 +56,12 @@ func splitSync(t *xb.T) {
 
 // noEraser is Fig 4.4: B increments x without the lock if it reads 0 first.
 func noEraser(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	mu := xb.New(new(xb.Mutex))
 	x := xb.New(new(int))
 	for _, name := range []string{"A", "B"} {
-		xb.Go(func() {
+		sp.goWait(func() {
 			mu.Lock()
 			y := rd(x)
 			mu.Unlock()
@@ -62,9 +78,11 @@ func noEraser(t *xb.T) {
 
 // deadlock is Fig 4.6: two threads take a and b in opposite orders.
 func deadlock(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	a, b := xb.New(new(xb.Mutex)), xb.New(new(xb.Mutex))
 	for _, ab := range []bool{true, false} {
-		xb.Go(func() {
+		sp.goWait(func() {
 			first, second := a, b
 			if !ab {
 				first, second = b, a
@@ -79,9 +97,11 @@ func deadlock(t *xb.T) {
 
 // deadlock3 is Fig 4.8: three threads take (a,b), (b,c), (c,a).
 func deadlock3(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	l := xb.Slice(make([]xb.Mutex, 3))
 	for i := range 3 {
-		xb.Go(func() {
+		sp.goWait(func() {
 			l[i].Lock()
 			l[(i+1)%3].Lock()
 			l[(i+1)%3].Unlock()
@@ -93,16 +113,18 @@ func deadlock3(t *xb.T) {
 // deadlockWait is Fig 4.10: First waits on b while holding a; Second needs a
 // before it can notify b.
 func deadlockWait(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	a, b := xb.New(new(xb.Mutex)), xb.New(new(xb.Mutex))
 	cb := xb.NewCond(b)
-	xb.Go(func() {
+	sp.goWait(func() {
 		a.Lock()
 		b.Lock()
 		cb.Wait()
 		b.Unlock()
 		a.Unlock()
 	})
-	xb.Go(func() {
+	sp.goWait(func() {
 		a.Lock()
 		a.Unlock()
 		b.Lock()
@@ -172,33 +194,37 @@ func (b *buffer) deq() int {
 // bufferIf is Fig 4.13: producers P1, P2 (two items each) and a consumer
 // started in the order P1, consumer, P2, sharing the buffer with the if bug.
 func bufferIf(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	b := newBuffer(true, true)
 	producer := func() {
 		for i := range 2 {
 			b.enq(t, i)
 		}
 	}
-	xb.Go(producer)
-	xb.Go(func() {
+	sp.goWait(producer)
+	sp.goWait(func() {
 		for range 4 {
 			b.deq()
 		}
 	})
-	xb.Go(producer)
+	sp.goWait(producer)
 }
 
 // bufferNotify is Fig 4.16: correct loops, but notify instead of notifyAll;
 // started in the order P1, P2, consumer.
 func bufferNotify(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	b := newBuffer(false, false)
 	producer := func() {
 		for i := range 2 {
 			b.enq(t, i)
 		}
 	}
-	xb.Go(producer)
-	xb.Go(producer)
-	xb.Go(func() {
+	sp.goWait(producer)
+	sp.goWait(producer)
+	sp.goWait(func() {
 		for range 4 {
 			b.deq()
 		}
@@ -208,14 +234,16 @@ func bufferNotify(t *xb.T) {
 // fig217: ExitBlock plus reverse lock chain analysis finds this potential
 // deadlock; ExitBlock-RW prunes the branches that show it.
 func fig217(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	a, b := xb.New(new(xb.Mutex)), xb.New(new(xb.Mutex))
-	xb.Go(func() {
+	sp.goWait(func() {
 		a.Lock()
 		b.Lock()
 		b.Unlock()
 		a.Unlock()
 	})
-	xb.Go(func() {
+	sp.goWait(func() {
 		a.Lock()
 		a.Unlock()
 		b.Lock()
@@ -227,15 +255,17 @@ func fig217(t *xb.T) {
 
 // fig220 condition-deadlocks if Thread 2 runs before Thread 1.
 func fig220(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	a := xb.New(new(xb.Mutex))
 	c := xb.NewCond(a)
-	xb.Go(func() {
+	sp.goWait(func() {
 		a.Lock()
 		c.Wait()
 		c.Signal()
 		a.Unlock()
 	})
-	xb.Go(func() {
+	sp.goWait(func() {
 		a.Lock()
 		c.Signal()
 		c.Wait()
@@ -246,10 +276,12 @@ func fig220(t *xb.T) {
 // fig221 never deadlocks, but ExitBlock-RW ends a path with Thread 1 waiting
 // and a thread delayed.
 func fig221(t *xb.T) {
+	sp := xb.New(new(spawner))
+	defer sp.wg.Wait()
 	a := xb.New(new(xb.Mutex))
 	c := xb.NewCond(a)
 	for range 2 {
-		xb.Go(func() {
+		sp.goWait(func() {
 			a.Lock()
 			c.Signal()
 			c.Wait()

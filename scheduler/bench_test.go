@@ -1,0 +1,78 @@
+package scheduler_test
+
+import (
+	"testing"
+
+	xb "github.com/xbtest/xbtest/scheduler"
+)
+
+// BenchmarkSwitch measures one controlled switch: two goroutines hand a
+// token back and forth over an unbuffered channel; every send parks the
+// sender and wakes the receiver.
+func BenchmarkSwitch(b *testing.B) {
+	const rounds = 1000
+	cfg := xb.DefaultConfig()
+	cfg.MaxSchedules = 1
+	cfg.MaxSteps = 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i += rounds {
+		xb.Explore("switch", func(t *xb.T) {
+			ping, pong := xb.MakeChan[int](0), xb.MakeChan[int](0)
+			xb.Go(func() {
+				for range rounds / 2 {
+					xb.Send(pong, xb.Recv(ping))
+				}
+			})
+			for j := range rounds / 2 {
+				xb.Send(ping, j)
+				xb.Recv(pong)
+			}
+		}, cfg)
+	}
+}
+
+func benchSchedules(b *testing.B, body func(*xb.T), cfg xb.Config) {
+	b.ReportAllocs()
+	total := 0
+	for b.Loop() {
+		res := xb.Explore("bench", body, cfg)
+		if res.Internal != "" || len(res.Findings) > 0 {
+			b.Fatal(res.Internal, res.Findings)
+		}
+		total += res.Schedules
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "schedules/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/schedule")
+}
+
+// BenchmarkPerformance33 is Performance 3 3 (Fig 4.1) with every hook and
+// read/write set on: the default algorithm and -sync-deps.
+func BenchmarkPerformance33(b *testing.B) {
+	benchSchedules(b, perfPlain(3, 3), xb.DefaultConfig())
+}
+
+// BenchmarkPerformance33Java is the javasafe-mirroring port (31 schedules).
+func BenchmarkPerformance33Java(b *testing.B) {
+	benchSchedules(b, perfJava(3, 3), xb.DefaultConfig())
+}
+
+// BenchmarkLockOps20 is three goroutines doing about 20 lock operations in
+// all on two shared mutexes, with shared data.
+func BenchmarkLockOps20(b *testing.B) {
+	benchSchedules(b, func(t *xb.T) {
+		m := xb.Slice(make([]xb.Mutex, 2))
+		x := xb.New(new(int))
+		sp := xb.New(new(spawner))
+		defer sp.wg.Wait()
+		for g := range 3 {
+			sp.goWait(func() {
+				for i := range 3 {
+					l := &m[(g+i)%2]
+					l.Lock()
+					wr(x, rd(x)+1)
+					l.Unlock()
+				}
+			})
+		}
+	}, xb.DefaultConfig())
+}
