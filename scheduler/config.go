@@ -81,6 +81,9 @@ type Config struct {
 	// thesis's algorithm exactly, whose tree the oracle without spawns
 	// enumerates.
 	noSpawnBranches bool
+	// onPath observes every complete path (tests only): its decisions and
+	// how many threads were still delayed at its end.
+	onPath func(path []decision, delayed int)
 }
 
 // DefaultConfig returns the configuration of `xbtest` without flags.

@@ -97,6 +97,28 @@ func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
 	t.sleep()
 }
 
+// readerWriterCycle: t holds l for reading and asks again while a writer
+// waits for the readers to leave; the writer waits for t, t for the writer.
+func (r *run) readerWriterCycle(t *thread, l *lockState) {
+	if r.exploring && r.ex.dd {
+		w := l.writer
+		ids := []string{t.id(), w.id()}
+		sort.Strings(ids)
+		r.addFinding(&Finding{Kind: KindLockCycle, Pos: callerPos(4),
+			Message: fmt.Sprintf("goroutine %s read-locks %s again while writer %s waits for its readers to leave", t.id(), r.lockName(l), w.id()),
+			Goroutines: []Goroutine{
+				{ID: t.id(), State: "blocked", On: l.kind(), Note: "holds a read lock, wants another"},
+				{ID: w.id(), State: "waiting", On: w.on, Note: "waits for the readers"},
+			}}, "rw-cycle|"+strings.Join(ids, ","))
+	}
+	if !r.exploring {
+		r.diverged(t, "a replayed block deadlocked on a read lock")
+	}
+	r.ex.stats.schedules++
+	r.end(endPath)
+	t.sleep()
+}
+
 func (r *run) lockName(l *lockState) string {
 	if l == nil {
 		return "?"

@@ -158,6 +158,14 @@ type explorer struct {
 	path  []decision
 	start branch // where the next execution resumes exploring
 	done  bool
+	// abandoned: the execution's path leads nowhere (the oracle's infeasible
+	// child); continue with the next branch on the stack.
+	abandoned bool
+	// tried names the locks some TryLock observes (see mutex.go); triedAll
+	// when one of them has no name. restart asks for a fresh exploration.
+	tried    map[canonAccess]bool
+	triedAll bool
+	restart  bool
 
 	// The execution under way.
 	r           *run
@@ -178,7 +186,7 @@ type exploreStats struct {
 }
 
 func newExplorer(cfg *Config) *explorer {
-	ex := &explorer{cfg: cfg}
+	ex := &explorer{cfg: cfg, tried: map[canonAccess]bool{}}
 	switch cfg.Algorithm {
 	case ExitBlockRW:
 		ex.rw = true
@@ -554,11 +562,17 @@ func contains(s []int32, x int32) bool {
 // RetPt and continues from the old state with the thread blocked.
 func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 	b := &ex.blk
+	ex.stats.aborted++
+	if ex.cfg.oracle && b.planned {
+		// The oracle's child "this thread first" is infeasible; its
+		// siblings are on the stack already.
+		ex.abandoned = true
+		return
+	}
 	st := b.old.clone()
 	st.enabled.remove(b.thread.idx)
 	st.blocked = append(st.blocked, blockedThread{b.thread.idx, lock, pc})
 	ex.start = branch{depth: b.retPt, st: st}
-	ex.stats.aborted++
 }
 
 // freeze stops the current thread for good (it exceeded the step bound, the

@@ -30,9 +30,14 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		if d.stop {
 			break
 		}
-		if d.last != endAbort && !d.ex.nextStart() {
+		if d.ex.restart {
+			d.restart()
+			continue
+		}
+		if (d.last != endAbort || d.ex.abandoned) && !d.ex.nextStart() {
 			break
 		}
+		d.ex.abandoned = false
 		if cfg.MaxSchedules > 0 && d.ex.stats.schedules >= cfg.MaxSchedules {
 			res.Complete, res.Bound = false, "schedules"
 			break
@@ -49,20 +54,33 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 	return res
 }
 
+// restart starts the exploration over, keeping what it learnt about
+// TryLock: findings so far were found on schedules of the old tree and are
+// found again.
+func (d *driver) restart() {
+	old := d.ex
+	d.ex = newExplorer(d.cfg)
+	d.ex.tried, d.ex.triedAll = old.tried, old.triedAll
+	d.res.Findings = nil
+	clear(d.seen)
+	d.restarts++
+}
+
 // driver runs the executions of one exploration; it is the checkpoint
 // package's Target.
 type driver struct {
-	ex     *explorer
-	cfg    *Config
-	name   string
-	body   func(*T)
-	res    *Result
-	seen   map[string]*Finding
-	warned map[string]bool
-	last   endReason
-	stop   bool
-	r      run          // reused by every execution
-	tick   *time.Ticker // the watchdog's clock
+	ex       *explorer
+	cfg      *Config
+	name     string
+	body     func(*T)
+	res      *Result
+	seen     map[string]*Finding
+	warned   map[string]bool
+	last     endReason
+	stop     bool
+	restarts int
+	r        run          // reused by every execution
+	tick     *time.Ticker // the watchdog's clock
 }
 
 // RunFrom implements checkpoint.Target: one execution that replays the
@@ -148,6 +166,11 @@ func (d *driver) collect(r *run) {
 	if r.skipped {
 		d.res.Skipped = true
 		d.stop = true
+	}
+	if r.internal == "" {
+		if m := tainted.Load(); m != nil {
+			r.internal = *m
+		}
 	}
 	if r.internal != "" {
 		d.res.Internal = r.internal

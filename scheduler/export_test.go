@@ -1,5 +1,7 @@
 package scheduler
 
+import "fmt"
+
 // The exhaustive oracle as seen from the external tests: they cannot set the
 // unexported fields.
 
@@ -19,4 +21,23 @@ func ThesisConfig(a Algorithm) Config {
 	cfg.Algorithm = a
 	cfg.noSpawnBranches = true
 	return cfg
+}
+
+// Paths explores body under cfg and returns every complete path, as a
+// string, that ended with no thread delayed, and how many paths ended with
+// threads delayed.
+func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
+	cfg.onPath = func(p []decision, delayed int) {
+		if delayed > 0 {
+			partial++
+			return
+		}
+		var b []byte
+		for _, d := range p {
+			b = fmt.Appendf(b, "%d@%d%v ", d.thread, d.end, d.choices)
+		}
+		maximal = append(maximal, string(b))
+	}
+	Explore("paths", body, cfg)
+	return maximal, partial
 }

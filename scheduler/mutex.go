@@ -12,6 +12,7 @@ type lockState struct {
 	epoch   uint64
 	id      int32 // names the lock in the explorer's block sets
 	rw      bool
+	tried   int8 // 1: some TryLock observes this lock, 2: none does, 0: not known yet
 	addr    unsafe.Pointer
 	writer  *thread // the Mutex holder, or the RWMutex writer
 	pending bool    // RWMutex: the writer has announced itself and waits for readers to leave
@@ -97,11 +98,16 @@ func (t *thread) drop(l *lockState) {
 }
 
 // acquireFailed handles a lock enter that cannot proceed. A thread that
-// already holds the lock can never get it (Go's locks are not reentrant);
-// otherwise the block is abandoned and the thread joins the lock's block set.
+// holds the lock for writing can never get it (Go's locks are not
+// reentrant), nor can a reader asking again while a writer waits for it to
+// leave; otherwise the block is abandoned and the thread joins the lock's
+// block set.
 func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
-	if l.owns(t) {
+	switch {
+	case l.writer == t:
 		r.selfDeadlock(t, l, mode)
+	case l.pending && l.owns2(t):
+		r.readerWriterCycle(t, l)
 	}
 	if !r.exploring {
 		r.diverged(t, "a replayed block could not acquire a lock")
@@ -112,6 +118,69 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 	r.ex.lockFailed(l.id, callerPC(3))
 	r.end(endAbort)
 	t.sleep()
+}
+
+// TryLock and the atomicity of blocks.
+//
+// ExitBlock makes a critical section without an inner boundary atomic: no
+// other goroutine can observe its middle, since it would block on the lock
+// (and a failed lock enter is undone). TryLock observes the middle: it
+// fails, without blocking, while another goroutine holds the lock. So once
+// a lock is seen being tried, acquiring it ends a block (when another
+// goroutine is enabled), which lets the others run while it is held; and
+// because earlier branches of the exploration were cut without that
+// boundary, the exploration starts over knowing the lock.
+
+// lockKey names a lock across executions, as read/write sets do.
+func (r *run) lockKey(addr unsafe.Pointer) (canonAccess, bool) {
+	switch kind, reg := r.heap.classify(uintptr(addr)); kind {
+	case regionHeap:
+		return canonAccess{kind: regionHeap, key: reg.key, off: uintptr(addr) - reg.base}, true
+	case regionGlobal:
+		return canonAccess{kind: regionGlobal, addr: uintptr(addr)}, true
+	}
+	return canonAccess{}, false
+}
+
+// triedLock is called by TryLock and TryRLock.
+func (r *run) triedLock(t *thread, l *lockState) {
+	if !r.exploring || l.tried == 1 {
+		return
+	}
+	ex := r.ex
+	l.tried = 1
+	if k, ok := r.lockKey(l.addr); ok {
+		if ex.tried[k] {
+			return
+		}
+		ex.tried[k] = true
+	} else {
+		if ex.triedAll {
+			return
+		}
+		ex.triedAll = true
+	}
+	ex.restart = true
+	r.end(endRestart)
+	t.sleep()
+}
+
+// acquired is called after a lock enter succeeded: a block boundary if the
+// lock is tried somewhere.
+func (r *run) acquired(t *thread, l *lockState) {
+	if l.tried == 0 {
+		l.tried = 2
+		if r.ex.triedAll {
+			l.tried = 1
+		} else if len(r.ex.tried) > 0 {
+			if k, ok := r.lockKey(l.addr); ok && r.ex.tried[k] {
+				l.tried = 1
+			}
+		}
+	}
+	if l.tried == 1 {
+		r.yield(t)
+	}
 }
 
 // lockExit is the thesis's lock_exit: the lock's block set is re-enabled and
@@ -144,6 +213,7 @@ func (m *Mutex) Lock() {
 	}
 	l.writer = t
 	t.hold(l)
+	r.acquired(t, l)
 }
 
 // TryLock tries to lock m and reports whether it succeeded.
@@ -157,6 +227,7 @@ func (m *Mutex) TryLock() bool {
 	// The outcome observes the lock, so the attempt is a write to it even
 	// without -sync-deps.
 	r.syncEnter(unsafe.Pointer(m), true)
+	r.triedLock(t, l)
 	if l.writer != nil {
 		return false
 	}
@@ -216,6 +287,7 @@ func (rw *RWMutex) Lock() {
 	l.writer = t
 	t.hold(l)
 	if len(l.readers) == 0 {
+		r.acquired(t, l)
 		return
 	}
 	// The writer announces itself: from now on readers wait. That is
@@ -230,6 +302,7 @@ func (rw *RWMutex) Lock() {
 		r.reverseLockChain(t, l, "Lock")
 	}
 	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
+	r.acquired(t, l)
 }
 
 // owns2 reports whether t holds l as a reader.
@@ -251,6 +324,7 @@ func (rw *RWMutex) TryLock() bool {
 	r.event(t)
 	l := rw.l.state(r, true, unsafe.Pointer(rw))
 	r.syncEnter(unsafe.Pointer(rw), true)
+	r.triedLock(t, l)
 	if l.writer != nil || len(l.readers) > 0 {
 		return false
 	}
@@ -289,6 +363,7 @@ func (rw *RWMutex) RLock() {
 		r.acquireFailed(t, l, "RLock")
 	}
 	l.addReader(t)
+	r.acquired(t, l)
 }
 
 func (l *lockState) addReader(t *thread) {
@@ -312,6 +387,7 @@ func (rw *RWMutex) TryRLock() bool {
 	r.event(t)
 	l := rw.l.state(r, true, unsafe.Pointer(rw))
 	r.syncEnter(unsafe.Pointer(rw), true)
+	r.triedLock(t, l)
 	if l.writer != nil {
 		return false
 	}

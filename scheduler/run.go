@@ -106,6 +106,7 @@ const (
 	endReplay             // a trace replay reached the end of its schedule
 	endDiverged           // a replayed prefix did not reproduce
 	endInternal           // an error of xbtest itself
+	endRestart            // the exploration must start over (a TryLock was discovered)
 )
 
 type run struct {
@@ -264,6 +265,10 @@ func (t *thread) record() {
 	t.pcs = t.pcs[:n]
 }
 
+// faultHook, when set (tests only), runs at every scheduling point: it
+// injects faults into the scheduler itself.
+var faultHook func()
+
 // pointKind tells what kind of scheduling point a thread reached.
 type pointKind uint8
 
@@ -279,6 +284,9 @@ const (
 // the thread to run next (t itself if the block continues), or nil if the
 // path has ended.
 func (r *run) point(t *thread, kind pointKind) *thread {
+	if faultHook != nil {
+		faultHook()
+	}
 	if r.exploring {
 		switch kind {
 		case ptBoundary:
@@ -544,6 +552,9 @@ func (r *run) endPath() {
 		if r.ex.dd {
 			r.checkStuck()
 		}
+		if r.cfg.onPath != nil {
+			r.cfg.onPath(r.ex.path, len(r.ex.st.delayed))
+		}
 	}
 	r.end(endPath)
 }
@@ -596,11 +607,16 @@ func (r *run) fatal(t *thread, msg string) {
 // Panics the scheduler raises on purpose for the program (send on a closed
 // channel, a negative WaitGroup counter) are not.
 func isInternalFault(p any, stack []byte) bool {
-	if _, ok := p.(runtime.Error); !ok {
+	e, ok := p.(runtime.Error)
+	if !ok {
 		return false
 	}
 	if _, ok := p.(runtimeError); ok {
 		return false
+	}
+	switch e.Error() {
+	case "send on closed channel", "close of closed channel", "close of nil channel":
+		return false // a real channel operation a hook performed for the program
 	}
 	lines := strings.Split(string(stack), "\n")
 	for i, l := range lines {
