@@ -6,10 +6,10 @@ import (
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
-// BenchmarkSwitch measures one controlled switch: two goroutines hand a
-// token back and forth over an unbuffered channel; every send parks the
-// sender and wakes the receiver.
-func BenchmarkSwitch(b *testing.B) {
+// BenchmarkChannelBlocks measures a block ending in a channel operation: two
+// goroutines hand a token back and forth over an unbuffered channel; every
+// operation ends a block (a branch pushed, a switch). One op is one round.
+func BenchmarkChannelBlocks(b *testing.B) {
 	const rounds = 1000
 	cfg := xb.DefaultConfig()
 	cfg.MaxSchedules = 1

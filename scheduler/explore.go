@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"fmt"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -20,6 +22,13 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		return res
 	}
 	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
+			res.Complete = false
+			active.Store(nil)
+		}
+	}()
 	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
 		d.tick = time.NewTicker(min(cfg.Watchdog/4, time.Second))

@@ -479,6 +479,7 @@ func (w *worker) run(t *thread) {
 func (t *thread) finish() {
 	r := t.r
 	p := recover()
+	defer r.guard(t)
 	if r.dead.Load() {
 		t.gone = true
 		if t.returned || p != nil {
@@ -508,6 +509,29 @@ func (t *thread) finish() {
 		return
 	}
 	r.exitThread(t)
+}
+
+// guard turns a panic of the scheduler's own code, run outside any user
+// frame (a goroutine's end), into an internal error that ends the
+// execution.
+func (r *run) guard(t *thread) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if _, ok := p.(teardown); ok {
+		// Torn down while the scheduler was handling its end (it had
+		// stopped for a divergence or a bound).
+		t.gone = true
+		putWorker(t.w)
+		r.ack <- struct{}{}
+		return
+	}
+	r.internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
+	t.gone = true
+	if !r.finished {
+		r.end(endInternal)
+	}
 }
 
 // exitThread handles the death of t: an event, then a scheduling point that
@@ -776,6 +800,11 @@ func (r *run) waitAck() bool {
 func (r *run) abandon(t *thread, why string) {
 	msg := fmt.Sprintf("goroutine %s %s within %v: it is blocked or spinning in code xbtest does not control\n%s",
 		t.id(), why, r.cfg.Watchdog, stuckStacks())
+	if cause := tainted.Load(); cause != nil {
+		// A goroutine xbtest does not control called instrumented code:
+		// that is why the execution stopped.
+		msg = *cause + "\n" + msg
+	}
 	r.internal = msg
 	tainted.CompareAndSwap(nil, &msg)
 }
