@@ -71,6 +71,8 @@ type Config struct {
 	// Trace makes every execution record positions (slow; used to replay a
 	// finding for its report).
 	Trace bool
+	// Progress, if set, is called about once a second during exploration.
+	Progress func(schedules, findings int)
 
 	// oracle replaces the algorithm by exhaustive enumeration (tests only):
 	// at every block end, and with oracleSpawns at every go statement too,

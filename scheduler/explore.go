@@ -34,6 +34,7 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		d.tick = time.NewTicker(min(cfg.Watchdog/4, time.Second))
 		defer d.tick.Stop()
 	}
+	lastProgress := start
 	for {
 		cfg.Backer.Back(d, d.ex.start.prefixLen())
 		if d.stop {
@@ -51,9 +52,14 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 			res.Complete, res.Bound = false, "schedules"
 			break
 		}
-		if cfg.Timeout > 0 && time.Since(start) > cfg.Timeout {
+		now := time.Now() // ~1% of an execution of a small test
+		if cfg.Timeout > 0 && now.Sub(start) > cfg.Timeout {
 			res.Complete, res.Bound = false, "time"
 			break
+		}
+		if cfg.Progress != nil && now.Sub(lastProgress) >= time.Second {
+			lastProgress = now
+			cfg.Progress(d.ex.stats.schedules, len(res.Findings))
 		}
 	}
 	res.Schedules = d.ex.stats.schedules

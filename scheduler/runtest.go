@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -20,13 +22,13 @@ import (
 
 // RunConfig is the JSON form of the settings the command passes.
 type RunConfig struct {
-	Algorithm    string  `json:"algorithm"`
-	SyncDeps     *bool   `json:"sync_deps,omitempty"`
-	MaxSchedules int     `json:"max_schedules,omitempty"`
-	MaxSteps     int64   `json:"max_steps,omitempty"`
-	TimeoutSec   float64 `json:"timeout_s,omitempty"`
-	Stop         bool    `json:"stop,omitempty"`
-	WatchdogSec  float64 `json:"watchdog_s,omitempty"`
+	Algorithm    string   `json:"algorithm"`
+	SyncDeps     *bool    `json:"sync_deps,omitempty"`
+	MaxSchedules int      `json:"max_schedules,omitempty"`
+	MaxSteps     *int64   `json:"max_steps,omitempty"` // nil: the default; 0: no bound
+	TimeoutSec   float64  `json:"timeout_s,omitempty"`
+	Stop         bool     `json:"stop,omitempty"`
+	WatchdogSec  *float64 `json:"watchdog_s,omitempty"` // nil: the default; 0: none
 }
 
 // Config converts the JSON settings.
@@ -43,13 +45,13 @@ func (rc RunConfig) Config() (Config, error) {
 		cfg.SyncDeps = *rc.SyncDeps
 	}
 	cfg.MaxSchedules = rc.MaxSchedules
-	if rc.MaxSteps != 0 {
-		cfg.MaxSteps = rc.MaxSteps
+	if rc.MaxSteps != nil {
+		cfg.MaxSteps = *rc.MaxSteps
 	}
 	cfg.Timeout = time.Duration(rc.TimeoutSec * float64(time.Second))
 	cfg.Stop = rc.Stop
-	if rc.WatchdogSec != 0 {
-		cfg.Watchdog = time.Duration(rc.WatchdogSec * float64(time.Second))
+	if rc.WatchdogSec != nil {
+		cfg.Watchdog = time.Duration(*rc.WatchdogSec * float64(time.Second))
 	}
 	return cfg, nil
 }
@@ -63,12 +65,32 @@ type Report struct {
 
 var resultsMu sync.Mutex
 
+var watchParent sync.Once
+
+// startParentWatch makes the test binary exit when the xbtest command that
+// started it is gone (killed, crashed): no process outlives the command.
+// The binary's parent is go test, so the command passes its own pid.
+func startParentWatch() {
+	pid, err := strconv.Atoi(os.Getenv("XBTEST_PARENT"))
+	if err != nil || pid <= 1 {
+		return
+	}
+	go func() {
+		for range time.Tick(200 * time.Millisecond) {
+			if syscall.Kill(pid, 0) == syscall.ESRCH {
+				os.Exit(3)
+			}
+		}
+	}()
+}
+
 // RunTest explores a rewritten test body: the rewriter turns
 // `func TestX(t *testing.T) { body }` into
 // `func TestX(t *testing.T) { scheduler.RunTest(t, func(t *scheduler.T) { body }) }`.
 // go test sees the test fail if exploration found anything.
 func RunTest(t *testing.T, body func(*T)) {
 	t.Helper()
+	watchParent.Do(startParentWatch)
 	var rc RunConfig
 	if s := os.Getenv("XBTEST_CONFIG"); s != "" {
 		if err := json.Unmarshal([]byte(s), &rc); err != nil {
@@ -78,6 +100,13 @@ func RunTest(t *testing.T, body func(*T)) {
 	cfg, err := rc.Config()
 	if err != nil {
 		t.Fatalf("xbtest: %v", err)
+	}
+	if path := os.Getenv("XBTEST_PROGRESS"); path != "" {
+		name := t.Name()
+		cfg.Progress = func(schedules, findings int) {
+			line, _ := json.Marshal(map[string]any{"test": name, "schedules": schedules, "findings": findings})
+			os.WriteFile(path, line, 0o644)
+		}
 	}
 	res := Explore(t.Name(), body, cfg)
 	if path := os.Getenv("XBTEST_RESULTS"); path != "" {
