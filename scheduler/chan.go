@@ -98,7 +98,7 @@ func MakeChan[T any](size int) chan T {
 		return ch
 	}
 	r.chans[p] = &chanState{id: r.newObj(), addr: p}
-	r.alloc(t, p, 1)
+	r.alloc(t, p, 1, nil)
 	return ch
 }
 

@@ -123,10 +123,11 @@ func (r *run) lockName(l *lockState) string {
 	if l == nil {
 		return "?"
 	}
-	if _, reg := r.heap.classify(uintptr(l.addr)); reg != nil && reg.name != "" {
-		return reg.name
+	id := fmt.Sprintf("%s#%d", l.kind(), l.id)
+	if name := r.heap.describe(uintptr(l.addr)); name != "" {
+		return name + " (" + id + ")"
 	}
-	return fmt.Sprintf("%s#%d", l.kind(), l.id)
+	return id
 }
 
 // stateOf describes t for a report.

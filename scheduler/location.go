@@ -1,7 +1,10 @@
 package scheduler
 
 import (
+	"fmt"
+	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -44,7 +47,8 @@ type heapKey struct{ thread, seq int32 }
 type region struct {
 	base, end uintptr
 	key       heapKey
-	name      string
+	name      string       // a package-level variable's name
+	typ       reflect.Type // the object's type, or the element type of an array, if known
 	keep      unsafe.Pointer // keeps the object alive, so its address is not reused within the run
 	index     int32
 }
@@ -109,7 +113,7 @@ func (h *heapIndex) reset() {
 	}
 }
 
-func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey) {
+func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey, typ reflect.Type) {
 	if p == nil {
 		return
 	}
@@ -124,7 +128,7 @@ func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey) {
 	if r := h.lookup(base); r != nil && r.base == base && r.end == base+size {
 		i = r.index // already registered (a slice registered again after append)
 	} else {
-		h.regs = append(h.regs, region{base: base, end: base + size, key: key, keep: p, index: i})
+		h.regs = append(h.regs, region{base: base, end: base + size, key: key, keep: p, index: i, typ: typ})
 		for pg := base >> pageShift; pg <= (base+size-1)>>pageShift; pg++ {
 			h.links = append(h.links, pageLink{reg: i, next: h.pages[pg]})
 			h.pages[pg] = int32(len(h.links))
@@ -224,4 +228,63 @@ func (h *heapIndex) uncanon(c *canonRW) *rwSet {
 		}
 	}
 	return s
+}
+
+// describe names the location at addr for a report: a package-level
+// variable's name or an object's type, then the field or element path.
+func (h *heapIndex) describe(addr uintptr) string {
+	kind, r := h.classify(addr)
+	if kind == regionUnknown {
+		return ""
+	}
+	name := r.name
+	if name == "" && r.typ != nil {
+		name = r.typ.String()
+	}
+	if name == "" {
+		return ""
+	}
+	return name + fieldPath(r.typ, addr-r.base)
+}
+
+// fieldPath names the part of a value of type t at offset off: ".f.g",
+// "[3].f".
+func fieldPath(t reflect.Type, off uintptr) string {
+	var b strings.Builder
+	for t != nil {
+		switch t.Kind() {
+		case reflect.Struct:
+			var f *reflect.StructField
+			for i := 0; i < t.NumField(); i++ {
+				sf := t.Field(i)
+				if sf.Offset <= off && off < sf.Offset+sf.Type.Size() {
+					f = &sf
+					break
+				}
+			}
+			if f == nil {
+				return b.String()
+			}
+			if !f.Anonymous || f.Type.Kind() == reflect.Struct && strings.HasPrefix(f.Type.PkgPath(), "github.com/xbtest/xbtest/") {
+				// An embedded xbtest type (a promoted Mutex) is named like a field.
+				b.WriteString("." + f.Name)
+			}
+			off -= f.Offset
+			t = f.Type
+		case reflect.Array:
+			es := t.Elem().Size()
+			if es == 0 {
+				return b.String()
+			}
+			fmt.Fprintf(&b, "[%d]", off/es)
+			off %= es
+			t = t.Elem()
+		default:
+			return b.String()
+		}
+		if strings.HasPrefix(t.PkgPath(), "github.com/xbtest/xbtest/") {
+			return b.String() // do not name the scheduler's own fields
+		}
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"reflect"
 	"sync"
 	"unsafe"
 )
@@ -78,11 +79,11 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 	if r == nil {
 		return
 	}
-	r.alloc(t, addr, size)
+	r.alloc(t, addr, size, nil)
 }
 
-func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr) {
-	r.heap.add(addr, size, heapKey{t.idx, t.allocs})
+func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
+	r.heap.add(addr, size, heapKey{t.idx, t.allocs}, typ)
 	t.allocs++
 }
 
@@ -90,7 +91,7 @@ func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr) {
 // new(T) and &T{...} in it.
 func New[T any](p *T) *T {
 	if r, t := enter(); r != nil {
-		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p))
+		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T]())
 	}
 	return p
 }
@@ -103,7 +104,7 @@ func Slice[T any](s []T) []T {
 	}
 	if r, t := enter(); r != nil {
 		var z T
-		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z))
+		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()))
 	}
 	return s
 }
@@ -111,7 +112,7 @@ func Slice[T any](s []T) []T {
 // NewMap registers a map made by make and returns it; a map is one location.
 func NewMap[M ~map[K]V, K comparable, V any](m M) M {
 	if r, t := enter(); r != nil && m != nil {
-		r.alloc(t, MapAddr(m), 1)
+		r.alloc(t, MapAddr(m), 1, nil)
 	}
 	return m
 }
