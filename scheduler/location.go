@@ -47,8 +47,8 @@ type heapKey struct{ thread, seq int32 }
 type region struct {
 	base, end uintptr
 	key       heapKey
-	name      string       // a package-level variable's name
-	typ       reflect.Type // the object's type, or the element type of an array, if known
+	name      string         // a package-level variable's name
+	typ       reflect.Type   // the object's type, or the element type of an array, if known
 	keep      unsafe.Pointer // keeps the object alive, so its address is not reused within the run
 	index     int32
 }

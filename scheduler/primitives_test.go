@@ -516,3 +516,19 @@ func TestLeak(t *testing.T) {
 }
 
 func unsafePointer(p *int64) unsafe.Pointer { return unsafe.Pointer(p) }
+
+// math/rand as the rewriter redirects it gives every execution the same
+// numbers, so that replaying a prefix reproduces it.
+func TestRandIsFixedPerExecution(t *testing.T) {
+	var seqs []string
+	none(t, func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		for range 2 {
+			xb.Go(func() { mu.Lock(); mu.Unlock() })
+		}
+		seqs = append(seqs, fmt.Sprint(xb.Rand().Intn(1000), xb.RandV2().IntN(1000)))
+	})
+	if len(seqs) < 2 || len(slices.Compact(slices.Clone(seqs))) != 1 {
+		t.Errorf("executions drew %v", seqs)
+	}
+}

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"bytes"
 	"fmt"
+	randv1 "math/rand"
+	randv2 "math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -140,6 +142,9 @@ type run struct {
 	chans map[unsafe.Pointer]any
 	nobj  int32
 
+	rand1 *randv1.Rand // this execution's math/rand source (see rand.go)
+	rand2 *randv2.Rand
+
 	findings []*Finding
 	warnings []string
 	internal string
@@ -172,6 +177,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.heap.reset()
 	clear(r.chans)
 	r.nobj = 0
+	r.rand1, r.rand2 = nil, nil
 	r.findings = r.findings[:0]
 	r.warnings = r.warnings[:0]
 	r.internal = ""
