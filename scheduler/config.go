@@ -54,9 +54,10 @@ type Config struct {
 	SyncDeps bool
 	// MaxSchedules stops exploration after that many schedules (0: no bound).
 	MaxSchedules int
-	// MaxSteps bounds the scheduling events of one goroutine in one
-	// execution, the thesis's terminateAfter (0: no bound). A goroutine that
-	// exceeds it is stopped and reported as possibly non-terminating.
+	// MaxSteps bounds the scheduling events (hook calls) of one goroutine in
+	// one execution once a second goroutine exists, the thesis's
+	// terminateAfter (0: no bound). A goroutine that exceeds it is stopped
+	// and reported as possibly non-terminating.
 	MaxSteps int64
 	// Timeout bounds the exploration of the test (0: no bound).
 	Timeout time.Duration
@@ -93,7 +94,7 @@ func DefaultConfig() Config {
 	return Config{
 		Algorithm: ExitBlockRWDD,
 		SyncDeps:  true,
-		MaxSteps:  100000,
+		MaxSteps:  1000000,
 		Watchdog:  10 * time.Second,
 		Backer:    checkpoint.Rerun{},
 	}

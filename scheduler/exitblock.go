@@ -145,6 +145,10 @@ type block struct {
 	log      []access // accesses after the first spawn, to compute a spawn branch's set
 	lastSync int64    // event number of the block's last lock enter, notify or similar
 	allocs0  int32    // objects the thread had registered at RetPt
+	// solo: at RetPt no other thread was enabled or delayed, so no branch
+	// will ever carry this block's reads and writes; they are not recorded
+	// (sequential code costs little). A spawn's log is still kept.
+	solo bool
 }
 
 // explorer is the ExitBlock family for one test: the stack of branches and
@@ -267,6 +271,7 @@ func (ex *explorer) loop() *thread {
 	b.log = b.log[:0]
 	b.lastSync = 0
 	b.allocs0 = b.thread.allocs
+	b.solo = !b.old.enabled.hasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
 	if b.retPt > ex.stats.maxDepth {
 		ex.stats.maxDepth = b.retPt
 	}
@@ -292,7 +297,9 @@ func (ex *explorer) spawned(child *thread) {
 // access: "if (curThread performs a read/write) record it in the reads/writes set".
 func (ex *explorer) access(addr, size uintptr, write bool) {
 	b := &ex.blk
-	b.rw.add(addr, size, write)
+	if !b.solo {
+		b.rw.add(addr, size, write)
+	}
 	if len(b.spawns) > 0 {
 		b.log = append(b.log, access{addr, size, write})
 	}
