@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"testing"
+	"unsafe"
 
 	xb "github.com/xbtest/xbtest/scheduler"
 )
@@ -75,4 +76,40 @@ func BenchmarkLockOps20(b *testing.B) {
 			})
 		}
 	}, xb.DefaultConfig())
+}
+
+var hookSink int
+
+// BenchmarkMemoryHook is the cost of one Read hook in sequential code (one
+// goroutine: nothing to schedule).
+func BenchmarkMemoryHook(b *testing.B) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 0
+	x := new(int)
+	n := b.N
+	b.ResetTimer()
+	xb.Explore("hooks", func(t *xb.T) {
+		for range n {
+			xb.Read(unsafe.Pointer(x), 8, 0)
+		}
+	}, cfg)
+}
+
+// BenchmarkMemoryHookTwoGoroutines is the same with a second goroutine
+// alive: read/write sets are recorded.
+func BenchmarkMemoryHookTwoGoroutines(b *testing.B) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 0
+	cfg.MaxSchedules = 1
+	x := xb.New(new(int))
+	n := b.N
+	b.ResetTimer()
+	xb.Explore("hooks", func(t *xb.T) {
+		done := xb.MakeChan[bool](0)
+		xb.Go(func() { xb.Recv(done) })
+		for range n {
+			xb.Read(unsafe.Pointer(x), 8, 0)
+		}
+		xb.Send(done, true)
+	}, cfg)
 }

@@ -127,7 +127,6 @@ func (b *branch) prefixLen() int {
 type spawnPoint struct {
 	event   int64
 	st      ebState
-	logAt   int
 	choices int
 	allocs  int32
 }
@@ -142,7 +141,7 @@ type block struct {
 	rw       rwSet   // reads and writes of the block
 	choices  []int32
 	spawns   []spawnPoint
-	log      []access // accesses after the first spawn, to compute a spawn branch's set
+	after    timedSet // accesses after the first spawn, to compute a spawn branch's set
 	lastSync int64    // event number of the block's last lock enter, notify or similar
 	allocs0  int32    // objects the thread had registered at RetPt
 	// solo: at RetPt no other thread was enabled or delayed, so no branch
@@ -268,7 +267,7 @@ func (ex *explorer) loop() *thread {
 	b.rw.reset()
 	b.choices = nil
 	b.spawns = b.spawns[:0]
-	b.log = b.log[:0]
+	b.after.reset()
 	b.lastSync = 0
 	b.allocs0 = b.thread.allocs
 	b.solo = !b.old.enabled.hasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
@@ -288,7 +287,6 @@ func (ex *explorer) spawned(child *thread) {
 	b.spawns = append(b.spawns, spawnPoint{
 		event:   ex.r.events,
 		st:      ex.st.clone(),
-		logAt:   len(b.log),
 		choices: len(b.choices),
 		allocs:  b.thread.allocs,
 	})
@@ -301,7 +299,7 @@ func (ex *explorer) access(addr, size uintptr, write bool) {
 		b.rw.add(addr, size, write)
 	}
 	if len(b.spawns) > 0 {
-		b.log = append(b.log, access{addr, size, write})
+		b.after.add(addr, size, write, ex.r.events)
 	}
 	if ex.needUnknown {
 		if kind, _ := ex.r.heap.classify(addr); kind == regionUnknown {
@@ -473,19 +471,16 @@ func (ex *explorer) pushSpawnBranches() {
 	cur := b.thread
 	for i := range b.spawns {
 		sp := &b.spawns[i]
-		if len(b.log) == sp.logAt && b.lastSync <= sp.event {
+		if b.after.last <= sp.event && b.lastSync <= sp.event {
 			continue
 		}
-		var rest rwSet
-		for _, a := range b.log[sp.logAt:] {
-			rest.add(a.addr, a.size, a.write)
-		}
+		rest := b.after.since(sp.event)
 		if b.rw.unknownR || b.rw.unknownW {
 			rest.unknownR, rest.unknownW = b.rw.unknownR, b.rw.unknownW
 		}
 		st := sp.st
 		st.enabled.remove(cur.idx)
-		st.delayed = ex.saveDelayed(st.delayed, &rest, cur, sp.allocs)
+		st.delayed = ex.saveDelayed(st.delayed, rest, cur, sp.allocs)
 		if st.enabled.empty() {
 			continue
 		}

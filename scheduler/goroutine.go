@@ -27,10 +27,14 @@ func Goexit() { runtime.Goexit() }
 // loop back edges, so that a loop that touches no shared state still counts
 // towards the step bound (the thesis's terminateAfter) instead of hanging.
 func Step() {
-	r, t := enter()
-	if r != nil {
-		r.event(t)
+	if r := active.Load(); r != nil {
+		r.step()
 	}
+}
+
+func (r *run) step() {
+	_, t := enter()
+	r.event(t)
 }
 
 // Gosched replaces runtime.Gosched. The explorer already considers a switch

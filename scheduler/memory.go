@@ -44,27 +44,33 @@ func (p Pos) String() string {
 	return shortPos(positions.file[p], int(positions.line[p]))
 }
 
-// Read reports that the running goroutine read size bytes at addr.
+// Read reports that the running goroutine read size bytes at addr. It is
+// small enough to be inlined into instrumented code: outside an execution
+// it costs one atomic load.
 func Read(addr unsafe.Pointer, size uintptr, pos Pos) {
-	r, t := enter()
-	if r == nil {
-		return
-	}
-	r.event(t)
-	if r.exploring {
-		r.ex.access(uintptr(addr), size, false)
+	if r := active.Load(); r != nil {
+		r.memory(addr, size, false)
 	}
 }
 
 // Write reports that the running goroutine wrote size bytes at addr.
 func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
-	r, t := enter()
-	if r == nil {
-		return
+	if r := active.Load(); r != nil {
+		r.memory(addr, size, true)
+	}
+}
+
+func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool) {
+	t := r.cur
+	if t.g != getg() {
+		r.foreign()
+	}
+	if r.dead.Load() {
+		panic(teardown{})
 	}
 	r.event(t)
 	if r.exploring {
-		r.ex.access(uintptr(addr), size, true)
+		r.ex.access(uintptr(addr), size, write)
 	}
 }
 

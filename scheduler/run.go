@@ -112,12 +112,14 @@ const (
 )
 
 type run struct {
-	ex     *explorer
-	cfg    *Config
-	epoch  uint64
-	body   func(*T)
-	name   string
-	number int // the schedule this execution explores, 1-based
+	ex       *explorer
+	cfg      *Config
+	trace    bool  // cfg.Trace, read at every event
+	maxSteps int64 // cfg.MaxSteps
+	epoch    uint64
+	body     func(*T)
+	name     string
+	number   int // the schedule this execution explores, 1-based
 
 	threads []*thread
 	spare   []*thread // thread structs of earlier executions, reused
@@ -163,6 +165,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 		r.chans = make(map[unsafe.Pointer]any)
 	}
 	r.ex, r.cfg, r.name, r.body, r.replay = ex, cfg, name, body, replay
+	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.epoch = epochs.Add(1)
 	r.number = 0
 	r.threads = r.threads[:0]
@@ -250,7 +253,7 @@ func (r *run) event(t *thread) {
 	if r.events&255 == 0 {
 		r.beat.Store(r.events)
 	}
-	if r.cfg.Trace {
+	if r.trace {
 		t.record()
 		if r.traceOnly && r.k == len(r.replay)-1 {
 			if d := &r.replay[r.k]; d.mid && r.events == d.end {
@@ -260,7 +263,7 @@ func (r *run) event(t *thread) {
 			}
 		}
 	}
-	if r.cfg.MaxSteps > 0 && t.steps > r.cfg.MaxSteps && !t.frozen {
+	if r.maxSteps > 0 && t.steps > r.maxSteps && !t.frozen {
 		r.tooManySteps(t)
 	}
 }
