@@ -48,6 +48,7 @@ type Finding struct {
 	Goroutines []Goroutine `json:"goroutines,omitempty"`
 	Schedule   int         `json:"schedule"` // 1-based number of the first schedule that showed it
 	Count      int         `json:"count"`    // how many explored schedules showed it
+	Log        []string    `json:"log,omitempty"` // the test's t.Log lines up to the finding, on its first schedule
 	Blocks     []Block     `json:"blocks,omitempty"`
 	path       []decision
 	key        string

@@ -532,3 +532,13 @@ func TestRandIsFixedPerExecution(t *testing.T) {
 		t.Errorf("executions drew %v", seqs)
 	}
 }
+
+func TestFindingsCarryTheLog(t *testing.T) {
+	f := one(t, func(t *xb.T) {
+		t.Logf("starting with %d", 3)
+		t.Errorf("bad")
+	}, xb.KindAssertion, "bad")
+	if len(f.Log) != 2 || !strings.HasSuffix(f.Log[0], ": starting with 3") || !strings.HasSuffix(f.Log[1], ": bad") {
+		t.Errorf("log %q", f.Log)
+	}
+}

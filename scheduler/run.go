@@ -686,6 +686,9 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 // to it.
 func (r *run) addFinding(f *Finding, key string) {
 	f.key = key
+	if r.t0 != nil {
+		f.Log = append([]string(nil), r.t0.logs...)
+	}
 	if r.exploring {
 		f.path = r.ex.pathPrefix()
 	} else {
