@@ -1,0 +1,156 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+)
+
+func parseSrc(t *testing.T, src string) (*token.FileSet, *ast.File, *editor) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "/x/f.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fset, f, newEditor(fset.File(f.Pos()), []byte(src))
+}
+
+// TestEditNesting checks that edits nest: a replacement refers to the
+// original text of its parts, rendered with the edits inside them.
+func TestEditNesting(t *testing.T) {
+	src := "package p\n\nfunc f() {\n\tch <- <-in\n}\n"
+	_, f, ed := parseSrc(t, src)
+	send := f.Decls[0].(*ast.FuncDecl).Body.List[0].(*ast.SendStmt)
+	recv := send.Value.(*ast.UnaryExpr)
+	ed.replace(recv, lit("xb.Recv("), ed.srcOf(recv.X), lit(")"))
+	ed.replace(send, lit("xb.Send("), ed.srcOf(send.Chan), lit(", "), ed.srcOf(send.Value), lit(")"))
+	ed.insert(send.Pos(), "before; ")
+	out, _, err := ed.render("/x/f.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "//line /x/f.go:1\npackage p\n\nfunc f() {\n\tbefore; xb.Send(ch, xb.Recv(in))\n}\n"
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestEditLineDirectives checks that text moved to another line carries a
+// directive giving its original line, and that the text after it gets its
+// own line back.
+func TestEditLineDirectives(t *testing.T) {
+	src := "package p\n\nvar x = f(a,\n\tb)\n\nvar y = 1\n"
+	fset, f, ed := parseSrc(t, src)
+	call := f.Decls[0].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.CallExpr)
+	// Swap the arguments: b moves to line 3, a to line 4.
+	ed.replace(call, lit("g("), ed.srcOf(call.Args[1]), lit(", "), ed.srcOf(call.Args[0]), lit(")"))
+	out, _, err := ed.render("/x/f.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := parser.ParseFile(fset, "/tmp/rewritten.go", out, 0)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := map[string]int{}
+	ast.Inspect(f2, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			p := fset.Position(id.Pos())
+			if p.Filename != "/x/f.go" {
+				t.Errorf("%s at %s", id.Name, p)
+			}
+			lines[id.Name] = p.Line
+		}
+		return true
+	})
+	for name, line := range map[string]int{"x": 3, "a": 3, "b": 4, "y": 6} {
+		if lines[name] != line {
+			t.Errorf("%s at line %d, want %d\n%s", name, lines[name], line, out)
+		}
+	}
+}
+
+// TestEditColumnOneComment checks that a directive in front of a comment
+// that starts its line keeps the comment at column 1 (//go:embed).
+func TestEditColumnOneComment(t *testing.T) {
+	src := "package p\n\nvar a = []int{1,\n2}\n\n//go:embed x\nvar b string\n"
+	_, f, ed := parseSrc(t, src)
+	lit0 := f.Decls[0].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.CompositeLit)
+	ed.replace(lit0, lit("nil"))
+	out, _, err := ed.render("/x/f.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "\n//go:embed x\n") {
+		t.Errorf("//go:embed not at column 1:\n%s", out)
+	}
+}
+
+func TestEditOverlapIsAnError(t *testing.T) {
+	src := "package p\n\nvar x = a + b\n"
+	_, f, ed := parseSrc(t, src)
+	bin := f.Decls[0].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.BinaryExpr)
+	ed.replaceRange(bin.X.Pos(), bin.OpPos+1, lit("z"))
+	ed.replaceRange(bin.OpPos, bin.End(), lit("w"))
+	if _, _, err := ed.render("/x/f.go", ""); err == nil {
+		t.Error("overlapping edits rendered")
+	}
+}
+
+func TestTestKind(t *testing.T) {
+	src := `package p
+import "testing"
+func TestA(t *testing.T) {}
+func Testb(t *testing.T) {}
+func TestMain(m *testing.M) {}
+func Test(t *testing.T) {}
+func BenchmarkA(b *testing.B) {}
+func FuzzA(f *testing.F) {}
+func ExampleA() {}
+func Example_b() {}
+func ExampleC(x int) {}
+func TestG[T any](t *testing.T) {}
+`
+	_, f, _ := parseSrc(t, src)
+	want := map[string]funcKind{"TestA": kindTest, "Testb": kindOther, "TestMain": kindOther, "Test": kindTest,
+		"BenchmarkA": kindDrop, "FuzzA": kindDrop, "ExampleA": kindDrop, "Example_b": kindDrop, "ExampleC": kindOther, "TestG": kindOther}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			if got := testKind(fd); got != want[fd.Name.Name] {
+				t.Errorf("%s: kind %d, want %d", fd.Name.Name, got, want[fd.Name.Name])
+			}
+		}
+	}
+}
+
+func TestMatcher(t *testing.T) {
+	m := newMatcher([]string{"golang.org/x/sync/...", "example.com/a", "example.com/*/b/..."})
+	for path, want := range map[string]int{
+		"golang.org/x/sync":          0,
+		"golang.org/x/sync/errgroup": 0,
+		"golang.org/x/syncx":         -1,
+		"example.com/a":              1,
+		"example.com/a/c":            -1,
+	} {
+		if got := m.match(path); got != want {
+			t.Errorf("match(%q) = %d, want %d", path, got, want)
+		}
+	}
+}
+
+func TestRequireGo(t *testing.T) {
+	got, err := requireGo([]byte("// Copyright\n\n//go:build amd64 || arm64\n\npackage p\n"), "1.26.0")
+	if err != nil || !strings.Contains(string(got), "//go:build go1.26 && (amd64 || arm64)\n") {
+		t.Errorf("requireGo: %q, %v", got, err)
+	}
+	got, _ = requireGo([]byte("package p\n"), "1.26.0")
+	if string(got) != "//go:build go1.26\n\npackage p\n" {
+		t.Errorf("requireGo: %q", got)
+	}
+	if !versionLess("1.12", "1.18") || versionLess("1.26", "1.26") || !versionLess("1.26", "1.26.0") {
+		t.Error("versionLess")
+	}
+}

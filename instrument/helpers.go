@@ -1,0 +1,422 @@
+package instrument
+
+import (
+	"fmt"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Rewritten code calls the scheduler (imported as xb) and a few generic
+// helpers that the rewriter adds to each package in a generated file (the
+// "helper file" of a compilation unit: the package, the additions of its
+// internal test files, its external test package). Helpers keep the rewrite
+// free of type names: `p.n` read becomes `_xbLoad(&p.n, pos)`, whatever the
+// type of p.n, so unexported types of other packages and types declared in
+// functions need no spelling.
+//
+// A file whose Go version predates generics (a module with `go 1.12`) can
+// call neither the helpers nor the scheduler's generic functions, and its
+// version must not be raised: that would change its loop variable semantics.
+// Such a file calls a non-generic wrapper per instantiation instead,
+// generated into the helper file, which carries //go:build go1.18: since Go
+// 1.21 a go1.N build constraint gives that one file the language version
+// max(go1.N, go1.21), so the wrappers may instantiate generics while the
+// user's files keep go1.12.
+
+// helper describes a generic function rewritten code calls, with what a
+// wrapper of one instantiation needs.
+type helper struct {
+	call    string   // the name rewritten code uses; "xb." means the scheduler
+	tparams []string // type parameters, in order
+	params  string   // wrapper parameters, with {T} placeholders and {xb}
+	results string   // wrapper results
+	args    string   // the wrapper's call arguments
+}
+
+var (
+	hLoad     = &helper{"_xbLoad", []string{"T"}, "p *{T}, pos {xb}.Pos", "{T}", "p, pos"}
+	hStore    = &helper{"_xbStore", []string{"T"}, "p *{T}, pos {xb}.Pos", "*{T}", "p, pos"}
+	hRMW      = &helper{"_xbRMW", []string{"T"}, "p *{T}, pos {xb}.Pos", "*{T}", "p, pos"}
+	hWrote    = &helper{"_xbWrote", []string{"T"}, "p *{T}, pos {xb}.Pos", "", "p, pos"}
+	hRMWd     = &helper{"_xbRMWd", []string{"T"}, "p *{T}, pos {xb}.Pos", "", "p, pos"}
+	hMapLoad  = &helper{"_xbMapLoad", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "{M}", "m, pos"}
+	hMapStore = &helper{"_xbMapStore", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "{M}", "m, pos"}
+	hMapRMW   = &helper{"_xbMapRMW", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "{M}", "m, pos"}
+	hMapWrote = &helper{"_xbMapWrote", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "", "m, pos"}
+	hSlice    = &helper{"_xbSlice", []string{"S", "E"}, "s {S}", "{S}", "s"}
+	hMakeChan = &helper{"_xbMakeChan", []string{"C", "E"}, "size int", "{C}", "size"}
+	hChanV    = &helper{"_xbChanV", []string{"T"}, "c <-chan {T}", "(<-chan {T}, {T})", "c"}
+	hRecvSlot = &helper{"_xbRecvSlot", []string{"T"}, "c <-chan {T}", "*_xbSlot[{T}]", "c"}
+	hMapIter  = &helper{"_xbMapIter", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "(*_xbMapIt[{K}, {V}], {K}, {V})", "m, pos"}
+
+	hSend     = &helper{"xb.Send", []string{"T"}, "ch chan<- {T}, v {T}", "", "ch, v"}
+	hRecv     = &helper{"xb.Recv", []string{"T"}, "ch <-chan {T}", "{T}", "ch"}
+	hRecv2    = &helper{"xb.Recv2", []string{"T"}, "ch <-chan {T}", "({T}, bool)", "ch"}
+	hClose    = &helper{"xb.Close", []string{"T"}, "ch chan<- {T}", "", "ch"}
+	hLen      = &helper{"xb.Len", []string{"T"}, "ch <-chan {T}", "int", "ch"}
+	hLenSend  = &helper{"xb.LenSend", []string{"T"}, "ch chan<- {T}", "int", "ch"}
+	hNew      = &helper{"xb.New", []string{"T"}, "p *{T}", "*{T}", "p"}
+	hNewMap   = &helper{"xb.NewMap", []string{"M", "K", "V"}, "m {M}", "{M}", "m"}
+	hSendCase = &helper{"xb.SendCase", []string{"T"}, "ch chan<- {T}, v {T}", "{xb}.Case", "ch, v"}
+	hRecvCase = &helper{"xb.RecvCase", []string{"T"}, "ch <-chan {T}, dst *{T}", "{xb}.Case", "ch, dst"}
+)
+
+// Names the helper files give their imports.
+const (
+	genXB     = "_xbs"
+	genUnsafe = "_xbunsafe"
+)
+
+// genFile is the generated helper file of one compilation unit.
+type genFile struct {
+	pkgName  string
+	unitTag  string // keeps the wrapper names of the units of one package apart
+	path     string // where the overlay puts it
+	imports  *importSet
+	generics bool // define the generic helpers here
+	needTag  bool // the module's Go version predates generics
+	wrappers map[string]string
+	wsrc     []string
+	globals  []string
+}
+
+func newGenFile(pkg *types.Package, path string) *genFile {
+	return &genFile{pkgName: pkg.Name(), path: path, imports: newImportSet(pkg), wrappers: map[string]string{}}
+}
+
+// wrapper returns the name of the non-generic wrapper of h instantiated
+// with targs, creating it on first use.
+func (g *genFile) wrapper(h *helper, targs []types.Type) (string, error) {
+	if len(targs) != len(h.tparams) {
+		panic(fmt.Sprintf("instrument: %s takes %d type arguments, got %d", h.call, len(h.tparams), len(targs)))
+	}
+	strs := make([]string, len(targs))
+	for i, t := range targs {
+		s, err := g.imports.typeString(t)
+		if err != nil {
+			return "", err
+		}
+		strs[i] = s
+	}
+	key := h.call + "[" + strings.Join(strs, ", ") + "]"
+	if n, ok := g.wrappers[key]; ok {
+		return n, nil
+	}
+	name := "_xbW" + g.unitTag + strconv.Itoa(len(g.wrappers))
+	g.wrappers[key] = name
+	repl := []string{"{xb}", genXB}
+	for i, tp := range h.tparams {
+		repl = append(repl, "{"+tp+"}", strs[i])
+	}
+	r := strings.NewReplacer(repl...)
+	callee := h.call
+	if rest, ok := strings.CutPrefix(callee, "xb."); ok {
+		callee = genXB + "." + rest
+	}
+	body := fmt.Sprintf("%s[%s](%s)", callee, strings.Join(strs, ", "), h.args)
+	if h.results != "" {
+		body = "return " + body
+	}
+	g.wsrc = append(g.wsrc, fmt.Sprintf("// %s is %s.\nfunc %s(%s) %s { %s }\n", name, key, name, r.Replace(h.params), r.Replace(h.results), body))
+	return name, nil
+}
+
+// global registers a package-level variable of the unit.
+func (g *genFile) global(name, display string) {
+	g.globals = append(g.globals, fmt.Sprintf("\t%s.Global(%s.Pointer(&%s), %s.Sizeof(%s), %s)\n", genXB, genUnsafe, name, genUnsafe, name, quote(display)))
+}
+
+func (g *genFile) empty() bool {
+	return !g.generics && len(g.wsrc) == 0 && len(g.globals) == 0
+}
+
+// source returns the file's text.
+func (g *genFile) source() []byte {
+	var b strings.Builder
+	b.WriteString("// Code generated by xbtest. DO NOT EDIT.\n\n")
+	if g.needTag {
+		b.WriteString("//go:build go1.18\n\n")
+	}
+	fmt.Fprintf(&b, "package %s\n\nimport (\n", g.pkgName)
+	fmt.Fprintf(&b, "\t%s %s\n\t%s \"unsafe\"\n", genXB, quote(schedulerPath), genUnsafe)
+	if g.generics {
+		b.WriteString("\t_xbreflect \"reflect\"\n\t_xbsort \"sort\"\n\t_xbstrings \"strings\"\n")
+	}
+	for _, imp := range g.imports.decls() {
+		fmt.Fprintf(&b, "\t%s\n", imp)
+	}
+	b.WriteString(")\n\n")
+	fmt.Fprintf(&b, "var _ %s.Pos\nvar _ %s.Pointer\n\n", genXB, genUnsafe)
+	if g.generics {
+		b.WriteString(genericHelpers)
+	}
+	if len(g.globals) > 0 {
+		b.WriteString("\n// Package-level variables, registered so that they have the same name in\n// every execution.\nvar _ = func() bool {\n")
+		globals := append([]string(nil), g.globals...)
+		sort.Strings(globals)
+		for _, l := range globals {
+			b.WriteString(l)
+		}
+		b.WriteString("\treturn true\n}()\n")
+	}
+	if len(g.wsrc) > 0 {
+		b.WriteString("\n// Wrappers for files whose Go version predates generics.\n\n")
+		for _, w := range g.wsrc {
+			b.WriteString(w)
+		}
+	}
+	return []byte(b.String())
+}
+
+// genericHelpers are defined once per package (and once per external test
+// package). Their names start with _xb, which also lets reports skip their
+// frames.
+const genericHelpers = `// _xbLoad reports a read of *p and returns its value.
+func _xbLoad[T any](p *T, pos _xbs.Pos) T {
+	_xbs.Read(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+	return *p
+}
+
+// _xbStore reports a write of *p and returns p for the assignment.
+func _xbStore[T any](p *T, pos _xbs.Pos) *T {
+	_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+	return p
+}
+
+// _xbAssign reports a write of *p after v was evaluated, then stores v
+// (the form of files without generics, whose wrappers convert v).
+func _xbAssign[T any](p *T, v T, pos _xbs.Pos) {
+	_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+	*p = v
+}
+
+// _xbRef is a location about to be assigned: _xbAt(&x, pos).set(v) is
+// x = v with the write reported after v was evaluated. Unlike a generic
+// function of p and v, the method converts v to the location's type as an
+// assignment does (an ed25519.PrivateKey into a []byte, a concrete type
+// into an interface), where type inference would fail.
+type _xbRef[T any] struct {
+	p   *T
+	pos _xbs.Pos
+}
+
+func _xbAt[T any](p *T, pos _xbs.Pos) _xbRef[T] { return _xbRef[T]{p, pos} }
+
+func (r _xbRef[T]) set(v T) {
+	_xbs.Write(_xbunsafe.Pointer(r.p), _xbunsafe.Sizeof(*r.p), r.pos)
+	*r.p = v
+}
+
+// _xbRMW reports a read and a write of *p (x op= y, x++).
+func _xbRMW[T any](p *T, pos _xbs.Pos) *T {
+	_xbs.Read(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+	_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+	return p
+}
+
+// _xbWrote reports a write of *p that has just happened (after a
+// right-hand side that called functions, so that the write belongs to the
+// atomic block it happened in).
+func _xbWrote[T any](p *T, pos _xbs.Pos) {
+	_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+}
+
+// _xbRMWd is _xbWrote for x op= f().
+func _xbRMWd[T any](p *T, pos _xbs.Pos) {
+	_xbs.Read(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+	_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+}
+
+// A map is one location.
+
+func _xbMapLoad[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
+	if m != nil {
+		_xbs.Read(_xbs.MapAddr(m), 1, pos)
+	}
+	return m
+}
+
+func _xbMapStore[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
+	if m != nil {
+		_xbs.Write(_xbs.MapAddr(m), 1, pos)
+	}
+	return m
+}
+
+func _xbMapRMW[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
+	if m != nil {
+		_xbs.Read(_xbs.MapAddr(m), 1, pos)
+		_xbs.Write(_xbs.MapAddr(m), 1, pos)
+	}
+	return m
+}
+
+func _xbMapWrote[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) {
+	if m != nil {
+		_xbs.Write(_xbs.MapAddr(m), 1, pos)
+	}
+}
+
+// _xbSlice registers the backing array of s, keeping the type of s.
+func _xbSlice[S ~[]E, E any](s S) S {
+	_xbs.Slice([]E(s))
+	return s
+}
+
+// _xbMakeChan makes a channel of a named channel type.
+func _xbMakeChan[C ~chan E, E any](size int) C {
+	return C(_xbs.MakeChan[E](size))
+}
+
+// _xbSender converts a value sent on a channel as an assignment would:
+// xb.Send(_xbChanOf(ch).val(v)), where xb.Send(ch, v) would not infer its
+// type argument.
+type _xbSender[T any] struct{ c chan<- T }
+
+func _xbChanOf[T any](c chan<- T) _xbSender[T] { return _xbSender[T]{c} }
+
+func (s _xbSender[T]) val(v T) (chan<- T, T) { return s.c, v }
+
+// _xbChanV starts a loop over a channel: the channel, evaluated once, and
+// the zero value that declares the loop variable.
+func _xbChanV[T any](c <-chan T) (<-chan T, T) {
+	var v T
+	return c, v
+}
+
+// select: _xbSlot holds a receive case's channel and value, _xbSelRes the
+// ok of the chosen case.
+
+type _xbSlot[T any] struct {
+	c <-chan T
+	v T
+}
+
+func _xbRecvSlot[T any](c <-chan T) *_xbSlot[T] { return &_xbSlot[T]{c: c} }
+
+type _xbSelRes struct{ ok bool }
+
+func (s *_xbSelRes) set(i int, ok bool) int {
+	s.ok = ok
+	return i
+}
+
+// _xbMapIt iterates over a map in a fixed order: the keys present when the
+// loop starts, sorted, skipping those deleted during the loop (Go allows
+// entries added during the loop to be skipped). Keys that only compare by
+// address (pointers, channels) keep an order that depends on addresses.
+type _xbMapIt[K comparable, V any] struct {
+	m    map[K]V
+	keys []K
+	i    int
+	pos  _xbs.Pos
+}
+
+func _xbMapIter[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) (*_xbMapIt[K, V], K, V) {
+	it := &_xbMapIt[K, V]{m: m, pos: pos}
+	if m != nil {
+		_xbs.Read(_xbs.MapAddr(m), 1, pos)
+		it.keys = make([]K, 0, len(m))
+		for k := range m {
+			it.keys = append(it.keys, k)
+		}
+		_xbSortKeys(it.keys)
+	}
+	var k K
+	var v V
+	return it, k, v
+}
+
+func (it *_xbMapIt[K, V]) next(k *K, v *V) bool {
+	for it.i < len(it.keys) {
+		key := it.keys[it.i]
+		it.i++
+		_xbs.Read(_xbs.MapAddr(it.m), 1, it.pos)
+		val, ok := it.m[key]
+		if !ok {
+			continue
+		}
+		if k != nil {
+			*k = key
+		}
+		if v != nil {
+			*v = val
+		}
+		return true
+	}
+	return false
+}
+
+func _xbSortKeys[K comparable](keys []K) {
+	switch ks := any(keys).(type) {
+	case []string:
+		_xbsort.Strings(ks)
+		return
+	case []int:
+		_xbsort.Ints(ks)
+		return
+	}
+	_xbsort.SliceStable(keys, func(i, j int) bool {
+		return _xbCompare(_xbreflect.ValueOf(&keys[i]).Elem(), _xbreflect.ValueOf(&keys[j]).Elem()) < 0
+	})
+}
+
+// _xbCompare is a total order on comparable values, by content where there
+// is one.
+func _xbCompare(a, b _xbreflect.Value) int {
+	cmp := func(less, greater bool) int {
+		if less {
+			return -1
+		}
+		if greater {
+			return 1
+		}
+		return 0
+	}
+	switch a.Kind() {
+	case _xbreflect.Bool:
+		return cmp(!a.Bool() && b.Bool(), a.Bool() && !b.Bool())
+	case _xbreflect.Int, _xbreflect.Int8, _xbreflect.Int16, _xbreflect.Int32, _xbreflect.Int64:
+		return cmp(a.Int() < b.Int(), a.Int() > b.Int())
+	case _xbreflect.Uint, _xbreflect.Uint8, _xbreflect.Uint16, _xbreflect.Uint32, _xbreflect.Uint64, _xbreflect.Uintptr:
+		return cmp(a.Uint() < b.Uint(), a.Uint() > b.Uint())
+	case _xbreflect.Float32, _xbreflect.Float64:
+		x, y := a.Float(), b.Float()
+		return cmp(x < y || x != x && y == y, x > y || y != y && x == x)
+	case _xbreflect.Complex64, _xbreflect.Complex128:
+		x, y := a.Complex(), b.Complex()
+		if c := cmp(real(x) < real(y), real(x) > real(y)); c != 0 {
+			return c
+		}
+		return cmp(imag(x) < imag(y), imag(x) > imag(y))
+	case _xbreflect.String:
+		return _xbstrings.Compare(a.String(), b.String())
+	case _xbreflect.Pointer, _xbreflect.Chan, _xbreflect.UnsafePointer:
+		return cmp(a.Pointer() < b.Pointer(), a.Pointer() > b.Pointer())
+	case _xbreflect.Array:
+		for i := 0; i < a.Len(); i++ {
+			if c := _xbCompare(a.Index(i), b.Index(i)); c != 0 {
+				return c
+			}
+		}
+	case _xbreflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if c := _xbCompare(a.Field(i), b.Field(i)); c != 0 {
+				return c
+			}
+		}
+	case _xbreflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return cmp(a.IsNil() && !b.IsNil(), !a.IsNil() && b.IsNil())
+		}
+		ta, tb := a.Elem().Type().String(), b.Elem().Type().String()
+		if ta != tb {
+			return _xbstrings.Compare(ta, tb)
+		}
+		return _xbCompare(a.Elem(), b.Elem())
+	}
+	return 0
+}
+`

@@ -1,0 +1,560 @@
+package instrument
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The tests rewrite the modules of testdata (each a module of its own,
+// outside xbtest's module as far as the go command is concerned), build
+// them with the plan and run them: the scheduler's RunTest explores each
+// test and appends one JSON line per test to $XBTEST_RESULTS.
+
+// cacheDir is shared by the tests, so that the copy of the scheduler is
+// compiled once.
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "xbtest-instrument-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	cacheDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// report is the part of a results line the tests look at.
+type report struct {
+	Test      string
+	Schedules int
+	Complete  bool
+	Internal  string
+	Findings  []struct {
+		Kind    string
+		Message string
+		Pos     string
+	}
+}
+
+func (r report) kinds() []string {
+	var ks []string
+	for _, f := range r.Findings {
+		ks = append(ks, f.Kind)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func testdata(name string) string {
+	dir, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return dir
+}
+
+func prepare(t testing.TB, opt Options) *Plan {
+	t.Helper()
+	if opt.CacheDir == "" {
+		opt.CacheDir = cacheDir
+	}
+	if len(opt.Patterns) == 0 {
+		opt.Patterns = []string{"./..."}
+	}
+	opt.Log = t.Logf
+	plan, err := Prepare(context.Background(), opt)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	t.Cleanup(plan.Cleanup)
+	return plan
+}
+
+// runPlan runs go test with the plan and returns the reports by test name
+// and go test's output. Tests with findings fail, so go test's exit status
+// is not checked, but a build failure is.
+func runPlan(t *testing.T, plan *Plan, patterns ...string) (map[string]report, string) {
+	t.Helper()
+	return runPlanEnv(t, plan, nil, patterns...)
+}
+
+// runPlanEnv is runPlan with more environment.
+func runPlanEnv(t *testing.T, plan *Plan, env []string, patterns ...string) (map[string]report, string) {
+	t.Helper()
+	results := filepath.Join(t.TempDir(), "results.jsonl")
+	args := append([]string{"test", "-count=1", "-timeout=120s"}, plan.BuildArgs...)
+	if len(patterns) == 0 {
+		for _, p := range plan.Packages {
+			patterns = append(patterns, p.ImportPath)
+		}
+	}
+	args = append(args, patterns...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = plan.Dir
+	cmd.Env = append(append(append(os.Environ(), plan.Env...), env...), "XBTEST_RESULTS="+results)
+	out, _ := cmd.CombinedOutput()
+	if bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")) {
+		t.Fatalf("go %s:\n%s", strings.Join(args, " "), out)
+	}
+	reports := map[string]report{}
+	f, err := os.Open(results)
+	if err != nil {
+		t.Fatalf("no results (%v); go test said:\n%s", err, out)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r report
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("bad results line %s: %v", sc.Text(), err)
+		}
+		reports[r.Test] = r
+	}
+	return reports, string(out)
+}
+
+// checkReports compares the kinds of findings of every test with want.
+func checkReports(t *testing.T, reports map[string]report, want map[string][]string, out string) {
+	t.Helper()
+	for name, kinds := range want {
+		r, ok := reports[name]
+		if !ok {
+			t.Errorf("%s: no report; go test said:\n%s", name, out)
+			continue
+		}
+		if r.Internal != "" {
+			t.Errorf("%s: internal error: %s", name, r.Internal)
+		}
+		if got := r.kinds(); !reflect.DeepEqual(got, kinds) {
+			t.Errorf("%s: findings %v, want %v: %+v", name, got, kinds, r.Findings)
+		}
+	}
+	for name := range reports {
+		if _, ok := want[name]; !ok {
+			t.Errorf("unexpected report for %s", name)
+		}
+	}
+}
+
+// lineOf returns the line of the first line of file containing marker.
+func lineOf(t *testing.T, file, marker string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, marker) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s: no line contains %q", file, marker)
+	return 0
+}
+
+// TestBasic rewrites and runs the module testdata/basic, one package per
+// feature, in one go test run.
+func TestBasic(t *testing.T) {
+	plan := prepare(t, Options{Dir: testdata("basic")})
+	reports, out := runPlan(t, plan)
+	none := []string(nil)
+	checkReports(t, reports, map[string][]string{
+		// counter: an embedded mutex, a package-level counter, a lost update.
+		"TestLockedCounter": none,
+		"TestLostUpdate":    {"assertion"},
+		"TestGlobalTotal":   none,
+		// lockorder
+		"TestLockOrder":      {"lock-cycle"},
+		"TestLockOrderFixed": none,
+		// chans
+		"TestChanPingPong":      none,
+		"TestChanBufferedRange": none,
+		"TestChanSelectDefault": none,
+		"TestChanSelectChoice":  {"assertion"},
+		"TestChanMerge":         none,
+		"TestChanErrs":          none,
+		"TestChanConvert":       none,
+		"TestChanDeadlock":      {"deadlock"},
+		// syncs
+		"TestSyncOnce":      none,
+		"TestSyncCondQueue": none,
+		"TestSyncRWMutex":   none,
+		"TestSyncAtomics":   none,
+		"TestSyncMapPool":   none,
+		// generic
+		"TestGenericStack": none,
+		"TestGenericMap":   none,
+		// goargs: method values, multi-value arguments, evaluation order.
+		"TestGoArgs": none,
+		// panics
+		"TestPanicInGoroutine": {"panic"},
+		"TestPanicRecovered":   none,
+		// tags, TestMain, internal and external tests, embed
+		"TestTagsDefault": none,
+		"TestTestMainRan": none,
+		"TestXTInternal":  none,
+		"TestXTExternal":  none,
+		"TestEmbed":       none,
+		// maps: fixed iteration order, a map shared under a lock.
+		"TestMapOrder":  none,
+		"TestMapShared": none,
+		// helpers: testing.TB helpers, table-driven subtests.
+		"TestHelpersSubtests": {"assertion"},
+		// rnd: math/rand draws the same numbers in every execution.
+		"TestRandomWork": none,
+		// memdeps, with the default algorithm: lock enters are writes.
+		"TestMemGlobal":   {"assertion"},
+		"TestMemField":    {"assertion"},
+		"TestMemCaptured": {"assertion"},
+		"TestMemElem":     {"assertion"},
+		"TestMemEntry":    {"assertion"},
+	}, out)
+
+	t.Run("MemoryAccesses", func(t *testing.T) {
+		// Without sync dependencies only memory accesses order the blocks.
+		reports, out := runPlanEnv(t, plan, []string{`XBTEST_CONFIG={"algorithm":"exitblock-rw","sync_deps":false}`}, "example.com/basic/memdeps")
+		checkReports(t, reports, map[string][]string{
+			"TestMemGlobal":   {"assertion"},
+			"TestMemField":    {"assertion"},
+			"TestMemCaptured": {"assertion"},
+			"TestMemElem":     {"assertion"},
+			"TestMemEntry":    {"assertion"},
+		}, out)
+	})
+
+	t.Run("SelectExplored", func(t *testing.T) {
+		if r := reports["TestChanSelectChoice"]; len(r.Findings) == 1 && !strings.Contains(r.Findings[0].Message, "select chose b") {
+			t.Errorf("finding: %+v", r.Findings[0])
+		}
+	})
+	t.Run("PanicPosition", func(t *testing.T) {
+		line := lineOf(t, filepath.Join(testdata("basic"), "panics", "panics.go"), "PANIC LINE")
+		want := fmt.Sprintf("panics/panics.go:%d", line)
+		r := reports["TestPanicInGoroutine"]
+		if len(r.Findings) != 1 || r.Findings[0].Pos != want || !strings.Contains(r.Findings[0].Message, "boom") {
+			t.Errorf("panic finding %+v, want one at %s", r.Findings, want)
+		}
+	})
+	t.Run("AssertionPosition", func(t *testing.T) {
+		line := lineOf(t, filepath.Join(testdata("basic"), "counter", "counter_test.go"), "lost update: got")
+		want := fmt.Sprintf("counter/counter_test.go:%d", line)
+		if r := reports["TestLostUpdate"]; len(r.Findings) != 1 || r.Findings[0].Pos != want {
+			t.Errorf("finding %+v, want one at %s", r.Findings, want)
+		}
+	})
+	t.Run("Packages", func(t *testing.T) {
+		byPath := map[string]Package{}
+		var paths []string
+		for _, p := range plan.Packages {
+			byPath[p.ImportPath] = p
+			paths = append(paths, p.ImportPath)
+		}
+		if !sort.StringsAreSorted(paths) || len(paths) != 16 {
+			t.Errorf("packages %v", paths)
+		}
+		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {
+			t.Errorf("notests: %+v", p)
+		}
+		if p := byPath["example.com/basic/xt"]; !reflect.DeepEqual(p.Tests, []string{"TestXTInternal", "TestXTExternal"}) {
+			t.Errorf("xt tests: %v", p.Tests)
+		}
+		if p := byPath["example.com/basic/chans"]; len(p.Tests) != 8 || p.Tests[0] != "TestChanPingPong" {
+			t.Errorf("chans tests: %v", p.Tests)
+		}
+	})
+	t.Run("BuildTags", func(t *testing.T) {
+		ov := readOverlay(t, plan)
+		dir := filepath.Join(testdata("basic"), "tags")
+		if _, ok := ov[filepath.Join(dir, "tagged.go")]; ok {
+			t.Error("tagged.go, excluded by its build tag, was rewritten")
+		}
+		if _, ok := ov[filepath.Join(dir, "tags.go")]; !ok {
+			t.Error("tags.go was not rewritten")
+		}
+	})
+	t.Run("LinesKept", func(t *testing.T) {
+		checkLines(t, readOverlay(t, plan))
+	})
+	t.Run("UserFilesUntouched", func(t *testing.T) {
+		// The overlay replaces files; nothing of the rewrite is on disk.
+		matches, _ := filepath.Glob(filepath.Join(testdata("basic"), "*", "xbtest_gen*.go"))
+		if len(matches) > 0 {
+			t.Errorf("generated files on disk: %v", matches)
+		}
+	})
+}
+
+func readOverlay(t *testing.T, plan *Plan) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(plan.Overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ov struct{ Replace map[string]string }
+	if err := json.Unmarshal(data, &ov); err != nil {
+		t.Fatal(err)
+	}
+	return ov.Replace
+}
+
+// checkLines checks that every identifier of every original file that
+// survives the rewrite sits on its original line: the rewritten file,
+// parsed with its line directives, puts each identifier at a position whose
+// line holds that identifier in the original.
+func checkLines(t *testing.T, overlay map[string]string) {
+	t.Helper()
+	n := 0
+	for orig, rewritten := range overlay {
+		if _, err := os.Stat(orig); err != nil || !strings.HasSuffix(orig, ".go") {
+			continue // added file
+		}
+		fset := token.NewFileSet()
+		of, err := parser.ParseFile(fset, orig, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have := map[string]bool{}
+		ast.Inspect(of, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				have[fmt.Sprintf("%s:%d", id.Name, fset.Position(id.Pos()).Line)] = true
+			}
+			return true
+		})
+		rf, err := parser.ParseFile(fset, rewritten, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: rewritten file does not parse: %v", orig, err)
+			continue
+		}
+		ast.Inspect(rf, func(nd ast.Node) bool {
+			id, ok := nd.(*ast.Ident)
+			if !ok || strings.HasPrefix(id.Name, "_xb") || id.Name == "xb" || id.Name == "_" {
+				return true
+			}
+			p := fset.Position(id.Pos())
+			if p.Filename != orig {
+				return true
+			}
+			if _, generated := map[string]bool{"Go": true, "Step": true, "Alloc": true, "Pointer": true, "Sizeof": true,
+				"RunTest": true, "T": true, "Send": true, "Recv": true, "Recv2": true, "Close": true, "MakeChan": true, "Select": true,
+				"SendCase": true, "RecvCase": true, "set": true, "ok": true, "c": true, "v": true, "next": true, "val": true, "New": true,
+				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "Rand": true, "RandV2": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated {
+				return true
+			}
+			n++
+			if !have[fmt.Sprintf("%s:%d", id.Name, p.Line)] {
+				t.Errorf("%s: %s is at line %d in the rewritten file, not in the original", orig, id.Name, p.Line)
+			}
+			return true
+		})
+	}
+	if n < 500 {
+		t.Errorf("only %d identifiers checked", n)
+	}
+}
+
+// TestOldModule rewrites a module whose go.mod says go 1.12: the rewritten
+// files call non-generic wrappers and keep one loop variable per loop.
+func TestOldModule(t *testing.T) {
+	plan := prepare(t, Options{Dir: testdata("old")})
+	reports, out := runPlan(t, plan)
+	checkReports(t, reports, map[string][]string{
+		"TestOldLoopVars":      nil,
+		"TestOldPipeline":      nil,
+		"TestOldSharedLoopVar": {"assertion"},
+	}, out)
+}
+
+// TestVendor rewrites a module that builds from vendor/: the build runs in
+// module mode with each vendored module replaced by its directory under
+// vendor/ (a go.mod that requires the scheduler would disagree with
+// vendor/modules.txt), and -instrument can name a vendored package.
+func TestVendor(t *testing.T) {
+	t.Run("Plain", func(t *testing.T) {
+		plan := prepare(t, Options{Dir: testdata("vend")})
+		if plan.ModFile == "" || !slices.Contains(plan.BuildArgs, "-mod=mod") {
+			t.Errorf("vendor mode: ModFile %q, BuildArgs %q", plan.ModFile, plan.BuildArgs)
+		}
+		for orig := range readOverlay(t, plan) {
+			if strings.Contains(orig, filepath.Join("vendor", "example.com")) && strings.HasSuffix(orig, ".go") {
+				t.Errorf("vendored file rewritten without -instrument: %s", orig)
+			}
+		}
+		reports, out := runPlan(t, plan, "-run=TestVendorPlain", "./...")
+		checkReports(t, reports, map[string][]string{"TestVendorPlain": nil}, out)
+	})
+	t.Run("Extra", func(t *testing.T) {
+		plan := prepare(t, Options{Dir: testdata("vend"), Extra: []string{"example.com/dep"}})
+		reports, out := runPlan(t, plan, "./...")
+		checkReports(t, reports, map[string][]string{
+			"TestVendorPlain": nil,
+			"TestVendorBoth":  {"lock-cycle"},
+		}, out)
+	})
+}
+
+// TestExtraModuleCache rewrites golang.org/x/sync/errgroup, a package of
+// the module cache (which cannot be overlaid), so that the goroutines it
+// starts are controlled: the module is copied and the temporary go.mod
+// replaces it by the copy.
+func TestExtraModuleCache(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(goEnvOf(t, "GOMODCACHE"), "golang.org", "x", "sync@v0.24.0", "errgroup")); err != nil {
+		t.Skipf("golang.org/x/sync@v0.24.0 is not in the module cache: %v", err)
+	}
+	gosum, _ := os.ReadFile(filepath.Join(testdata("extra"), "go.sum"))
+	plan := prepare(t, Options{Dir: testdata("extra"), Extra: []string{"golang.org/x/sync/..."}})
+	mod, err := os.ReadFile(plan.ModFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(mod), "golang.org/x/sync => ") || !strings.Contains(string(mod), "github.com/xbtest/xbtest => ") {
+		t.Errorf("temporary go.mod:\n%s", mod)
+	}
+	reports, out := runPlan(t, plan)
+	checkReports(t, reports, map[string][]string{
+		"TestErrgroupLockOrder": {"lock-cycle"},
+		"TestErrgroupFixed":     nil,
+	}, out)
+	if after, _ := os.ReadFile(filepath.Join(testdata("extra"), "go.sum")); !bytes.Equal(after, gosum) {
+		t.Error("the user's go.sum changed")
+	}
+}
+
+func goEnvOf(t *testing.T, name string) string {
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestOutsideRepository copies a module to a directory outside xbtest's
+// checkout: the temporary go.mod points at the scheduler's copy, and the
+// user's go.mod is not modified.
+func TestOutsideRepository(t *testing.T) {
+	dir := t.TempDir()
+	if err := copyTree(testdata("old"), dir); err != nil {
+		t.Fatal(err)
+	}
+	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	plan := prepare(t, Options{Dir: filepath.Join(dir, "loops"), Patterns: []string{"."}})
+	if plan.ModFile == "" || plan.Dir != filepath.Join(dir, "loops") {
+		t.Errorf("plan: ModFile %q Dir %q", plan.ModFile, plan.Dir)
+	}
+	reports, out := runPlan(t, plan, "-run=TestOldLoopVars|TestOldPipeline", ".")
+	checkReports(t, reports, map[string][]string{"TestOldLoopVars": nil, "TestOldPipeline": nil}, out)
+	if after, _ := os.ReadFile(filepath.Join(dir, "go.mod")); !bytes.Equal(after, gomod) {
+		t.Errorf("go.mod changed:\n%s", after)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.sum")); err == nil {
+		t.Error("a go.sum appeared")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		patterns []string
+		want     []string
+	}{
+		{"NoSuchPackage", []string{"./nosuch"}, []string{`instrument: no packages match "`, "nosuch"}},
+		{"NoMatch", []string{"./nosuch/..."}, []string{`instrument: no packages match "./nosuch/..."`}},
+		{"CompileError", []string{"./bad"}, []string{"instrument: package example.com/errs/bad does not compile:\n",
+			fmt.Sprintf("bad.go:%d:", lineOf(t, filepath.Join(testdata("errs"), "bad", "bad.go"), "COMPILE ERROR"))}},
+		{"Cgo", []string{"./cgopkg"}, []string{"instrument: cgo package example.com/errs/cgopkg is not supported"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := Prepare(context.Background(), Options{Dir: testdata("errs"), Patterns: tc.patterns, CacheDir: cacheDir})
+			if err == nil {
+				plan.Cleanup()
+				t.Fatal("Prepare succeeded")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if strings.Contains(firstLine(err.Error()), "\n") {
+				t.Errorf("first line: %q", err)
+			}
+		})
+	}
+	t.Run("TaggedFileCompiled", func(t *testing.T) {
+		// With the tag, tagged.go is compiled, and it does not compile.
+		_, err := Prepare(context.Background(), Options{Dir: testdata("basic"), Patterns: []string{"./tags"}, Tags: []string{"xbtag"}, CacheDir: cacheDir})
+		if err == nil || !strings.Contains(err.Error(), "tagged.go:8:") {
+			t.Errorf("Prepare with -tags=xbtag: %v", err)
+		}
+	})
+	t.Run("ExtraMatchesNothing", func(t *testing.T) {
+		_, err := Prepare(context.Background(), Options{Dir: testdata("basic"), Patterns: []string{"./tags"}, Extra: []string{"example.com/nothing/..."}, CacheDir: cacheDir})
+		if err == nil || !strings.Contains(err.Error(), `-instrument pattern "example.com/nothing/..." matches no package`) {
+			t.Errorf("Prepare: %v", err)
+		}
+	})
+}
+
+// TestCleanup checks that Cleanup removes what the plan created.
+func TestCleanup(t *testing.T) {
+	cache := t.TempDir()
+	plan, err := Prepare(context.Background(), Options{Dir: testdata("basic"), Patterns: []string{"./notests"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Dir(plan.Overlay)
+	plan.Cleanup()
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("%s still exists", tmp)
+	}
+	plan, err = Prepare(context.Background(), Options{Dir: testdata("basic"), Patterns: []string{"./notests"}, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(plan.Overlay, cache) {
+		t.Errorf("overlay %s not in the cache %s", plan.Overlay, cache)
+	}
+	plan.Cleanup()
+	if _, err := os.Stat(filepath.Dir(plan.Overlay)); !os.IsNotExist(err) {
+		t.Errorf("the plan's directory still exists")
+	}
+}
+
+func BenchmarkPrepare(b *testing.B) {
+	dir := testdata("basic")
+	for b.Loop() {
+		plan, err := Prepare(context.Background(), Options{Dir: dir, Patterns: []string{"./..."}, CacheDir: cacheDir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		plan.Cleanup()
+	}
+}
+
+// TestWorkspace rewrites a module of a go.work workspace, and a package of
+// another module of the workspace through Extra: -modfile cannot be used
+// there, so a copy of go.work uses the scheduler's copy.
+func TestWorkspace(t *testing.T) {
+	plan := prepare(t, Options{Dir: filepath.Join(testdata("work"), "a"), Patterns: []string{"./..."}, Extra: []string{"example.com/b"}})
+	if plan.ModFile != "" || len(plan.Env) != 1 || !strings.HasPrefix(plan.Env[0], "GOWORK=") {
+		t.Errorf("plan: ModFile %q, Env %q", plan.ModFile, plan.Env)
+	}
+	reports, out := runPlan(t, plan)
+	checkReports(t, reports, map[string][]string{"TestWorkspace": nil}, out)
+}

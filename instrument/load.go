@@ -1,0 +1,277 @@
+package instrument
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+	packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax |
+	packages.NeedTypesInfo | packages.NeedModule
+
+// target is a package matched by the patterns, with its test variants.
+type target struct {
+	plain *packages.Package // the package itself
+	test  *packages.Package // the package with its _test.go files, or nil
+	xtest *packages.Package // the external test package, or nil
+}
+
+func (t *target) path() string { return t.plain.PkgPath }
+
+// load loads the patterns with their tests and finds the targets.
+func load(ctx context.Context, opt Options, env *goEnvVars) ([]*target, []*packages.Package, error) {
+	// Packages that are never rewritten need only their declarations:
+	// parse them without function bodies, which halves the time to
+	// type-check. That is the standard library, and the module cache
+	// unless a pattern may name a package there.
+	skipBodies := []string{filepath.Join(runtime.GOROOT(), "src") + string(filepath.Separator)}
+	relative := func(p string) bool {
+		return p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")
+	}
+	if len(opt.Extra) == 0 && env.GOMODCACHE != "" && !slices.ContainsFunc(opt.Patterns, func(p string) bool { return !relative(p) }) {
+		skipBodies = append(skipBodies, filepath.Clean(env.GOMODCACHE)+string(filepath.Separator))
+	}
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode:    loadMode,
+		Tests:   true,
+		Dir:     opt.Dir,
+		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+			f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+			if f != nil && slices.ContainsFunc(skipBodies, func(dir string) bool { return strings.HasPrefix(filename, dir) }) {
+				for _, d := range f.Decls {
+					if fd, ok := d.(*ast.FuncDecl); ok {
+						fd.Body = nil
+					}
+				}
+			}
+			return f, err
+		},
+	}
+	if len(opt.Tags) > 0 {
+		cfg.BuildFlags = []string{"-tags=" + strings.Join(opt.Tags, ",")}
+	}
+	roots, err := packages.Load(cfg, opt.Patterns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("instrument: %v", err)
+	}
+	byID := map[string]*packages.Package{}
+	for _, p := range roots {
+		byID[p.ID] = p
+	}
+	var targets []*target
+	for _, p := range roots {
+		if p.ID != p.PkgPath || strings.HasSuffix(p.ID, ".test") && p.Name == "main" {
+			continue
+		}
+		if err := listError(p); err != nil {
+			return nil, nil, err
+		}
+		t := &target{plain: p}
+		t.test = byID[p.PkgPath+" ["+p.PkgPath+".test]"]
+		t.xtest = byID[p.PkgPath+"_test ["+p.PkgPath+".test]"]
+		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return nil, nil, fmt.Errorf("instrument: no packages match %s", quotePatterns(opt.Patterns))
+	}
+	sort.Slice(targets, func(i, j int) bool { return targets[i].path() < targets[j].path() })
+	return targets, roots, nil
+}
+
+func quotePatterns(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = fmt.Sprintf("%q", p)
+	}
+	return strings.Join(q, " ")
+}
+
+// listError turns the errors of go list about a pattern (no such package,
+// no Go files) into a message.
+func listError(p *packages.Package) error {
+	for _, e := range p.Errors {
+		if e.Kind != packages.ListError {
+			continue
+		}
+		msg := e.Msg
+		switch {
+		case strings.Contains(msg, "no Go files"), strings.Contains(msg, "cannot find"),
+			strings.Contains(msg, "directory not found"), strings.Contains(msg, "no such file"),
+			strings.Contains(msg, "is not in std"), strings.Contains(msg, "does not contain package"),
+			strings.Contains(msg, "no required module provides"), strings.Contains(msg, "matched no packages"):
+			return fmt.Errorf("instrument: no packages match %q: %s", p.PkgPath, firstLine(msg))
+		case strings.Contains(msg, "no non-test Go files"):
+			continue
+		}
+		return fmt.Errorf("instrument: %s: %s", p.PkgPath, firstLine(msg))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// compileErrors returns the type and syntax errors of p as a message with
+// the original positions, or nil.
+func compileErrors(p *packages.Package) error {
+	var lines []string
+	seen := map[string]bool{}
+	for _, e := range p.Errors {
+		if e.Kind == packages.ListError && strings.Contains(e.Msg, "no non-test Go files") {
+			continue
+		}
+		l := e.Msg
+		if e.Pos != "" && e.Pos != "-" {
+			l = e.Pos + ": " + e.Msg
+		}
+		if !seen[l] {
+			seen[l] = true
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("instrument: package %s does not compile:\n%s", p.PkgPath, strings.Join(lines, "\n"))
+}
+
+// isCgo reports whether the go command runs cgo on p: its compiled files
+// are not its Go files.
+func isCgo(p *packages.Package) bool {
+	if len(p.CompiledGoFiles) != len(p.GoFiles) {
+		return true
+	}
+	for i := range p.GoFiles {
+		if p.GoFiles[i] != p.CompiledGoFiles[i] {
+			return true
+		}
+	}
+	for _, f := range p.Syntax {
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"C"` {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matcher matches package paths against patterns with the go command's
+// wildcard "...".
+type matcher []*regexp.Regexp
+
+func newMatcher(patterns []string) matcher {
+	var m matcher
+	for _, p := range patterns {
+		re := regexp.QuoteMeta(p)
+		re = strings.ReplaceAll(re, `\.\.\.`, `.*`)
+		if strings.HasSuffix(p, "/...") {
+			// a/... matches a itself too.
+			re = strings.TrimSuffix(re, `/.*`) + `(/.*)?`
+		}
+		m = append(m, regexp.MustCompile("^"+re+"$"))
+	}
+	return m
+}
+
+func (m matcher) match(path string) int {
+	for i, re := range m {
+		if re.MatchString(path) {
+			return i
+		}
+	}
+	return -1
+}
+
+// selectPackages finds the packages to rewrite: those of the targets'
+// modules that the tests import, and those Extra matches, except the
+// standard library and the scheduler itself.
+func selectPackages(targets []*target, roots []*packages.Package, extra []string, xb *xbtestInfo, logf func(string, ...any)) ([]*rwPkg, error) {
+	mods := map[string]bool{}
+	targetOf := map[string]*target{}
+	for _, t := range targets {
+		m := t.plain.Module
+		if m == nil {
+			return nil, fmt.Errorf("instrument: package %s is not in a module", t.path())
+		}
+		if xb.sched[t.path()] {
+			return nil, fmt.Errorf("instrument: package %s is part of xbtest's scheduler and cannot be instrumented", t.path())
+		}
+		mods[m.Path] = true
+		targetOf[t.path()] = t
+	}
+	em := newMatcher(extra)
+	matched := make([]bool, len(extra))
+	byPath := map[string]*rwPkg{}
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		if p.Name == "main" && strings.HasSuffix(p.ID, ".test") {
+			return
+		}
+		if base, ok := strings.CutSuffix(p.PkgPath, "_test"); ok && targetOf[base] != nil {
+			return // an external test package: a unit of its target
+		}
+		if p.Module == nil || xb.sched[p.PkgPath] {
+			return // the standard library, the scheduler
+		}
+		in := mods[p.Module.Path]
+		if i := em.match(p.PkgPath); i >= 0 {
+			matched[i] = true
+			in = true
+		}
+		if !in {
+			return
+		}
+		rp := byPath[p.PkgPath]
+		if rp == nil {
+			byPath[p.PkgPath] = &rwPkg{path: p.PkgPath, pkg: p, target: targetOf[p.PkgPath]}
+		} else if p.ID == p.PkgPath {
+			rp.pkg = p
+		}
+	})
+	for i, ok := range matched {
+		if !ok {
+			return nil, fmt.Errorf("instrument: -instrument pattern %q matches no package the tests import", extra[i])
+		}
+	}
+	var list []*rwPkg
+	for _, rp := range byPath {
+		if isCgo(rp.pkg) {
+			if rp.target != nil {
+				return nil, fmt.Errorf("instrument: cgo package %s is not supported", rp.path)
+			}
+			logf("instrument: not rewriting cgo package %s", rp.path)
+			continue
+		}
+		list = append(list, rp)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].path < list[j].path })
+	for _, t := range targets {
+		for _, p := range []*packages.Package{t.plain, t.test, t.xtest} {
+			if p != nil {
+				if err := compileErrors(p); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, rp := range list {
+		if err := compileErrors(rp.pkg); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}

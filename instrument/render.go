@@ -1,0 +1,98 @@
+package instrument
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// finish renders the file: it adds the imports and the position table,
+// and turns imports the rewrite left unused into blank imports.
+func (r *fileRW) finish() ([]byte, error) {
+	var trailer string
+	if len(r.sites) > 0 {
+		lines := make([]string, len(r.sites))
+		for i, l := range r.sites {
+			lines[i] = strconv.Itoa(int(l))
+		}
+		trailer = fmt.Sprintf("var %s = %s(%s, %s)\n", r.posVar, r.X("RegisterPositions"), quote(r.path), strings.Join(lines, ", "))
+	}
+	var imps []string
+	if r.usesXB {
+		imps = append(imps, fmt.Sprintf("import %s %s", r.xb, quote(schedulerPath)))
+	}
+	if r.usesUnsafe {
+		imps = append(imps, `import _xbunsafe "unsafe"`)
+	}
+	if len(imps) > 0 {
+		r.ed.insert(r.file.Name.End(), "; "+strings.Join(imps, "; "))
+	}
+	out, emitted, err := r.render(trailer)
+	if err != nil {
+		return nil, err
+	}
+	if r.blankUnusedImports(emitted) {
+		out, _, err = r.render(trailer)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *fileRW) render(trailer string) ([]byte, [][2]int, error) {
+	out, emitted, err := r.ed.render(r.path, trailer)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", r.path, err)
+	}
+	return out, emitted, nil
+}
+
+// blankUnusedImports turns each import whose every use the rewrite removed
+// (sync once sync.Mutex became xb.Mutex, testing once the benchmarks are
+// gone) into a blank import, which keeps its initialization.
+func (r *fileRW) blankUnusedImports(emitted [][2]int) bool {
+	// Text rendered twice (x in x op= y) gives overlapping ranges: merge
+	// them, so that they can be searched.
+	sort.Slice(emitted, func(i, j int) bool { return emitted[i][0] < emitted[j][0] })
+	var merged [][2]int
+	for _, e := range emitted {
+		if n := len(merged); n > 0 && e[0] <= merged[n-1][1] {
+			merged[n-1][1] = max(merged[n-1][1], e[1])
+			continue
+		}
+		merged = append(merged, e)
+	}
+	emitted = merged
+	kept := func(p token.Pos) bool {
+		o := r.ed.off(p)
+		i := sort.Search(len(emitted), func(i int) bool { return emitted[i][1] > o })
+		return i < len(emitted) && emitted[i][0] <= o
+	}
+	used := map[*types.PkgName]bool{}
+	for id, obj := range r.info.Uses {
+		if pn, ok := obj.(*types.PkgName); ok && id.Pos().IsValid() && r.fset.File(id.Pos()) == r.fset.File(r.file.Pos()) && kept(id.Pos()) {
+			used[pn] = true
+		}
+	}
+	changed := false
+	for _, spec := range r.file.Imports {
+		if spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
+			continue
+		}
+		pn := r.info.PkgNameOf(spec)
+		if pn == nil || used[pn] {
+			continue
+		}
+		if spec.Name != nil {
+			r.ed.replace(spec.Name, lit("_"))
+		} else {
+			r.ed.insert(spec.Path.Pos(), "_ ")
+		}
+		changed = true
+	}
+	return changed
+}

@@ -1,0 +1,531 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"go/version"
+	"strconv"
+	"strings"
+)
+
+// fileRW rewrites one file. The walk visits every statement and expression
+// once, in a context (a statement list or not, a value that is read or a
+// location whose address is taken), and records edits; render then
+// produces the text.
+type fileRW struct {
+	u        *unit
+	fset     *token.FileSet
+	info     *types.Info
+	file     *ast.File
+	path     string // original file name, for //line and positions
+	ed       *editor
+	generics bool // the file's Go version has generics
+	testFile bool // a _test.go file of a target package
+
+	xb         string // the scheduler's name in this file
+	usesXB     bool
+	usesUnsafe bool
+	sites      []int32 // lines of the access sites, for RegisterPositions
+	posVar     string
+	shared     map[*types.Var]bool
+	tmp        int
+	keepT      bool // inside the signature of a Test function
+	errs       []error
+}
+
+func newFileRW(u *unit, f *ast.File, path string, src []byte, fileIndex int) *fileRW {
+	info := u.pkg.TypesInfo
+	tf := u.pkg.Fset.File(f.Pos())
+	r := &fileRW{
+		u:        u,
+		fset:     u.pkg.Fset,
+		info:     info,
+		file:     f,
+		path:     path,
+		ed:       newEditor(tf, src),
+		testFile: strings.HasSuffix(path, "_test.go"),
+		posVar:   "_xbP" + strconv.Itoa(fileIndex),
+	}
+	v := info.FileVersions[f]
+	r.generics = v == "" || version.Compare(v, "go1.18") >= 0
+	r.xb = "xb"
+	if u.pkg.Types.Scope().Lookup("xb") != nil || identUsed(f, "xb") {
+		r.xb = "_xbs"
+	}
+	r.shared = sharedLocals(info, f)
+	return r
+}
+
+func identUsed(f *ast.File, name string) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func (r *fileRW) errorf(n ast.Node, format string, args ...any) {
+	r.errs = append(r.errs, fmt.Errorf("%s: %s", r.fset.Position(n.Pos()), fmt.Sprintf(format, args...)))
+}
+
+// X returns the scheduler-qualified name.
+func (r *fileRW) X(name string) string {
+	r.usesXB = true
+	return r.xb + "." + name
+}
+
+func (r *fileRW) unsafeName() string {
+	r.usesUnsafe = true
+	return "_xbunsafe"
+}
+
+// site registers an access site and returns the expression for its Pos.
+func (r *fileRW) site(n ast.Node) string {
+	r.usesXB = true
+	k := len(r.sites)
+	r.sites = append(r.sites, int32(r.fset.Position(n.Pos()).Line))
+	return r.posVar + "+" + strconv.Itoa(k)
+}
+
+func (r *fileRW) temp(prefix string) string {
+	r.tmp++
+	return prefix + strconv.Itoa(r.tmp)
+}
+
+// helperName returns what the file calls to use h instantiated with targs:
+// the generic name itself when the file has generics, else a wrapper.
+func (r *fileRW) helperName(n ast.Node, h *helper, targs ...types.Type) (string, bool) {
+	if r.generics {
+		if rest, ok := strings.CutPrefix(h.call, "xb."); ok {
+			return r.X(rest), true
+		}
+		return h.call, true
+	}
+	name, err := r.u.gen.wrapper(h, targs)
+	if err != nil {
+		if what := h.what(); what != "" {
+			r.errorf(n, "cannot instrument this %s in a file whose Go version (%s) predates generics: %v",
+				what, r.info.FileVersions[r.file], err)
+		} else {
+			// A memory access or an allocation left unreported only
+			// makes the exploration coarser.
+			r.u.logf("instrument: %s: not reporting a memory access: %v", r.fset.Position(n.Pos()), err)
+		}
+		return "", false
+	}
+	return name, true
+}
+
+// what names the operation h rewrites, if leaving it out would break the
+// program; memory reports can be left out.
+func (h *helper) what() string {
+	switch h {
+	case hSend, hRecv, hRecv2, hClose, hLen, hLenSend, hMakeChan, hChanV, hRecvSlot, hSendCase, hRecvCase:
+		return "channel operation"
+	case hMapIter:
+		return "range over a map"
+	}
+	return ""
+}
+
+func (r *fileRW) typeOf(e ast.Expr) types.Type { return r.info.TypeOf(e) }
+
+// run walks the file.
+func (r *fileRW) run() {
+	for _, d := range r.file.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			r.genDecl(d, nil, true)
+		case *ast.FuncDecl:
+			r.funcDecl(d)
+		}
+	}
+}
+
+func (r *fileRW) funcDecl(fd *ast.FuncDecl) {
+	if r.testFile && r.u.target != nil && fd.Recv == nil {
+		switch testKind(fd) {
+		case kindDrop:
+			// Benchmarks, fuzz targets and examples never run under xbtest,
+			// and their helpers' parameters may have become xb.TB.
+			r.ed.replace(fd, lit(""))
+			return
+		case kindTest:
+			r.testFunc(fd)
+			return
+		}
+	}
+	if fd.Recv != nil {
+		r.fieldList(fd.Recv)
+	}
+	r.funcType(fd.Type)
+	if fd.Body != nil {
+		r.funcBody(fd.Type, fd.Body)
+	}
+}
+
+// funcBody walks a function body; shared parameters and results are
+// registered where the body starts.
+func (r *fileRW) funcBody(ft *ast.FuncType, body *ast.BlockStmt) {
+	var allocs []string
+	for _, fl := range []*ast.FieldList{ft.Params, ft.Results} {
+		if fl == nil {
+			continue
+		}
+		for _, f := range fl.List {
+			for _, n := range f.Names {
+				if a := r.allocText(n); a != "" {
+					allocs = append(allocs, a)
+				}
+			}
+		}
+	}
+	if len(allocs) > 0 {
+		r.ed.insert(body.Lbrace+1, " "+strings.Join(allocs, "; ")+";")
+	}
+	r.stmtList(body.List)
+}
+
+// allocText registers a shared local variable declared by id.
+func (r *fileRW) allocText(id *ast.Ident) string {
+	v, ok := r.info.Defs[id].(*types.Var)
+	if !ok || id.Name == "_" || !r.shared[v] {
+		return ""
+	}
+	u := r.unsafeName()
+	return fmt.Sprintf("%s(%s.Pointer(&%s), %s.Sizeof(%s))", r.X("Alloc"), u, id.Name, u, id.Name)
+}
+
+func (r *fileRW) funcType(ft *ast.FuncType) {
+	r.fieldList(ft.TypeParams)
+	r.fieldList(ft.Params)
+	r.fieldList(ft.Results)
+}
+
+func (r *fileRW) fieldList(fl *ast.FieldList) {
+	if fl == nil {
+		return
+	}
+	for _, f := range fl.List {
+		r.typeExpr(f.Type)
+	}
+}
+
+// genDecl handles const, type and var declarations; stmt is the enclosing
+// DeclStmt of a local declaration.
+func (r *fileRW) genDecl(d *ast.GenDecl, stmt *ast.DeclStmt, top bool) {
+	var allocs []string
+	for _, spec := range d.Specs {
+		switch s := spec.(type) {
+		case *ast.TypeSpec:
+			r.fieldList(s.TypeParams)
+			r.typeExpr(s.Type)
+		case *ast.ValueSpec:
+			if d.Tok == token.CONST {
+				continue
+			}
+			r.typeExpr(s.Type)
+			if len(s.Names) == 2 && len(s.Values) == 1 {
+				if u := recvExpr(s.Values[0]); u != nil {
+					r.recv(u, true)
+					goto names
+				}
+			}
+			for _, v := range s.Values {
+				r.expr(v)
+			}
+		names:
+			for _, n := range s.Names {
+				if top {
+					r.registerGlobal(n)
+				} else if a := r.allocText(n); a != "" {
+					allocs = append(allocs, a)
+				}
+			}
+		}
+	}
+	if len(allocs) > 0 && stmt != nil {
+		r.after(stmt, allocs...)
+	}
+}
+
+func (r *fileRW) registerGlobal(n *ast.Ident) {
+	if n.Name == "_" {
+		return
+	}
+	if _, ok := r.info.Defs[n].(*types.Var); !ok {
+		return
+	}
+	r.u.gen.global(n.Name, r.u.pkg.Types.Name()+"."+n.Name)
+}
+
+// after appends statements after s, which must be in a statement list.
+func (r *fileRW) after(s ast.Stmt, texts ...string) {
+	r.ed.replace(s, r.ed.srcOf(s), lit("; "+strings.Join(texts, "; ")))
+}
+
+func (r *fileRW) stmtList(list []ast.Stmt) {
+	for _, s := range list {
+		r.stmt(s, true)
+	}
+}
+
+// stmt walks a statement; inList says whether statements may be added
+// after it.
+func (r *fileRW) stmt(s ast.Stmt, inList bool) {
+	switch s := s.(type) {
+	case nil:
+	case *ast.BlockStmt:
+		r.stmtList(s.List)
+	case *ast.ExprStmt:
+		r.expr(s.X)
+	case *ast.SendStmt:
+		r.send(s)
+	case *ast.IncDecStmt:
+		r.incDec(s)
+	case *ast.AssignStmt:
+		r.assign(s, inList)
+	case *ast.GoStmt:
+		r.goStmt(s)
+	case *ast.DeferStmt:
+		r.expr(s.Call)
+	case *ast.ReturnStmt:
+		for _, e := range s.Results {
+			r.expr(e)
+		}
+	case *ast.BranchStmt, *ast.EmptyStmt, *ast.BadStmt:
+	case *ast.LabeledStmt:
+		r.stmt(s.Stmt, inList)
+	case *ast.DeclStmt:
+		if d, ok := s.Decl.(*ast.GenDecl); ok {
+			r.genDecl(d, s, false)
+		}
+	case *ast.IfStmt:
+		r.stmt(s.Init, false)
+		r.expr(s.Cond)
+		r.stmtList(s.Body.List)
+		r.stmt(s.Else, false)
+	case *ast.SwitchStmt:
+		r.stmt(s.Init, false)
+		if s.Tag != nil {
+			r.expr(s.Tag)
+		}
+		for _, c := range s.Body.List {
+			cc := c.(*ast.CaseClause)
+			for _, e := range cc.List {
+				r.expr(e)
+			}
+			r.stmtList(cc.Body)
+		}
+	case *ast.TypeSwitchStmt:
+		r.stmt(s.Init, false)
+		switch a := s.Assign.(type) {
+		case *ast.AssignStmt:
+			r.expr(a.Rhs[0])
+		case *ast.ExprStmt:
+			r.expr(a.X)
+		}
+		for _, c := range s.Body.List {
+			cc := c.(*ast.CaseClause)
+			for _, e := range cc.List {
+				r.typeExpr(e)
+			}
+			r.stmtList(cc.Body)
+		}
+	case *ast.SelectStmt:
+		r.selectStmt(s)
+	case *ast.ForStmt:
+		r.forStmt(s)
+	case *ast.RangeStmt:
+		r.rangeStmt(s)
+	default:
+		r.errorf(s, "unexpected statement %T", s)
+	}
+}
+
+// expr walks an expression whose value is read. Expressions used as
+// locations (assigned, addressed) go through loc instead.
+func (r *fileRW) expr(e ast.Expr) {
+	if e == nil {
+		return
+	}
+	if tv, ok := r.info.Types[e]; ok {
+		if tv.Value != nil {
+			return // a constant: nothing is evaluated at run time
+		}
+		if tv.IsType() {
+			r.typeExpr(e)
+			return
+		}
+	}
+	switch e := e.(type) {
+	case *ast.Ident:
+		if r.replaceIdent(e) {
+			return
+		}
+		r.access(e)
+	case *ast.BasicLit, *ast.BadExpr:
+	case *ast.CompositeLit:
+		r.compositeLit(e)
+	case *ast.FuncLit:
+		r.funcType(e.Type)
+		r.funcBody(e.Type, e.Body)
+	case *ast.ParenExpr:
+		r.expr(e.X)
+	case *ast.SelectorExpr:
+		r.selector(e)
+	case *ast.IndexExpr:
+		if r.isInstance(e.X) {
+			r.expr(e.X)
+			r.typeExpr(e.Index)
+			return
+		}
+		if _, ok := under(r.typeOf(e.X)).(*types.Map); ok {
+			r.expr(e.Index)
+			r.mapAccess(e.X, hMapLoad)
+			return
+		}
+		r.access(e)
+	case *ast.IndexListExpr:
+		r.expr(e.X)
+		for _, i := range e.Indices {
+			r.typeExpr(i)
+		}
+	case *ast.SliceExpr:
+		if _, ok := under(r.typeOf(e.X)).(*types.Array); ok {
+			r.loc(e.X) // slicing an array takes its address
+		} else {
+			r.expr(e.X)
+		}
+		r.expr(e.Low)
+		r.expr(e.High)
+		r.expr(e.Max)
+	case *ast.TypeAssertExpr:
+		r.expr(e.X)
+		r.typeExpr(e.Type)
+	case *ast.CallExpr:
+		r.call(e)
+	case *ast.StarExpr:
+		r.access(e)
+	case *ast.UnaryExpr:
+		switch e.Op {
+		case token.ARROW:
+			r.recv(e, false)
+		case token.AND:
+			r.addrOf(e)
+		default:
+			r.expr(e.X)
+		}
+	case *ast.BinaryExpr:
+		r.expr(e.X)
+		r.expr(e.Y)
+	case *ast.KeyValueExpr:
+		r.expr(e.Key)
+		r.expr(e.Value)
+	default:
+		r.typeExpr(e)
+	}
+}
+
+// isInstance reports whether x[...] instantiates a generic function or
+// type rather than indexing.
+func (r *fileRW) isInstance(x ast.Expr) bool {
+	tv, ok := r.info.Types[x]
+	if !ok {
+		return false
+	}
+	if tv.IsType() {
+		return true
+	}
+	if sig, ok := tv.Type.(*types.Signature); ok && sig.TypeParams() != nil {
+		return true
+	}
+	return false
+}
+
+func (r *fileRW) selector(e *ast.SelectorExpr) {
+	if r.replaceSelector(e) {
+		return
+	}
+	sel := r.info.Selections[e]
+	if sel == nil {
+		// A qualified identifier: a variable of another rewritten package
+		// is a global like any other.
+		r.access(e)
+		return
+	}
+	switch sel.Kind() {
+	case types.FieldVal:
+		r.access(e)
+	case types.MethodVal:
+		r.methodRecv(e, sel)
+	case types.MethodExpr:
+		r.typeExpr(e.X)
+	}
+}
+
+func (r *fileRW) compositeLit(e *ast.CompositeLit) {
+	r.typeExpr(e.Type)
+	_, isStruct := under(r.typeOf(e)).(*types.Struct)
+	for _, el := range e.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if !isStruct {
+				r.expr(kv.Key)
+			}
+			r.expr(kv.Value)
+			continue
+		}
+		r.expr(el)
+	}
+}
+
+// typeExpr rewrites the sync, atomic and testing types a type expression
+// mentions.
+func (r *fileRW) typeExpr(e ast.Expr) {
+	switch e := e.(type) {
+	case nil:
+	case *ast.Ident:
+		r.replaceIdent(e)
+	case *ast.SelectorExpr:
+		r.replaceSelector(e)
+	case *ast.StarExpr:
+		r.typeExpr(e.X)
+	case *ast.ParenExpr:
+		r.typeExpr(e.X)
+	case *ast.ArrayType:
+		r.typeExpr(e.Elt)
+	case *ast.MapType:
+		r.typeExpr(e.Key)
+		r.typeExpr(e.Value)
+	case *ast.ChanType:
+		r.typeExpr(e.Value)
+	case *ast.FuncType:
+		r.funcType(e)
+	case *ast.StructType:
+		r.fieldList(e.Fields)
+	case *ast.InterfaceType:
+		r.fieldList(e.Methods)
+	case *ast.IndexExpr:
+		r.typeExpr(e.X)
+		r.typeExpr(e.Index)
+	case *ast.IndexListExpr:
+		r.typeExpr(e.X)
+		for _, i := range e.Indices {
+			r.typeExpr(i)
+		}
+	case *ast.Ellipsis:
+		r.typeExpr(e.Elt)
+	case *ast.UnaryExpr:
+		r.typeExpr(e.X)
+	case *ast.BinaryExpr:
+		r.typeExpr(e.X)
+		r.typeExpr(e.Y)
+	}
+}
+
+func unparen(e ast.Expr) ast.Expr { return ast.Unparen(e) }

@@ -1,0 +1,378 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// Channels: every operation on a channel becomes a call of the scheduler,
+// which owns the state of the channels made by rewritten code.
+
+// recvExpr returns e as a receive <-ch, or nil.
+func recvExpr(e ast.Expr) *ast.UnaryExpr {
+	if u, ok := unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return u
+	}
+	return nil
+}
+
+// chanElem returns the element type of a channel expression.
+func (r *fileRW) chanElem(ch ast.Expr) types.Type {
+	if c, ok := under(r.typeOf(ch)).(*types.Chan); ok {
+		return c.Elem()
+	}
+	return nil
+}
+
+// recv rewrites <-ch into xb.Recv(ch), or xb.Recv2(ch) where the receive
+// reports ok.
+func (r *fileRW) recv(u *ast.UnaryExpr, withOK bool) {
+	r.expr(u.X)
+	h := hRecv
+	if withOK {
+		h = hRecv2
+	}
+	name, ok := r.helperName(u, h, r.chanElem(u.X))
+	if !ok {
+		return
+	}
+	r.ed.replace(u, lit(name+"("), r.ed.srcOf(u.X), lit(")"))
+}
+
+// send rewrites ch <- v into xb.Send(ch, v).
+func (r *fileRW) send(s *ast.SendStmt) {
+	r.expr(s.Chan)
+	r.expr(s.Value)
+	elem := r.chanElem(s.Chan)
+	name, ok := r.helperName(s, hSend, elem)
+	if !ok {
+		return
+	}
+	if r.needsConv(elem, s.Value) {
+		r.ed.replace(s, lit(name+"(_xbChanOf("), r.ed.srcOf(s.Chan), lit(").val("), r.ed.srcOf(s.Value), lit("))"))
+		return
+	}
+	r.ed.replace(s, lit(name+"("), r.ed.srcOf(s.Chan), lit(", "), r.ed.srcOf(s.Value), lit(")"))
+}
+
+// needsConv reports whether passing v as a T of a generic function needs
+// the conversion an assignment does: type inference does not convert a
+// value of another type (an interface's implementation, a named type of
+// the same underlying type). Files without generics call wrappers with
+// concrete parameter types, which convert.
+func (r *fileRW) needsConv(t types.Type, v ast.Expr) bool {
+	if !r.generics || t == nil {
+		return false
+	}
+	vt := r.typeOf(v)
+	return vt != nil && !isUntyped(vt) && !types.Identical(t, vt)
+}
+
+// makeChan rewrites make(chan T, n).
+func (r *fileRW) makeChan(e *ast.CallExpr, ct *types.Chan) {
+	size := []part{lit("0")}
+	if len(e.Args) > 1 {
+		size = []part{r.ed.srcOf(e.Args[1])}
+		if t, ok := r.typeOf(e.Args[1]).(*types.Basic); !ok || t.Kind() != types.Int && t.Kind() != types.UntypedInt {
+			// make takes a size of any integer type, MakeChan an int.
+			size = []part{lit("int("), r.ed.srcOf(e.Args[1]), lit(")")}
+		}
+	}
+	call := func(prefix ...part) []part {
+		return append(append(prefix, size...), lit(")"))
+	}
+	if !r.generics {
+		if ct.Dir() != types.SendRecv {
+			r.errorf(e, "cannot instrument make of a directional channel type in a file whose Go version predates generics")
+			return
+		}
+		name, ok := r.helperName(e, hMakeChan, r.typeOf(e), ct.Elem())
+		if ok {
+			r.ed.replace(e, call(lit(name+"("))...)
+		}
+		return
+	}
+	typ := e.Args[0]
+	if lt, ok := unparen(typ).(*ast.ChanType); ok {
+		mk := call(lit(r.X("MakeChan")+"["), r.ed.srcOf(lt.Value), lit("]("))
+		if lt.Dir == ast.SEND|ast.RECV {
+			r.ed.replace(e, mk...)
+		} else {
+			r.ed.replace(e, append(append([]part{lit("("), r.ed.srcOf(typ), lit(")(")}, mk...), lit(")"))...)
+		}
+		return
+	}
+	if ct.Dir() != types.SendRecv {
+		r.errorf(e, "cannot instrument make of a named directional channel type")
+		return
+	}
+	r.ed.replace(e, call(lit("_xbMakeChan["), r.ed.srcOf(typ), lit("]("))...)
+}
+
+// selectStmt rewrites
+//
+//	L: select {
+//	case v, ok := <-a:
+//		...
+//	case b <- x:
+//		...
+//	default:
+//		...
+//	}
+//
+// into
+//
+//	L: switch _xbr1, _xbc2, _xbv2, _xbs3 := _xbRecvSlot(a), b, x, new(_xbSelRes); _xbs3.set(xb.Select(true, xb.RecvCase(_xbr1.c, &_xbr1.v), xb.SendCase(_xbc2, _xbv2))) {
+//	case 0: v, ok := _xbr1.v, _xbs3.ok
+//		...
+//	case 1:
+//		...
+//	default:
+//		...
+//	}
+//
+// The channels and values are evaluated once, in source order, before the
+// choice, as Go does; the case bodies stay where they were, so break, labels
+// and goto keep working. Without a default the last case becomes the
+// default, so that the switch is a terminating statement exactly when the
+// select was.
+func (r *fileRW) selectStmt(s *ast.SelectStmt) {
+	clauses := s.Body.List
+	if len(clauses) == 0 {
+		r.ed.replace(s, lit(r.X("Select")+"(false); panic(\"unreachable\")"))
+		return
+	}
+	res := r.temp("_xbs")
+	var (
+		names, inits []part
+		cases        []part
+		headers      = make([][]part, len(clauses))
+		hasDefault   = false
+		k            = 0
+		lastComm     = -1
+	)
+	addInit := func(name string, val ...part) {
+		if len(names) > 0 {
+			names = append(names, lit(", "))
+			inits = append(inits, lit(", "))
+		}
+		names = append(names, lit(name))
+		// Parenthesized: a composite literal in a switch header would
+		// otherwise open the switch's body.
+		inits = append(inits, lit("("))
+		inits = append(inits, val...)
+		inits = append(inits, lit(")"))
+	}
+	addCase := func(c ...part) {
+		if len(cases) > 0 {
+			cases = append(cases, lit(", "))
+		}
+		cases = append(cases, c...)
+	}
+	for i, c := range clauses {
+		cc := c.(*ast.CommClause)
+		if cc.Comm != nil {
+			lastComm = i
+		}
+	}
+	for i, c := range clauses {
+		cc := c.(*ast.CommClause)
+		label := "case " + strconv.Itoa(k) + ":"
+		if cc.Comm == nil || (i == lastComm && !hasDefaultClause(clauses)) {
+			label = "default:"
+		}
+		switch comm := cc.Comm.(type) {
+		case nil:
+			hasDefault = true
+			headers[i] = []part{lit(label)}
+			r.stmtList(cc.Body)
+			continue
+		case *ast.SendStmt:
+			r.expr(comm.Chan)
+			r.expr(comm.Value)
+			elem := r.chanElem(comm.Chan)
+			cn := r.temp("_xbc")
+			addInit(cn, r.ed.srcOf(comm.Chan))
+			val := []part{r.ed.srcOf(comm.Value)}
+			if tv := r.info.Types[comm.Value]; tv.Value == nil && !tv.IsNil() {
+				// A constant is converted by inference and needs no
+				// temporary; anything else is evaluated here, in order.
+				vn := r.temp("_xbv")
+				addInit(vn, r.ed.srcOf(comm.Value))
+				val = []part{lit(vn)}
+			}
+			name, ok := r.helperName(comm, hSendCase, elem)
+			if !ok {
+				return
+			}
+			if r.needsConv(elem, comm.Value) {
+				addCase(append(append([]part{lit(name + "(_xbChanOf(" + cn + ").val(")}, val...), lit("))"))...)
+			} else {
+				addCase(append(append([]part{lit(name + "(" + cn + ", ")}, val...), lit(")"))...)
+			}
+			headers[i] = []part{lit(label)}
+		default:
+			var u *ast.UnaryExpr
+			var as *ast.AssignStmt
+			switch comm := comm.(type) {
+			case *ast.ExprStmt:
+				u = recvExpr(comm.X)
+			case *ast.AssignStmt:
+				as = comm
+				u = recvExpr(comm.Rhs[0])
+			}
+			if u == nil {
+				r.errorf(cc, "unexpected select case")
+				return
+			}
+			r.expr(u.X)
+			elem := r.chanElem(u.X)
+			slot, ok1 := r.helperName(u, hRecvSlot, elem)
+			rc, ok2 := r.helperName(u, hRecvCase, elem)
+			if !ok1 || !ok2 {
+				return
+			}
+			sn := r.temp("_xbr")
+			addInit(sn, lit(slot+"("), r.ed.srcOf(u.X), lit(")"))
+			addCase(lit(fmt.Sprintf("%s(%s.c, &%s.v)", rc, sn, sn)))
+			h := []part{lit(label + " ")}
+			if as != nil {
+				vals := []string{sn + ".v", res + ".ok"}
+				if as.Tok == token.DEFINE {
+					for j, l := range as.Lhs {
+						if j > 0 {
+							h = append(h, lit(", "))
+						}
+						h = append(h, r.ed.srcOf(l))
+					}
+					h = append(h, lit(" := "+strings.Join(vals[:len(as.Lhs)], ", ")+";"))
+					for _, l := range as.Lhs {
+						if id, ok := l.(*ast.Ident); ok {
+							if a := r.allocText(id); a != "" {
+								h = append(h, lit(" "+a+";"))
+							}
+						}
+					}
+				} else {
+					for j, l := range as.Lhs {
+						h = append(h, r.assignTo(l, vals[j])...)
+						h = append(h, lit(";"))
+					}
+				}
+			}
+			headers[i] = h
+		}
+		r.stmtList(cc.Body)
+		k++
+	}
+	hasDef := "false"
+	if hasDefault {
+		hasDef = "true"
+	}
+	addInit(res, lit("new(_xbSelRes)"))
+	out := []part{lit("switch ")}
+	out = append(out, names...)
+	out = append(out, lit(" := "))
+	out = append(out, inits...)
+	out = append(out, lit("; "+res+".set("+r.X("Select")+"("+hasDef))
+	if len(cases) > 0 {
+		out = append(out, lit(", "))
+		out = append(out, cases...)
+	}
+	out = append(out, lit(")) {"))
+	prev := s.Body.Lbrace + 1
+	for i, c := range clauses {
+		cc := c.(*ast.CommClause)
+		out = append(out, r.ed.srcRange(prev, cc.Case))
+		out = append(out, headers[i]...)
+		out = append(out, r.ed.srcRange(cc.Colon+1, cc.End()))
+		prev = cc.End()
+	}
+	out = append(out, r.ed.srcRange(prev, s.Body.Rbrace), lit("}"))
+	r.ed.replace(s, out...)
+}
+
+func hasDefaultClause(clauses []ast.Stmt) bool {
+	for _, c := range clauses {
+		if c.(*ast.CommClause).Comm == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// assignTo returns the text of the assignment l = val (val a temporary),
+// with the write reported if l is shared. l's operands are visited.
+func (r *fileRW) assignTo(l ast.Expr, val string) []part {
+	if isBlank(l) {
+		return []part{lit("_ = " + val)}
+	}
+	if ix := r.mapIndex(l); ix != nil {
+		r.expr(ix.Index)
+		r.mapAccess(ix.X, hMapStore)
+		return []part{r.ed.srcOf(l), lit(" = " + val)}
+	}
+	if r.loc(l) && r.info.Types[l].Addressable() {
+		if a := r.assignment(l, []part{lit(val)}); a != nil {
+			return a
+		}
+	}
+	return []part{r.ed.srcOf(l), lit(" = " + val)}
+}
+
+// rangeChan rewrites a loop over a channel into a loop that receives at the
+// start of each iteration:
+//
+//	for v := range ch {
+//
+// becomes
+//
+//	for _xbc1, v := _xbChanV(ch); ; { _xbv3, _xbok2 := xb.Recv2(_xbc1); if !_xbok2 { break }; v = _xbv3;
+//
+// The loop variable is declared by the for clause, so it is one variable
+// for the whole loop or one per iteration exactly as the range variable was
+// under the file's Go version; continue goes to the next receive.
+func (r *fileRW) rangeChan(s *ast.RangeStmt, ct *types.Chan) {
+	r.expr(s.X)
+	elem := ct.Elem()
+	recv2, ok := r.helperName(s, hRecv2, elem)
+	if !ok {
+		return
+	}
+	c, okv := r.temp("_xbc"), r.temp("_xbok")
+	key := s.Key
+	if key != nil && isBlank(key) {
+		key = nil
+	}
+	var head []part
+	switch {
+	case key == nil:
+		head = []part{lit(fmt.Sprintf("for %s := (", c)), r.ed.srcOf(s.X),
+			lit(fmt.Sprintf("); ; { if _, %s := %s(%s); !%s { break };", okv, recv2, c, okv))}
+	case s.Tok == token.DEFINE:
+		chanV, ok := r.helperName(s, hChanV, elem)
+		if !ok {
+			return
+		}
+		// The variable is assigned only when a value arrives: after the
+		// loop, a variable shared by all iterations keeps the last value.
+		v := r.temp("_xbv")
+		head = []part{lit(fmt.Sprintf("for %s, ", c)), r.ed.srcOf(key), lit(" := " + chanV + "("), r.ed.srcOf(s.X),
+			lit(fmt.Sprintf("); ; { %s, %s := %s(%s); if !%s { break }; ", v, okv, recv2, c, okv)), r.ed.srcOf(key),
+			lit(" = " + v + ";")}
+		if a := r.allocText(key.(*ast.Ident)); a != "" {
+			head = append(head, lit(" "+a+";"))
+		}
+	default:
+		v := r.temp("_xbv")
+		head = []part{lit(fmt.Sprintf("for %s := (", c)), r.ed.srcOf(s.X),
+			lit(fmt.Sprintf("); ; { %s, %s := %s(%s); if !%s { break }; ", v, okv, recv2, c, okv))}
+		head = append(head, r.assignTo(key, v)...)
+		head = append(head, lit(";"))
+	}
+	r.ed.replaceRange(s.For, s.Body.Lbrace+1, head...)
+}

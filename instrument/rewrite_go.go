@@ -1,0 +1,153 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// goStmt rewrites `go f(a, b)` into
+//
+//	{ _xbg1, _xbg2 := a, b; xb.Go(func() { f(_xbg1, _xbg2) }) }
+//
+// evaluating the function value and the arguments in the calling goroutine,
+// before the spawn, as Go does. A function named statically (a package
+// function, a function literal, a builtin, a method expression) needs no
+// evaluation; a method value or a function variable is evaluated into a
+// temporary, which binds the receiver now. Constants are passed as they
+// are, so that they keep being converted to the parameter types.
+func (r *fileRW) goStmt(s *ast.GoStmt) {
+	call := s.Call
+	var (
+		names, vals []part
+		fn          []part
+	)
+	add := func(v ...part) string {
+		n := r.temp("_xbg")
+		if len(names) > 0 {
+			names = append(names, lit(", "))
+			vals = append(vals, lit(", "))
+		}
+		names = append(names, lit(n))
+		vals = append(vals, v...)
+		return n
+	}
+	fun := unparen(call.Fun)
+	if lit0, ok := fun.(*ast.FuncLit); ok && len(call.Args) == 0 && lit0.Type.Params.NumFields() == 0 && lit0.Type.Results.NumFields() == 0 {
+		// go func() { ... }(): the literal is the goroutine's function.
+		r.expr(call.Fun)
+		r.ed.replace(s, lit(r.X("Go")+"("), r.ed.srcOf(call.Fun), lit(")"))
+		return
+	}
+	switch {
+	case r.isBuiltin(fun):
+		name := calleeIdent(fun).Name
+		fn = []part{lit(name)}
+		if name == "close" && len(call.Args) == 1 {
+			if u, ok := under(r.typeOf(call.Args[0])).(*types.Chan); ok {
+				if n, ok := r.helperName(call, hClose, u.Elem()); ok {
+					fn = []part{lit(n)}
+				}
+			}
+		}
+	case r.staticFunc(fun):
+		r.expr(call.Fun)
+		fn = []part{r.ed.srcOf(call.Fun)}
+	default:
+		r.expr(call.Fun)
+		fn = []part{lit(add(r.ed.srcOf(call.Fun)))}
+	}
+	var args []part
+	argsep := func() {
+		if len(args) > 0 {
+			args = append(args, lit(", "))
+		}
+	}
+	if len(call.Args) == 1 {
+		if tup, ok := r.typeOf(call.Args[0]).(*types.Tuple); ok && tup.Len() > 1 {
+			// go f(g()) with g returning several values.
+			r.expr(call.Args[0])
+			var ns []string
+			for range tup.Len() {
+				ns = append(ns, r.temp("_xbg"))
+			}
+			if len(names) > 0 {
+				// The function value comes first: evaluate it in its own
+				// statement.
+				names = append(names, lit(" := "))
+				names = append(names, vals...)
+				names = append(names, lit("; "+strings.Join(ns, ", ")))
+				vals = []part{r.ed.srcOf(call.Args[0])}
+			} else {
+				names = []part{lit(strings.Join(ns, ", "))}
+				vals = []part{r.ed.srcOf(call.Args[0])}
+			}
+			args = []part{lit(strings.Join(ns, ", "))}
+			r.emitGo(s, names, vals, fn, args, false)
+			return
+		}
+	}
+	for _, a := range call.Args {
+		argsep()
+		tv := r.info.Types[a]
+		if tv.Value != nil || tv.IsNil() {
+			args = append(args, r.ed.srcOf(a))
+			continue
+		}
+		r.expr(a)
+		args = append(args, lit(add(r.ed.srcOf(a))))
+	}
+	r.emitGo(s, names, vals, fn, args, call.Ellipsis.IsValid())
+}
+
+func (r *fileRW) emitGo(s *ast.GoStmt, names, vals, fn, args []part, ellipsis bool) {
+	var out []part
+	if len(names) > 0 {
+		out = append(out, lit("{ "))
+		out = append(out, names...)
+		out = append(out, lit(" := "))
+		out = append(out, vals...)
+		out = append(out, lit("; "))
+	}
+	out = append(out, lit(r.X("Go")+"(func() { "))
+	out = append(out, fn...)
+	out = append(out, lit("("))
+	out = append(out, args...)
+	if ellipsis {
+		out = append(out, lit("..."))
+	}
+	out = append(out, lit(") })"))
+	if len(names) > 0 {
+		out = append(out, lit(" }"))
+	}
+	r.ed.replace(s, out...)
+}
+
+func (r *fileRW) isBuiltin(fun ast.Expr) bool {
+	_, ok := r.info.Uses[calleeIdent(fun)].(*types.Builtin)
+	return ok
+}
+
+// staticFunc reports whether fun names a function without evaluating
+// anything: a function literal, a package-level function (possibly
+// instantiated), a method expression.
+func (r *fileRW) staticFunc(fun ast.Expr) bool {
+	switch f := unparen(fun).(type) {
+	case *ast.FuncLit:
+		return true
+	case *ast.Ident:
+		_, ok := r.info.Uses[f].(*types.Func)
+		return ok
+	case *ast.SelectorExpr:
+		if sel := r.info.Selections[f]; sel != nil {
+			return sel.Kind() == types.MethodExpr
+		}
+		_, ok := r.info.Uses[f.Sel].(*types.Func)
+		return ok
+	case *ast.IndexExpr:
+		return r.staticFunc(f.X)
+	case *ast.IndexListExpr:
+		return r.staticFunc(f.X)
+	}
+	return false
+}

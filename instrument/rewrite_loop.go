@@ -1,0 +1,157 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// Loops: every loop body starts with xb.Step(), so that a loop without
+// scheduling points still counts towards the step bound; loops over
+// channels receive through the scheduler; loops over maps iterate in a
+// fixed order.
+
+func (r *fileRW) forStmt(s *ast.ForStmt) {
+	r.stmt(s.Init, false)
+	r.expr(s.Cond)
+	r.stmt(s.Post, false)
+	r.loopBody(s.Body, r.loopVarAllocs(s.Init))
+}
+
+// loopVarAllocs registers the shared variables a for clause declares, at
+// the start of each iteration (one per iteration since Go 1.22).
+func (r *fileRW) loopVarAllocs(init ast.Stmt) []string {
+	as, ok := init.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE {
+		return nil
+	}
+	var out []string
+	for _, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok {
+			if a := r.allocText(id); a != "" {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+func (r *fileRW) loopBody(body *ast.BlockStmt, allocs []string) {
+	text := " " + r.X("Step") + "();"
+	for _, a := range allocs {
+		text += " " + a + ";"
+	}
+	r.ed.insert(body.Lbrace+1, text)
+	r.stmtList(body.List)
+}
+
+func (r *fileRW) rangeStmt(s *ast.RangeStmt) {
+	switch u := under(r.typeOf(s.X)).(type) {
+	case *types.Chan:
+		r.rangeChan(s, u)
+		r.loopBody(s.Body, nil)
+		return
+	case *types.Map:
+		r.rangeMap(s, u)
+		r.loopBody(s.Body, nil)
+		return
+	case *types.Array:
+		r.access(s.X) // ranging over an array copies it
+	default:
+		r.expr(s.X)
+	}
+	var allocs []string
+	for _, e := range []ast.Expr{s.Key, s.Value} {
+		if e == nil {
+			continue
+		}
+		if s.Tok == token.DEFINE {
+			if id, ok := e.(*ast.Ident); ok {
+				if a := r.allocText(id); a != "" {
+					allocs = append(allocs, a)
+				}
+			}
+			continue
+		}
+		r.rangeTarget(e)
+	}
+	r.loopBody(s.Body, allocs)
+}
+
+// rangeTarget handles an iteration variable assigned by `for k, v = range`:
+// each iteration writes it.
+func (r *fileRW) rangeTarget(l ast.Expr) {
+	if isBlank(l) {
+		return
+	}
+	if ix := r.mapIndex(l); ix != nil {
+		r.expr(ix.Index)
+		r.mapAccess(ix.X, hMapStore)
+		return
+	}
+	if !r.loc(l) || !r.info.Types[l].Addressable() {
+		return
+	}
+	if name, ok := r.helperName(l, hStore, r.typeOf(l)); ok {
+		r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+	}
+}
+
+// rangeMap rewrites a loop over a map into a loop over its keys in a fixed
+// order:
+//
+//	for k, v := range m {
+//
+// becomes
+//
+//	for _xbit1, k, v := _xbMapIter(m, pos); _xbit1.next(&k, &v); {
+//
+// As for channels, the for clause declares the iteration variables, so
+// their per-loop or per-iteration semantics follow the file's Go version.
+// With `=`, the targets are assigned at the start of the body.
+func (r *fileRW) rangeMap(s *ast.RangeStmt, mt *types.Map) {
+	r.expr(s.X)
+	iter, ok := r.helperName(s, hMapIter, r.typeOf(s.X), mt.Key(), mt.Elem())
+	if !ok {
+		return
+	}
+	it := r.temp("_xbit")
+	vars := [2]ast.Expr{s.Key, s.Value}
+	var decl, args [2][]part
+	var assigns []part
+	var allocs []string
+	for i, e := range vars {
+		switch {
+		case e == nil || isBlank(e):
+			decl[i] = []part{lit("_")}
+			args[i] = []part{lit("nil")}
+		case s.Tok == token.DEFINE:
+			decl[i] = []part{r.ed.srcOf(e)}
+			args[i] = []part{lit("&"), r.ed.srcOf(e)}
+			if a := r.allocText(e.(*ast.Ident)); a != "" {
+				allocs = append(allocs, a)
+			}
+		default:
+			t := r.temp("_xbk")
+			decl[i] = []part{lit(t)}
+			args[i] = []part{lit("&" + t)}
+			assigns = append(assigns, lit(" "))
+			assigns = append(assigns, r.assignTo(e, t)...)
+			assigns = append(assigns, lit(";"))
+		}
+	}
+	head := []part{lit("for " + it + ", ")}
+	head = append(head, decl[0]...)
+	head = append(head, lit(", "))
+	head = append(head, decl[1]...)
+	head = append(head, lit(" := "+iter+"("), r.ed.srcOf(s.X), lit(", "+r.site(s.X)+"); "+it+".next("))
+	head = append(head, args[0]...)
+	head = append(head, lit(", "))
+	head = append(head, args[1]...)
+	head = append(head, lit("); {"))
+	head = append(head, assigns...)
+	for _, a := range allocs {
+		head = append(head, lit(" "+a+";"))
+	}
+	r.ed.replaceRange(s.For, s.Body.Lbrace+1, head...)
+}

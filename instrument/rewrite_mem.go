@@ -1,0 +1,546 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// Memory accesses. A read of a shared variable x (a package-level variable
+// of a rewritten package, a local another goroutine can reach, anything
+// reached through a pointer or a slice) becomes _xbLoad(&x, pos), which
+// reports the read and then loads; an assignment x = v becomes
+// _xbAssign(&x, v, pos), which reports the write after v is evaluated and
+// then stores, so that the report falls into the atomic block of the store
+// even when v blocks (x = <-ch). A map is one location; its operand is
+// wrapped: _xbMapLoad(m, pos)[k].
+
+var hAssign = &helper{"_xbAssign", []string{"T"}, "p *{T}, v {T}, pos {xb}.Pos", "", "p, v, pos"}
+
+// sharedVar reports whether another goroutine may access v.
+func (r *fileRW) sharedVar(v *types.Var) bool {
+	if v.IsField() || v.Pkg() == nil {
+		return false
+	}
+	if v.Parent() == v.Pkg().Scope() {
+		return r.u.rewritten[v.Pkg().Path()]
+	}
+	return r.shared[v]
+}
+
+// access handles the read of an expression that denotes a variable.
+func (r *fileRW) access(e ast.Expr) {
+	if r.loc(e) {
+		r.wrapRead(e)
+	}
+}
+
+func (r *fileRW) wrapRead(e ast.Expr) {
+	if !r.info.Types[e].Addressable() {
+		return
+	}
+	name, ok := r.helperName(e, hLoad, r.typeOf(e))
+	if !ok {
+		return
+	}
+	r.ed.replace(e, lit(name+"(&"), r.ed.srcOf(e), lit(", "+r.site(e)+")"))
+}
+
+// loc visits the operands of e, an expression used as a location (read,
+// written or addressed), and reports whether that location may be shared.
+// The pointers, slices and indices e goes through are read.
+func (r *fileRW) loc(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return r.loc(e.X)
+	case *ast.Ident:
+		v, ok := r.info.Uses[e].(*types.Var)
+		return ok && r.sharedVar(v)
+	case *ast.SelectorExpr:
+		sel := r.info.Selections[e]
+		if sel == nil {
+			if r.replaceSelector(e) {
+				return false
+			}
+			v, ok := r.info.Uses[e.Sel].(*types.Var)
+			return ok && r.sharedVar(v)
+		}
+		if sel.Kind() != types.FieldVal {
+			r.expr(e)
+			return false
+		}
+		if isPointer(r.typeOf(e.X)) {
+			r.expr(e.X)
+			return true
+		}
+		shared := r.loc(e.X)
+		return shared || sel.Indirect()
+	case *ast.IndexExpr:
+		switch under(r.typeOf(e.X)).(type) {
+		case *types.Array:
+			r.expr(e.Index)
+			return r.loc(e.X) && r.info.Types[e].Addressable()
+		case *types.Pointer, *types.Slice:
+			r.expr(e.X)
+			r.expr(e.Index)
+			return true
+		}
+		r.expr(e.X)
+		r.expr(e.Index)
+		return false
+	case *ast.StarExpr:
+		r.expr(e.X)
+		return true
+	}
+	r.expr(e)
+	return false
+}
+
+func isPointer(t types.Type) bool {
+	_, ok := under(t).(*types.Pointer)
+	return ok
+}
+
+func isMap(t types.Type) bool {
+	_, ok := under(t).(*types.Map)
+	return ok
+}
+
+// mapIndex returns e as an index expression on a map, or nil.
+func (r *fileRW) mapIndex(e ast.Expr) *ast.IndexExpr {
+	ix, ok := unparen(e).(*ast.IndexExpr)
+	if !ok || !isMap(r.typeOf(ix.X)) {
+		return nil
+	}
+	return ix
+}
+
+// mapAccess wraps the map operand m: h(m, pos).
+func (r *fileRW) mapAccess(m ast.Expr, h *helper) {
+	r.expr(m)
+	mt := r.typeOf(m)
+	u, ok := under(mt).(*types.Map)
+	if !ok {
+		return
+	}
+	name, ok := r.helperName(m, h, mt, u.Key(), u.Elem())
+	if !ok {
+		return
+	}
+	r.ed.replace(m, lit(name+"("), r.ed.srcOf(m), lit(", "+r.site(m)+")"))
+}
+
+// methodRecv handles the receiver of a method value or call x.M.
+func (r *fileRW) methodRecv(e *ast.SelectorExpr, sel *types.Selection) {
+	xt := r.typeOf(e.X)
+	if isPointer(xt) || types.IsInterface(xt) {
+		r.expr(e.X)
+		return
+	}
+	fn := sel.Obj().(*types.Func)
+	if !isPointer(fn.Type().(*types.Signature).Recv().Type()) {
+		r.access(e.X) // a value receiver is a copy
+		return
+	}
+	if sel.Indirect() {
+		r.loc(e.X) // through an embedded pointer
+		return
+	}
+	// x.M() with a pointer method takes x's address. Code xbtest does not
+	// rewrite (bytes.Buffer, list.List) accesses x without reporting it:
+	// report a write of the whole object.
+	if !r.loc(e.X) || syncType(xt) || fn.Pkg() == nil || r.u.rewritten[fn.Pkg().Path()] {
+		return
+	}
+	if !r.info.Types[e.X].Addressable() {
+		return
+	}
+	name, ok := r.helperName(e.X, hStore, xt)
+	if !ok {
+		return
+	}
+	r.ed.replace(e.X, lit(name+"(&"), r.ed.srcOf(e.X), lit(", "+r.site(e.X)+")"))
+}
+
+// addrOf handles &x: no access of x itself; &T{...} allocates.
+func (r *fileRW) addrOf(e *ast.UnaryExpr) {
+	if cl, ok := unparen(e.X).(*ast.CompositeLit); ok {
+		r.compositeLit(cl)
+		if pt, ok := r.typeOf(e).(*types.Pointer); ok {
+			r.wrapCall(e, hNew, pt.Elem())
+		}
+		return
+	}
+	r.loc(e.X)
+}
+
+// wrapCall replaces e by h(e).
+func (r *fileRW) wrapCall(e ast.Expr, h *helper, targs ...types.Type) {
+	name, ok := r.helperName(e, h, targs...)
+	if !ok {
+		return
+	}
+	r.ed.replace(e, lit(name+"("), r.ed.srcOf(e), lit(")"))
+}
+
+// assign handles an assignment statement.
+func (r *fileRW) assign(s *ast.AssignStmt, inList bool) {
+	rhsDone := false
+	if len(s.Lhs) == 2 && len(s.Rhs) == 1 {
+		if u := recvExpr(s.Rhs[0]); u != nil {
+			r.recv(u, true)
+			rhsDone = true
+		}
+	}
+	if !rhsDone {
+		for _, e := range s.Rhs {
+			r.expr(e)
+		}
+	}
+	switch s.Tok {
+	case token.DEFINE:
+		var after []part
+		for _, l := range s.Lhs {
+			id, ok := l.(*ast.Ident)
+			if !ok || id.Name == "_" {
+				continue
+			}
+			if r.info.Defs[id] != nil {
+				if a := r.allocText(id); a != "" {
+					after = append(after, lit("; "+a))
+				}
+				continue
+			}
+			// := assigns the variables it does not declare.
+			if v, ok := r.info.Uses[id].(*types.Var); ok && r.sharedVar(v) {
+				if name, ok := r.helperName(id, hWrote, v.Type()); ok {
+					after = append(after, lit(fmt.Sprintf("; %s(&%s, %s)", name, id.Name, r.site(id))))
+				}
+			}
+		}
+		if len(after) > 0 && inList {
+			r.ed.replace(s, append([]part{r.ed.srcOf(s)}, after...)...)
+		}
+	case token.ASSIGN:
+		if len(s.Lhs) == 1 && len(s.Rhs) == 1 {
+			r.assign1(s, s.Lhs[0], s.Rhs[0])
+		} else {
+			r.assignN(s, inList)
+		}
+	default:
+		r.opAssign(s, s.Lhs[0], s.Rhs[0], strings.TrimSuffix(s.Tok.String(), "="))
+	}
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := unparen(e).(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+// assign1 handles l = rhs.
+func (r *fileRW) assign1(s ast.Stmt, l, rhs ast.Expr) {
+	if isBlank(l) {
+		return
+	}
+	if ix := r.mapIndex(l); ix != nil {
+		r.expr(ix.Index)
+		r.mapAccess(ix.X, hMapStore)
+		return
+	}
+	if !r.loc(l) || !r.info.Types[l].Addressable() {
+		return
+	}
+	if a := r.assignment(l, []part{r.ed.srcOf(rhs)}); a != nil {
+		r.ed.replace(s, a...)
+	}
+}
+
+// assignment returns the text of l = rhs for a shared location l whose
+// operands were visited: _xbAt(&l, pos).set(rhs), which reports the write
+// after rhs is evaluated and converts rhs as an assignment does, or, in a
+// file without generics, a wrapper _xbAssign(&l, rhs, pos) whose concrete
+// parameter types convert.
+func (r *fileRW) assignment(l ast.Expr, rhs []part) []part {
+	pos := r.site(l)
+	if r.generics {
+		out := []part{lit("_xbAt(&"), r.ed.srcOf(l), lit(", " + pos + ").set(")}
+		return append(append(out, rhs...), lit(")"))
+	}
+	name, ok := r.helperName(l, hAssign, r.typeOf(l))
+	if !ok {
+		return nil
+	}
+	out := []part{lit(name + "(&"), r.ed.srcOf(l), lit(", ")}
+	return append(append(out, rhs...), lit(", "+pos+")"))
+}
+
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
+}
+
+// opAssign handles l op= rhs (and l++ with rhs nil and op "+" or "-").
+func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string) {
+	if ix := r.mapIndex(l); ix != nil {
+		r.expr(ix.Index)
+		r.mapAccess(ix.X, hMapRMW)
+		return
+	}
+	if !r.loc(l) || !r.info.Types[l].Addressable() {
+		return
+	}
+	lt := r.typeOf(l)
+	if r.pure(l) {
+		// l = l op (rhs), reporting the read before the load and the
+		// write before the store.
+		load, ok := r.helperName(s, hLoad, lt)
+		if !ok {
+			return
+		}
+		val := []part{lit(load + "(&"), r.ed.srcOf(l), lit(", " + r.site(l) + ") " + op + " ")}
+		if rhs == nil {
+			val = append(val, lit("1"))
+		} else {
+			val = append(val, lit("("), r.ed.srcOf(rhs), lit(")"))
+		}
+		if a := r.assignment(l, val); a != nil {
+			r.ed.replace(s, a...)
+		}
+		return
+	}
+	name, ok := r.helperName(l, hRMW, lt)
+	if !ok {
+		return
+	}
+	r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+}
+
+func (r *fileRW) incDec(s *ast.IncDecStmt) {
+	op := "+"
+	if s.Tok == token.DEC {
+		op = "-"
+	}
+	r.opAssign(s, s.X, nil, op)
+}
+
+// assignN handles tuple assignments. After a right-hand side that calls
+// functions the writes are reported after the statement (when the targets
+// can be evaluated again); otherwise before the evaluation.
+func (r *fileRW) assignN(s *ast.AssignStmt, inList bool) {
+	later := inList && r.anyCall(s.Rhs) && r.pureTargets(s.Lhs)
+	var after []part
+	for _, l := range s.Lhs {
+		if isBlank(l) {
+			continue
+		}
+		if ix := r.mapIndex(l); ix != nil {
+			r.expr(ix.Index)
+			r.mapAccess(ix.X, hMapStore)
+			continue
+		}
+		if !r.loc(l) || !r.info.Types[l].Addressable() {
+			continue
+		}
+		lt := r.typeOf(l)
+		if later {
+			if name, ok := r.helperName(l, hWrote, lt); ok {
+				after = append(after, lit("; "+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+			}
+			continue
+		}
+		if name, ok := r.helperName(l, hStore, lt); ok {
+			r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+		}
+	}
+	if len(after) > 0 {
+		r.ed.replace(s, append([]part{r.ed.srcOf(s)}, after...)...)
+	}
+}
+
+// pure reports whether evaluating e twice is the same as once: no calls
+// (other than conversions and side-effect-free builtins), no receives.
+func (r *fileRW) pure(e ast.Expr) bool {
+	return !r.hasCall(e)
+}
+
+func (r *fileRW) anyCall(es []ast.Expr) bool {
+	for _, e := range es {
+		if r.hasCall(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// pureTargets reports whether the targets of a tuple assignment can be
+// evaluated again after it: pure, and none of them mentions a variable the
+// assignment sets.
+func (r *fileRW) pureTargets(lhs []ast.Expr) bool {
+	set := map[types.Object]bool{}
+	for _, l := range lhs {
+		if id, ok := unparen(l).(*ast.Ident); ok {
+			set[r.info.Uses[id]] = true
+		}
+	}
+	for _, l := range lhs {
+		if !r.pure(l) {
+			return false
+		}
+		if _, ok := unparen(l).(*ast.Ident); ok {
+			continue
+		}
+		mentions := false
+		ast.Inspect(l, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && set[r.info.Uses[id]] {
+				mentions = true
+			}
+			return !mentions
+		})
+		if mentions {
+			return false
+		}
+	}
+	return true
+}
+
+// hasCall reports whether evaluating e may call a function or block.
+func (r *fileRW) hasCall(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				found = true
+			}
+		case *ast.CallExpr:
+			if r.info.Types[n.Fun].IsType() {
+				return true
+			}
+			if b, ok := r.info.Uses[calleeIdent(n.Fun)].(*types.Builtin); ok {
+				switch b.Name() {
+				case "len", "cap", "complex", "real", "imag", "min", "max", "new", "make", "append",
+					"Sizeof", "Alignof", "Offsetof", "Add", "Slice", "SliceData", "String", "StringData":
+					return true
+				}
+			}
+			found = true
+		}
+		return true
+	})
+	return found
+}
+
+// calleeIdent returns the identifier naming a called function, if any.
+func calleeIdent(fun ast.Expr) *ast.Ident {
+	switch f := unparen(fun).(type) {
+	case *ast.Ident:
+		return f
+	case *ast.SelectorExpr:
+		return f.Sel
+	}
+	return nil
+}
+
+// call handles calls: conversions, builtins (allocations, channel and map
+// operations) and ordinary calls.
+func (r *fileRW) call(e *ast.CallExpr) {
+	if r.info.Types[e.Fun].IsType() {
+		r.typeExpr(e.Fun)
+		for _, a := range e.Args {
+			r.expr(a)
+		}
+		return
+	}
+	if b, ok := r.info.Uses[calleeIdent(e.Fun)].(*types.Builtin); ok {
+		r.builtin(e, b.Name())
+		return
+	}
+	r.expr(e.Fun)
+	for _, a := range e.Args {
+		r.expr(a)
+	}
+}
+
+func (r *fileRW) builtin(e *ast.CallExpr, name string) {
+	argType := func(i int) types.Type {
+		if i < len(e.Args) {
+			return r.typeOf(e.Args[i])
+		}
+		return nil
+	}
+	rest := func(from int) {
+		for _, a := range e.Args[from:] {
+			r.expr(a)
+		}
+	}
+	switch name {
+	case "make":
+		r.typeExpr(e.Args[0])
+		rest(1)
+		t := r.typeOf(e)
+		switch u := under(t).(type) {
+		case *types.Chan:
+			r.makeChan(e, u)
+		case *types.Slice:
+			r.wrapCall(e, hSlice, t, u.Elem())
+		case *types.Map:
+			r.wrapCall(e, hNewMap, t, u.Key(), u.Elem())
+		}
+	case "new":
+		if r.info.Types[e.Args[0]].IsType() {
+			r.typeExpr(e.Args[0])
+		} else {
+			rest(0)
+		}
+		if pt, ok := r.typeOf(e).(*types.Pointer); ok {
+			r.wrapCall(e, hNew, pt.Elem())
+		}
+	case "append":
+		rest(0)
+		t := r.typeOf(e)
+		if u, ok := under(t).(*types.Slice); ok {
+			r.wrapCall(e, hSlice, t, u.Elem())
+		}
+	case "len":
+		switch u := under(argType(0)).(type) {
+		case *types.Chan:
+			rest(0)
+			h := hLen
+			if u.Dir() == types.SendOnly {
+				h = hLenSend
+			}
+			if n, ok := r.helperName(e, h, u.Elem()); ok {
+				r.ed.replace(e.Fun, lit(n))
+			}
+		case *types.Map:
+			r.mapAccess(e.Args[0], hMapLoad)
+		default:
+			rest(0)
+		}
+	case "close":
+		rest(0)
+		if u, ok := under(argType(0)).(*types.Chan); ok {
+			if n, ok := r.helperName(e, hClose, u.Elem()); ok {
+				r.ed.replace(e.Fun, lit(n))
+			}
+		}
+	case "delete":
+		r.mapAccess(e.Args[0], hMapStore)
+		rest(1)
+	case "clear":
+		if isMap(argType(0)) {
+			r.mapAccess(e.Args[0], hMapStore)
+		} else {
+			rest(0)
+		}
+	default:
+		rest(0)
+	}
+}

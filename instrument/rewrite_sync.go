@@ -1,0 +1,118 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// schedulerPath is the package rewritten code calls.
+const schedulerPath = "github.com/xbtest/xbtest/scheduler"
+
+// Replacements of identifiers of the standard library by the scheduler's
+// drop-in equivalents, by package and name. sync.Locker stays: xb.Mutex
+// implements it.
+var replacements = map[string]map[string]bool{
+	"sync": set("Mutex", "RWMutex", "Cond", "NewCond", "WaitGroup", "Once", "Map", "Pool",
+		"OnceFunc", "OnceValue", "OnceValues"),
+	"sync/atomic": set(
+		"AddInt32", "AddInt64", "AddUint32", "AddUint64", "AddUintptr",
+		"AndInt32", "AndInt64", "AndUint32", "AndUint64", "AndUintptr",
+		"OrInt32", "OrInt64", "OrUint32", "OrUint64", "OrUintptr",
+		"CompareAndSwapInt32", "CompareAndSwapInt64", "CompareAndSwapPointer",
+		"CompareAndSwapUint32", "CompareAndSwapUint64", "CompareAndSwapUintptr",
+		"LoadInt32", "LoadInt64", "LoadPointer", "LoadUint32", "LoadUint64", "LoadUintptr",
+		"StoreInt32", "StoreInt64", "StorePointer", "StoreUint32", "StoreUint64", "StoreUintptr",
+		"SwapInt32", "SwapInt64", "SwapPointer", "SwapUint32", "SwapUint64", "SwapUintptr",
+		"Bool", "Int32", "Int64", "Uint32", "Uint64", "Uintptr", "Pointer", "Value"),
+	"runtime": set("Gosched", "Goexit"),
+	"testing": set("T", "TB"),
+}
+
+// randFuncs are the top-level functions of math/rand and math/rand/v2 that
+// are also methods of their Rand type: they are redirected to the
+// scheduler's per-execution source (rand.Intn(n) becomes
+// xb.Rand().Intn(n)), so that an execution draws the same numbers when its
+// prefix is replayed. (v2's generic N has no method; it stays.)
+var randFuncs = map[string]map[string]bool{
+	"math/rand": set("ExpFloat64", "Float32", "Float64", "Int", "Int31", "Int31n", "Int63", "Int63n",
+		"Intn", "NormFloat64", "Perm", "Read", "Seed", "Shuffle", "Uint32", "Uint64"),
+	"math/rand/v2": set("ExpFloat64", "Float32", "Float64", "Int", "Int32", "Int32N", "Int64", "Int64N",
+		"IntN", "NormFloat64", "Perm", "Shuffle", "Uint", "Uint32", "Uint32N", "Uint64", "Uint64N", "UintN"),
+}
+
+var randSource = map[string]string{"math/rand": "Rand", "math/rand/v2": "RandV2"}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// replacement returns the scheduler name that replaces obj, or "".
+func (r *fileRW) replacement(obj types.Object) string {
+	if obj == nil || obj.Pkg() == nil {
+		return ""
+	}
+	if obj.Parent() != obj.Pkg().Scope() {
+		return "" // a method or field, not a package-level name
+	}
+	if _, isFunc := obj.(*types.Func); isFunc && randFuncs[obj.Pkg().Path()][obj.Name()] {
+		return r.X(randSource[obj.Pkg().Path()]) + "()." + obj.Name()
+	}
+	names := replacements[obj.Pkg().Path()]
+	if !names[obj.Name()] {
+		return ""
+	}
+	if obj.Pkg().Path() == "testing" && r.keepT {
+		return ""
+	}
+	return r.X(obj.Name())
+}
+
+// replaceSelector replaces a qualified identifier such as sync.Mutex.
+func (r *fileRW) replaceSelector(e *ast.SelectorExpr) bool {
+	x, ok := e.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if _, ok := r.info.Uses[x].(*types.PkgName); !ok {
+		return false
+	}
+	repl := r.replacement(r.info.Uses[e.Sel])
+	if repl == "" {
+		return false
+	}
+	r.ed.replace(e, lit(repl))
+	return true
+}
+
+// replaceIdent replaces a name of a dot-imported package.
+func (r *fileRW) replaceIdent(e *ast.Ident) bool {
+	obj := r.info.Uses[e]
+	if obj == nil || obj.Pkg() == nil || obj.Pkg() == r.u.pkg.Types {
+		return false
+	}
+	repl := r.replacement(obj)
+	if repl == "" {
+		return false
+	}
+	r.ed.replace(e, lit(repl))
+	return true
+}
+
+// syncType reports whether t is (a pointer to) a type the scheduler
+// replaces: its methods are synchronization operations, not memory
+// accesses.
+func syncType(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	path := n.Obj().Pkg().Path()
+	return (path == "sync" || path == "sync/atomic") && replacements[path][n.Obj().Name()] || path == schedulerPath
+}

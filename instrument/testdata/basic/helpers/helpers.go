@@ -1,0 +1,2 @@
+// Package helpers is tested with test helpers.
+package helpers

@@ -1,0 +1,31 @@
+package rnd
+
+import (
+	"math/rand"
+	randv2 "math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// TestRandomWork starts a random number of goroutines. Every execution of
+// the body must draw the same numbers, or replaying a schedule's prefix
+// would diverge (xbtest reports that as an error).
+func TestRandomWork(t *testing.T) {
+	n := 2 + rand.Intn(3) + randv2.IntN(2)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	count := 0
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			count++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if count != n {
+		t.Fatalf("count %d, want %d", count, n)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !xbtag
+
+package tags
+
+const name = "default"

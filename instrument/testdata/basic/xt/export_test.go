@@ -1,0 +1,4 @@
+package xt
+
+// Check is helper for the external tests.
+var Check = helper

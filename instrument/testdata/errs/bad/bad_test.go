@@ -1,0 +1,5 @@
+package bad
+
+import "testing"
+
+func TestF(t *testing.T) { F() }

@@ -1,0 +1,42 @@
+package loops
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+)
+
+func TestOldLoopVars(t *testing.T) {
+	want := []int{3, 3, 3, 2, 2, 2, 2}
+	if got := Closures(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Closures() = %v, want %v (Go 1.12 loop variables)", got, want)
+	}
+}
+
+func TestOldPipeline(t *testing.T) {
+	if got := Pipeline(3); got != 6 {
+		t.Errorf("Pipeline(3) = %d", got)
+	}
+}
+
+// TestOldSharedLoopVar starts goroutines that read the loop variable: with
+// one variable for the whole loop, a schedule where both run after the loop
+// sees the same value twice.
+func TestOldSharedLoopVar(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int]bool{}
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			seen[i] = true
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if len(seen) != 2 {
+		t.Errorf("seen %v", seen)
+	}
+}

@@ -1,0 +1,19 @@
+package app
+
+import (
+	"testing"
+
+	"example.com/dep"
+)
+
+func TestVendorPlain(t *testing.T) {
+	if Sum(1, 2) != 3 {
+		t.Error("Sum")
+	}
+}
+
+// TestVendorBoth needs the vendored package rewritten (-instrument).
+func TestVendorBoth(t *testing.T) {
+	var p Pair
+	dep.Both(p.AB, p.BA)
+}

@@ -1,0 +1,2 @@
+// Package a is tested in a workspace.
+package a

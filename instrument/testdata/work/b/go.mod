@@ -1,0 +1,3 @@
+module example.com/b
+
+go 1.26
