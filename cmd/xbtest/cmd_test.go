@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestGoTestStyleFlags(t *testing.T) {
+	var errOut bytes.Buffer
+	o, err := parseFlags([]string{"-run", "TestX", "-v", "-json", "-algo=exitblock-dd", "--sync-deps=false", "-max-schedules", "5", "-o", "out", "./a", "./b"}, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.run != "TestX" || !o.verbose || !o.json || o.algo != "exitblock-dd" || o.syncDeps || o.maxSchedules != 5 || o.out != "out" || !slices.Equal(o.packages, []string{"./a", "./b"}) {
+		t.Errorf("parsed %+v", o)
+	}
+	if o, _ := parseFlags(nil, &errOut); !slices.Equal(o.packages, []string{"."}) {
+		t.Errorf("default packages %v", o.packages)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-algo", "dfs"}, `unknown algorithm "dfs"`},
+		{[]string{"-memory", "tso"}, "-memory tso is not supported yet"},
+		{[]string{"-memory", "arm"}, `unknown memory model "arm"`},
+		{[]string{"-checkpoint", "fork"}, "-checkpoint fork is not supported yet"},
+		{[]string{"-nosuchflag"}, "unknown flag"},
+		{[]string{"-max-steps", "-1"}, "must not be negative"},
+	} {
+		var out, errOut bytes.Buffer
+		if s := run(c.args, &out, &errOut); s != exitError || !strings.Contains(errOut.String(), c.want) || out.Len() != 0 {
+			t.Errorf("%v: status %d, stderr %q; want 2 and %q", c.args, s, errOut.String(), c.want)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if s := run([]string{"-h"}, &out, &errOut); s != exitOK || !strings.Contains(errOut.String(), "usage: xbtest") {
+		t.Errorf("-h: status %d, %q", s, errOut.String())
+	}
+}
+
+// writeModule creates a module outside the repository from a map of files.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// hashTree fingerprints every file under dir except xbtest's output.
+func hashTree(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	h := map[string][32]byte{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.IsDir() && d.Name() == "xbtest-out" {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		h[p] = sha256.Sum256(b)
+		return nil
+	})
+	return h
+}
+
+func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errOut bytes.Buffer
+	s := run(args, &out, &errOut)
+	return s, out.String(), errOut.String()
+}
+
+const extDeadlock = `package dl
+
+import "sync"
+
+type Account struct {
+	mu  sync.Mutex
+	bal int
+}
+
+// Transfer locks the sender first: two opposite transfers deadlock.
+func Transfer(from, to *Account, n int) {
+	from.mu.Lock()
+	defer from.mu.Unlock()
+	to.mu.Lock()
+	defer to.mu.Unlock()
+	from.bal -= n
+	to.bal += n
+}
+`
+
+const extDeadlockTest = `package dl
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestOppositeTransfers(t *testing.T) {
+	a, b := &Account{bal: 10}, &Account{bal: 10}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); Transfer(a, b, 1) }()
+	go func() { defer wg.Done(); Transfer(b, a, 1) }()
+	wg.Wait()
+}
+`
+
+const extLostUpdate = `package lu
+
+import "sync"
+
+// Counter reads and writes under the lock, but in two critical sections.
+type Counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *Counter) Inc() {
+	c.mu.Lock()
+	v := c.n
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = v + 1
+	c.mu.Unlock()
+}
+
+func (c *Counter) N() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+`
+
+const extLostUpdateTest = `package lu
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestTwoIncrements(t *testing.T) {
+	var c Counter
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Inc() }()
+	}
+	wg.Wait()
+	if n := c.N(); n != 2 {
+		t.Fatalf("lost update: counter is %d", n)
+	}
+}
+`
+
+// A module outside the repository, with its own go.mod: xbtest finds its
+// deadlock and its lost update and leaves its files alone.
+func TestExternalModule(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":        "module example.com/ext\n\ngo 1.22\n",
+		"dl/dl.go":      extDeadlock,
+		"dl/dl_test.go": extDeadlockTest,
+		"lu/lu.go":      extLostUpdate,
+		"lu/lu_test.go": extLostUpdateTest,
+		"doc/doc.go":    "// Package doc has no tests.\npackage doc\n",
+	})
+	before := hashTree(t, dir)
+	tmpBefore := xbtestTemps(t)
+	out := t.TempDir()
+	status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "./...")
+	if status != exitFindings {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	found := map[string]map[string]any{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		if ev["event"] == "finding" {
+			found[ev["package"].(string)] = ev
+		}
+	}
+	dl, lu := found["example.com/ext/dl"], found["example.com/ext/lu"]
+	if dl == nil || dl["kind"] != "lock-cycle" || lu == nil || lu["kind"] != "assertion" || lu["message"] != "lost update: counter is 1" {
+		t.Fatalf("findings %v", found)
+	}
+	if pos := lu["goroutines"].([]any)[0].(map[string]any)["pos"]; pos != "lu/lu_test.go:17" {
+		t.Errorf("assertion at %v, want lu/lu_test.go:17", pos)
+	}
+	for _, f := range []map[string]any{dl, lu} {
+		if _, err := os.Stat(filepath.Join(dir, f["replay"].(string))); err != nil && !filepath.IsAbs(f["replay"].(string)) {
+			if _, err := os.Stat(f["replay"].(string)); err != nil {
+				t.Errorf("schedule file: %v", err)
+			}
+		}
+	}
+	if !strings.Contains(stderr, "example.com/ext/doc\t[no test files]") {
+		t.Errorf("no mention of the package without tests: %q", stderr)
+	}
+	if after := hashTree(t, dir); !mapsEqual(before, after) {
+		t.Errorf("xbtest changed the module's files")
+	}
+	if left := xbtestTemps(t); len(left) > len(tmpBefore) {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func mapsEqual(a, b map[string][32]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// xbtestTemps lists the temporary directories xbtest creates.
+func xbtestTemps(t *testing.T) []string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "xbtest*"))
+	return m
+}
+
+func TestBadPackages(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		args  []string
+		want  []string
+	}{
+		{"no such package", map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a.go": "package a\n"},
+			[]string{"./nosuch"}, []string{"nosuch"}},
+		{"compile error", map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"a/a.go":      "package a\n\nfunc F() int {\n\treturn \"x\"\n}\n",
+			"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n"},
+			[]string{"./a"}, []string{"a.go:4"}},
+		{"cgo", map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"c/c.go":      "package c\n\n// int two(void) { return 2; }\nimport \"C\"\n\nfunc Two() int { return int(C.two()) }\n",
+			"c/c_test.go": "package c\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) { Two() }\n"},
+			[]string{"./c"}, []string{"cgo"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeModule(t, c.files)
+			status, stdout, stderr := runIn(t, dir, c.args...)
+			if status != exitError {
+				t.Errorf("status %d, want 2\n%s%s", status, stdout, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not mention %q", stderr, w)
+				}
+			}
+		})
+	}
+}

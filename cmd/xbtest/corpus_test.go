@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// manifestEntry is one line of corpus/manifest.json.
+type manifestEntry struct {
+	Package   string   `json:"package"`
+	Test      string   `json:"test"`
+	Algo      string   `json:"algo"`
+	SyncDeps  *bool    `json:"sync_deps"`
+	Memory    string   `json:"memory"`
+	Kinds     []string `json:"kinds"`
+	Schedules int      `json:"schedules"`
+	Todo      string   `json:"todo"`
+}
+
+func (e *manifestEntry) group() string {
+	sd := e.SyncDeps == nil || *e.SyncDeps
+	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"))
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// repoRoot is the repository's top directory (the tests run in cmd/xbtest).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestCorpus runs xbtest over the corpus, once per configuration the
+// manifest names, and checks every verdict: the acceptance suite.
+func TestCorpus(t *testing.T) {
+	root := repoRoot(t)
+	b, err := os.ReadFile(filepath.Join(root, "corpus", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Entries []manifestEntry }
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	groups := map[string][]*manifestEntry{}
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		groups[e.group()] = append(groups[e.group()], e)
+	}
+	t.Chdir(root)
+	for flags, entries := range groups {
+		t.Run(flags, func(t *testing.T) {
+			var pkgs, tests []string
+			for _, e := range entries {
+				if !slices.Contains(pkgs, e.Package) {
+					pkgs = append(pkgs, e.Package)
+				}
+				if !slices.Contains(tests, e.Test) {
+					tests = append(tests, regexp.QuoteMeta(e.Test))
+				}
+			}
+			args := append(strings.Fields(flags), "-json", "-o", t.TempDir(), "-run", "^("+strings.Join(tests, "|")+")$")
+			args = append(args, pkgs...)
+			var out, errOut bytes.Buffer
+			status := run(args, &out, &errOut)
+			got := parseJSONLines(t, out.Bytes())
+			want := exitOK
+			for _, e := range entries {
+				if len(e.Kinds) > 0 {
+					want = exitFindings
+				}
+				key := strings.TrimPrefix(e.Package, "./")
+				s, ok := got[key+"/"+e.Test]
+				if !ok {
+					t.Errorf("%s %s: no summary\nstderr: %s", e.Package, e.Test, errOut.String())
+					continue
+				}
+				kinds := slices.Compact(slices.Sorted(slices.Values(s.kinds)))
+				wantKinds := slices.Compact(slices.Sorted(slices.Values(e.Kinds)))
+				if !slices.Equal(kinds, wantKinds) {
+					t.Errorf("%s %s: findings %v, want %v", e.Package, e.Test, kinds, wantKinds)
+				}
+				if e.Schedules != 0 && s.Schedules != e.Schedules {
+					t.Errorf("%s %s: %d schedules, want %d", e.Package, e.Test, s.Schedules, e.Schedules)
+				}
+				if !s.Complete {
+					t.Errorf("%s %s: exploration incomplete", e.Package, e.Test)
+				}
+				if e.Todo != "" {
+					t.Logf("%s %s: expected verdict will change: %s", e.Package, e.Test, e.Todo)
+				}
+			}
+			if status != want {
+				t.Errorf("exit status %d, want %d\nstderr: %s", status, want, errOut.String())
+			}
+		})
+	}
+}
+
+type summary struct {
+	Package   string
+	Test      string
+	Schedules int
+	Complete  bool
+	kinds     []string
+}
+
+// parseJSONLines reads xbtest -json output, keyed by module-relative
+// package path and test.
+func parseJSONLines(t *testing.T, b []byte) map[string]*summary {
+	t.Helper()
+	out := map[string]*summary{}
+	var findings []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		var ev map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("not a JSON line: %q", sc.Text())
+		}
+		switch ev["event"] {
+		case "finding":
+			findings = append(findings, ev)
+		case "summary":
+			var s summary
+			json.Unmarshal(sc.Bytes(), &s)
+			out[strings.TrimPrefix(s.Package, "github.com/xbtest/xbtest/")+"/"+s.Test] = &s
+		default:
+			t.Fatalf("unknown event in %q", sc.Text())
+		}
+	}
+	for _, f := range findings {
+		key := strings.TrimPrefix(f["package"].(string), "github.com/xbtest/xbtest/") + "/" + f["test"].(string)
+		if s := out[key]; s != nil {
+			s.kinds = append(s.kinds, f["kind"].(string))
+		} else {
+			t.Errorf("finding without summary: %v", f)
+		}
+	}
+	return out
+}

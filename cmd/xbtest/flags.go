@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/xbtest/xbtest/scheduler"
+)
+
+// options are the command's settings.
+type options struct {
+	run          string
+	verbose      bool
+	json         bool
+	algo         string
+	syncDeps     bool
+	memory       string
+	maxSchedules int
+	maxSteps     int64
+	timeout      time.Duration
+	stop         bool
+	out          string
+	instrument   []string
+	tags         []string
+	watchdog     time.Duration
+	checkpoint   string
+	packages     []string
+}
+
+const usage = `usage: xbtest [flags] [packages]
+
+xbtest runs the tests of Go packages once per meaningfully different schedule
+of their goroutines and reports assertion failures, panics, lock-cycle
+deadlocks, condition deadlocks and leaked goroutines, each with a schedule
+file that replays it. Packages are named as for go test (default ".").
+
+Flags (one or two dashes, as you like):
+`
+
+func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("xbtest", pflag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.SortFlags = false
+	fs.StringVar(&o.run, "run", "", "explore only the tests whose names match this regular expression, as go test -run")
+	fs.BoolVarP(&o.verbose, "v", "v", false, "verbose: diagnostics of the rewrite and the build, logs of passing tests")
+	fs.BoolVar(&o.json, "json", false, "print one JSON object per line (findings and summaries) instead of text")
+	fs.StringVar(&o.algo, "algo", "exitblock-rwdd", "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd")
+	fs.BoolVar(&o.syncDeps, "sync-deps", true, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
+	fs.StringVar(&o.memory, "memory", "sc", "memory model: sc (tso and pso are not supported yet)")
+	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")
+	fs.Int64Var(&o.maxSteps, "max-steps", 1000000, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
+	fs.DurationVar(&o.timeout, "timeout", 0, "stop exploring a test after this long (0: no bound)")
+	fs.BoolVar(&o.stop, "stop", false, "stop exploring a test at its first finding")
+	fs.StringVarP(&o.out, "o", "o", "xbtest-out", "directory for schedule files")
+	fs.StringSliceVar(&o.instrument, "instrument", nil, "also rewrite these packages (patterns, comma-separated), e.g. third-party code that starts goroutines")
+	fs.StringSliceVar(&o.tags, "tags", nil, "build tags, as go test -tags")
+	fs.DurationVar(&o.watchdog, "watchdog", 10*time.Second, "report a goroutine that runs this long without reaching a scheduling point (blocked in code xbtest does not control)")
+	fs.StringVar(&o.checkpoint, "checkpoint", "rerun", "how exploration backs up: rerun (fork and auto are not supported yet)")
+	return fs
+}
+
+// longFlags are the flags go test users write with one dash.
+func longFlags(fs *pflag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { m[f.Name] = true })
+	return m
+}
+
+// normalize lets go test habits work with pflag: "-run x" and "-run=x" are
+// read as "--run x". A single dash followed by one letter stays a
+// shorthand; "-10" stays a (negative) value.
+func normalize(args []string, long map[string]bool) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if c := name[0]; long[name] || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+var errHelp = errors.New("help requested")
+
+// parseFlags parses and checks the command line.
+func parseFlags(args []string, w io.Writer) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o, w)
+	fs.Usage = func() {
+		fmt.Fprint(w, usage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(normalize(args, longFlags(fs))); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, errHelp
+		}
+		return nil, err
+	}
+	o.packages = fs.Args()
+	if len(o.packages) == 0 {
+		o.packages = []string{"."}
+	}
+	if _, err := scheduler.ParseAlgorithm(o.algo); err != nil {
+		return nil, err
+	}
+	switch o.memory {
+	case "sc":
+	case "tso", "pso":
+		return nil, fmt.Errorf("-memory %s is not supported yet (only sc)", o.memory)
+	default:
+		return nil, fmt.Errorf("unknown memory model %q (want sc, tso or pso)", o.memory)
+	}
+	if o.checkpoint != "rerun" {
+		return nil, fmt.Errorf("-checkpoint %s is not supported yet (only rerun)", o.checkpoint)
+	}
+	if o.maxSchedules < 0 || o.maxSteps < 0 || o.timeout < 0 || o.watchdog < 0 {
+		return nil, errors.New("bounds must not be negative")
+	}
+	return o, nil
+}
+
+// runConfig is the exploration settings passed to the test binary.
+func (o *options) runConfig() scheduler.RunConfig {
+	sd, steps, wd := o.syncDeps, o.maxSteps, o.watchdog.Seconds()
+	return scheduler.RunConfig{
+		Algorithm:    o.algo,
+		SyncDeps:     &sd,
+		MaxSchedules: o.maxSchedules,
+		MaxSteps:     &steps,
+		TimeoutSec:   o.timeout.Seconds(),
+		Stop:         o.stop,
+		WatchdogSec:  &wd,
+	}
+}

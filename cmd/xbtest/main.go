@@ -1,0 +1,106 @@
+// Command xbtest is a systematic concurrency tester for Go packages.
+//
+// It rewrites the packages (never the user's files: the rewrite goes to a
+// cache directory compiled with go test -overlay) so that every
+// synchronization operation and shared-memory access calls a controlled
+// scheduler, then runs each test once per meaningfully different schedule
+// of its goroutines (Bruening's ExitBlock algorithms) and reports what goes
+// wrong, each finding with a schedule file.
+//
+// Usage:
+//
+//	xbtest [flags] [packages]
+//
+// Exit status: 0 no findings, 1 findings, 2 usage, build or internal error.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/xbtest/xbtest/instrument"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "xbtest: %v\n", err)
+		return exitError
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := newLogger(o.verbose, stderr)
+	defer log.Sync()
+
+	tmp, err := os.MkdirTemp("", "xbtest-run-")
+	if err != nil {
+		fmt.Fprintf(stderr, "xbtest: %v\n", err)
+		return exitError
+	}
+	defer os.RemoveAll(tmp)
+
+	plan, err := instrument.Prepare(ctx, instrument.Options{
+		Dir:      cwd(),
+		Patterns: o.packages,
+		Extra:    o.instrument,
+		Tags:     o.tags,
+		CacheDir: "",
+		Log:      func(format string, a ...any) { log.Sugar().Debugf(format, a...) },
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "xbtest: %v\n", err)
+		return exitError
+	}
+	defer plan.Cleanup()
+
+	rp := &reporter{out: stdout, errOut: stderr, o: o, cwd: cwd()}
+	progress := func(s string) { fmt.Fprintf(stderr, "xbtest: %s\n", s) }
+	status := exitOK
+	for _, p := range plan.Packages {
+		if !p.HasTests {
+			rp.noTests(p)
+			continue
+		}
+		res, err := runPackage(ctx, plan, p, o, tmp, log, progress)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "xbtest: interrupted")
+			return exitError
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "xbtest: %s: %v\n", p.ImportPath, err)
+			status = exitError
+			continue
+		}
+		if res.buildErr != "" {
+			rp.buildFailed(p, res.buildErr)
+			status = exitError
+			continue
+		}
+		status = max(status, rp.pkg(p, res))
+	}
+	return status
+}
+
+// newLogger returns the -v diagnostics logger (zap), silent without -v.
+func newLogger(verbose bool, w io.Writer) *zap.Logger {
+	if !verbose {
+		return zap.NewNop()
+	}
+	enc := zap.NewDevelopmentEncoderConfig()
+	enc.TimeKey = ""
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), zapcore.DebugLevel)
+	return zap.New(core)
+}
