@@ -46,8 +46,8 @@ type Finding struct {
 	Message    string      `json:"message"`
 	Pos        string      `json:"pos,omitempty"`
 	Goroutines []Goroutine `json:"goroutines,omitempty"`
-	Schedule   int         `json:"schedule"` // 1-based number of the first schedule that showed it
-	Count      int         `json:"count"`    // how many explored schedules showed it
+	Schedule   int         `json:"schedule"`      // 1-based number of the first schedule that showed it
+	Count      int         `json:"count"`         // how many explored schedules showed it
 	Log        []string    `json:"log,omitempty"` // the test's t.Log lines up to the finding, on its first schedule
 	Blocks     []Block     `json:"blocks,omitempty"`
 	path       []decision

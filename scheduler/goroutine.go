@@ -20,6 +20,27 @@ func Go(f func()) {
 	r.transfer(t, r.point(t, ptSpawn))
 }
 
+// goAndJoin runs f on a new controlled goroutine and waits for it to end,
+// as T.Run runs a subtest. Starting the goroutine and starting to wait are
+// one step: nothing the child could observe happens in between, so the
+// wait adds no order to explore.
+func goAndJoin(f func()) {
+	r, t := enter()
+	if r == nil {
+		done := make(chan struct{})
+		go func() { defer close(done); f() }()
+		<-done
+		return
+	}
+	r.event(t)
+	c := r.newThread(t, f)
+	c.joiner = t
+	if r.exploring {
+		r.ex.spawned(c)
+	}
+	r.parkHere(t, "subtest", -1)
+}
+
 // Goexit replaces runtime.Goexit.
 func Goexit() { runtime.Goexit() }
 

@@ -542,3 +542,20 @@ func TestFindingsCarryTheLog(t *testing.T) {
 		t.Errorf("log %q", f.Log)
 	}
 }
+
+// Sequential subtests add no orders to explore: t.Run starts the subtest's
+// goroutine and waits for it in one step.
+func TestSubtestsDoNotMultiplySchedules(t *testing.T) {
+	res := none(t, func(t *xb.T) {
+		for i := range 10 {
+			t.Run(fmt.Sprint(i), func(t *xb.T) {
+				mu := xb.New(new(xb.Mutex))
+				mu.Lock()
+				mu.Unlock()
+			})
+		}
+	})
+	if res.Schedules != 1 {
+		t.Errorf("10 sequential subtests: %d schedules, want 1", res.Schedules)
+	}
+}

@@ -76,10 +76,11 @@ type thread struct {
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
 
-	wait  waitResult // filled in by whoever wakes the thread
-	lastE int64      // event number of its last event
-	pcs   []uintptr  // trace mode: the call stack at its last event
-	tt    *T         // the test handle of a T.Run goroutine
+	wait   waitResult // filled in by whoever wakes the thread
+	joiner *thread    // a parent waiting for this thread to end (T.Run)
+	lastE  int64      // event number of its last event
+	pcs    []uintptr  // trace mode: the call stack at its last event
+	tt     *T         // the test handle of a T.Run goroutine
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -552,6 +553,9 @@ func (r *run) guard(t *thread) {
 func (r *run) exitThread(t *thread) {
 	r.event(t)
 	t.status = stExited
+	if t.joiner != nil {
+		r.wakeUp(t.joiner, -1)
+	}
 	next := r.point(t, ptExit)
 	t.gone = true
 	if t.returned {
@@ -698,9 +702,13 @@ func (r *run) addFinding(f *Finding, key string) {
 	r.findings = append(r.findings, f)
 }
 
-// ownFrame reports whether a stack frame belongs to xbtest's runtime.
+// ownFrame reports whether a stack frame belongs to xbtest: its runtime, or
+// the helpers the rewriter generates into user packages (named _xb...).
 func ownFrame(fn string) bool {
-	return strings.HasPrefix(fn, "github.com/xbtest/xbtest/scheduler.") && !strings.HasPrefix(fn, "github.com/xbtest/xbtest/scheduler_test.")
+	if strings.HasPrefix(fn, "github.com/xbtest/xbtest/scheduler.") {
+		return true
+	}
+	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")
 }
 
 // callerPos returns file:line of the first caller outside the scheduler.

@@ -208,14 +208,10 @@ func (t *T) runCleanups() {
 // as go test does. It reports whether f succeeded.
 func (t *T) Run(name string, f func(t *T)) bool {
 	sub := newT(t.r, t.name+"/"+rewriteSubName(name), t)
-	var wg WaitGroup
-	wg.Add(1)
-	Go(func() {
-		defer wg.Done()
+	goAndJoin(func() {
 		defer sub.runCleanups()
 		f(sub)
 	})
-	wg.Wait()
 	return !sub.failed
 }
 
