@@ -279,3 +279,11 @@ func TestBadPackages(t *testing.T) {
 		})
 	}
 }
+
+func TestPackageWithoutTests(t *testing.T) {
+	dir := writeModule(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a.go": "package a\n\nfunc A() {}\n"})
+	status, stdout, stderr := runIn(t, dir, "./a")
+	if status != exitOK || stdout != "?   \texample.com/m/a\t[no test files]\n" {
+		t.Errorf("status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+}
