@@ -134,3 +134,20 @@ func TestBadInputChild(t *testing.T) {
 		t.Errorf("a tainted process explored again: %+v", res)
 	}
 }
+
+// A long sequential computation is not mistaken for a goroutine stuck in
+// code xbtest does not control: with one goroutine running, the watchdog
+// waits.
+func TestWatchdogLetsALongComputationRun(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.Watchdog = 200 * time.Millisecond
+	res := xb.Explore("long", func(t *xb.T) {
+		for start := time.Now(); time.Since(start) < 700*time.Millisecond; {
+			xb.Step()
+		}
+		xb.Go(func() {})
+	}, cfg)
+	if res.Internal != "" || !res.Complete {
+		t.Errorf("internal %q complete %v", res.Internal, res.Complete)
+	}
+}

@@ -47,15 +47,21 @@ func Goexit() { runtime.Goexit() }
 // Step is a scheduling event without an operation: the rewriter puts it on
 // loop back edges, so that a loop that touches no shared state still counts
 // towards the step bound (the thesis's terminateAfter) instead of hanging.
+//
+// With one goroutine there is nothing to schedule or bound, so it costs a
+// load and a test (the watchdog tells a long sequential loop from a blocked
+// goroutine by its state, see run.wait).
 func Step() {
-	if r := active.Load(); r != nil {
-		r.step()
+	if hot.Load() {
+		step()
 	}
 }
 
-func (r *run) step() {
-	_, t := enter()
-	r.event(t)
+//go:noinline
+func step() {
+	if r, t := enter(); r != nil {
+		r.event(t)
+	}
 }
 
 // Gosched replaces runtime.Gosched. The explorer already considers a switch

@@ -45,22 +45,38 @@ func (p Pos) String() string {
 }
 
 // Read reports that the running goroutine read size bytes at addr. It is
-// small enough to be inlined into instrumented code: outside an execution
-// it costs one atomic load.
+// small enough to be inlined into instrumented code, and costs one atomic
+// load and a test until the execution has a second goroutine: before that,
+// the test's accesses can neither race nor order anything (they happen
+// before every goroutine it starts), so sequential set-up runs at nearly
+// full speed.
 func Read(addr unsafe.Pointer, size uintptr, pos Pos) {
-	if r := active.Load(); r != nil {
-		r.memory(addr, size, false)
+	if hot.Load() {
+		read(addr, size)
 	}
 }
 
 // Write reports that the running goroutine wrote size bytes at addr.
 func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
-	if r := active.Load(); r != nil {
-		r.memory(addr, size, true)
+	if hot.Load() {
+		write(addr, size)
 	}
 }
 
+// read and write are the out-of-line part of Read and Write, kept to two
+// arguments so that the helpers the rewriter wraps around Read and Write
+// stay small enough to be inlined too.
+//
+//go:noinline
+func read(addr unsafe.Pointer, size uintptr) { concurrent.Load().memory(addr, size, false) }
+
+//go:noinline
+func write(addr unsafe.Pointer, size uintptr) { concurrent.Load().memory(addr, size, true) }
+
 func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool) {
+	if r == nil {
+		return // the execution ended between the test and the call
+	}
 	t := r.cur
 	if t.g != getg() {
 		r.foreign()

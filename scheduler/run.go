@@ -37,6 +37,14 @@ import (
 // like the sync, channel and atomic operations they replace.
 var active atomic.Pointer[run]
 
+// concurrent is the active execution once it has a second goroutine (nil
+// before): memory hooks have nothing to do until then (see Read). hot is
+// concurrent != nil, cheaper to test in the inlined hooks.
+var (
+	concurrent atomic.Pointer[run]
+	hot        atomic.Bool
+)
+
 var epochs atomic.Uint64
 
 // tainted is set when a goroutine of an execution could not be stopped (it
@@ -123,7 +131,9 @@ type run struct {
 	number   int // the schedule this execution explores, 1-based
 
 	threads []*thread
-	spare   []*thread // thread structs of earlier executions, reused
+	spare   []*thread   // thread structs of earlier executions, reused
+	multi   bool        // a second goroutine exists (see Read)
+	multiA  atomic.Bool // multi, for the watchdog
 	cur     *thread
 	events  int64
 	beat    atomic.Int64
@@ -170,6 +180,8 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.epoch = epochs.Add(1)
 	r.number = 0
 	r.threads = r.threads[:0]
+	r.multi = false
+	r.multiA.Store(false)
 	r.cur = nil
 	r.events = 0
 	r.beat.Store(0)
@@ -200,6 +212,12 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 		r.spare = append(r.spare, t)
 	}
 	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
+	if !r.multi && len(r.threads) > 0 {
+		r.multi = true
+		r.multiA.Store(true)
+		concurrent.Store(r)
+		hot.Store(true)
+	}
 	if parent != nil {
 		parent.nkids++
 		t.ord = parent.nkids
@@ -245,7 +263,7 @@ func (r *run) foreign() {
 // exactly the same place.
 func (r *run) event(t *thread) {
 	r.events++
-	if len(r.threads) > 1 {
+	if r.multi {
 		// The bound is on scheduling: a test's sequential set-up before it
 		// starts a goroutine is not bounded (go test's -timeout is).
 		t.steps++
@@ -783,6 +801,12 @@ func (r *run) wait(tick *time.Ticker) bool {
 			if b := r.beat.Load(); b != last {
 				last, since = b, now
 			} else if now.Sub(since) >= r.cfg.Watchdog {
+				if !r.multiA.Load() && computing() {
+					// One goroutine, running: a long sequential
+					// computation, not a goroutine stuck elsewhere.
+					since = now
+					continue
+				}
 				return false
 			}
 		}
@@ -833,6 +857,22 @@ func (r *run) abandon(t *thread, why string) {
 	tainted.CompareAndSwap(nil, &msg)
 }
 
+// computing reports whether the controlled goroutines that are not parked by
+// the scheduler are running (computing), not blocked in the runtime.
+func computing() bool {
+	st := stuckStacks()
+	if st == "" {
+		return false
+	}
+	for _, g := range strings.Split(st, "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(header, "[running]") && !strings.Contains(header, "[runnable]") {
+			return false
+		}
+	}
+	return true
+}
+
 // stuckStacks returns the stacks of controlled goroutines that are not
 // parked by the scheduler.
 func stuckStacks() string {
@@ -840,7 +880,7 @@ func stuckStacks() string {
 	buf = buf[:runtime.Stack(buf, true)]
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "scheduler.(*thread).main") && !strings.Contains(g, "scheduler.(*thread).sleep") {
+		if strings.Contains(g, "scheduler.(*worker).run") && !strings.Contains(g, "scheduler.(*thread).sleep") {
 			out = append(out, g)
 		}
 	}
