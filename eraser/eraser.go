@@ -39,6 +39,7 @@ package eraser
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // Mode selects the algorithm.
@@ -124,15 +125,24 @@ type SyncKey struct {
 // Detector follows one execution.
 type Detector struct {
 	mode    Mode
-	threads []*threadState
-	locs    map[uintptr]*location
+	threads []*threadState // reused across executions
+	nthread int
+	locs    map[uintptr]int32 // index into pool
+	pool    []location        // reused across executions
 	syncs   map[SyncKey]clock
+	sets    map[string][]int32 // interned lock sets, shared by records
+	scratch []int32
 }
 
 type threadState struct {
 	vc    clock
 	held  []hold // locks held, in acquisition order
 	start bool
+	// protection and held-lock sets, cached until the locks held change
+	prot  [4][]int32 // by write + 2*atomic
+	valid [4]bool
+	ids   []int32
+	idsOK bool
 }
 
 type hold struct {
@@ -153,12 +163,13 @@ type location struct {
 	owner    int32
 	cset     []int32 // candidate lockset, sorted
 	recs     []record
+	seq      uint32
 	reported bool
 }
 
 // New returns a detector for one execution.
 func New(mode Mode) *Detector {
-	return &Detector{mode: mode, locs: map[uintptr]*location{}, syncs: map[SyncKey]clock{}}
+	return &Detector{mode: mode, locs: map[uintptr]int32{}, syncs: map[SyncKey]clock{}, sets: map[string][]int32{}}
 }
 
 // Mode returns the detector's mode.
@@ -171,8 +182,16 @@ func (d *Detector) Mode() Mode {
 
 // Reset forgets everything, for a new execution.
 func (d *Detector) Reset() {
-	d.threads = d.threads[:0]
+	for _, ts := range d.threads[:d.nthread] {
+		*ts = threadState{vc: ts.vc[:0], held: ts.held[:0]}
+	}
+	d.nthread = 0
 	clear(d.locs)
+	for i := range d.pool {
+		l := &d.pool[i]
+		*l = location{cset: l.cset[:0], recs: l.recs[:0]}
+	}
+	d.pool = d.pool[:0]
 	clear(d.syncs)
 }
 
@@ -180,6 +199,7 @@ func (d *Detector) thread(t int32) *threadState {
 	for int(t) >= len(d.threads) {
 		d.threads = append(d.threads, &threadState{})
 	}
+	d.nthread = max(d.nthread, int(t)+1)
 	ts := d.threads[t]
 	if !ts.start {
 		ts.start = true
@@ -187,6 +207,8 @@ func (d *Detector) thread(t int32) *threadState {
 	}
 	return ts
 }
+
+func (ts *threadState) changed() { ts.valid, ts.idsOK = [4]bool{}, false }
 
 // Start records that parent (-1 for the first goroutine) started child:
 // everything parent did so far happens before everything child does.
@@ -229,6 +251,7 @@ func (d *Detector) Observe(t int32, k SyncKey) {
 func (d *Detector) Acquire(t, lock int32, write bool) {
 	ts := d.thread(t)
 	ts.held = append(ts.held, hold{lock, write})
+	ts.changed()
 }
 
 // Release records that t gave up one hold of lock.
@@ -237,35 +260,73 @@ func (d *Detector) Release(t, lock int32) {
 	for i := len(ts.held) - 1; i >= 0; i-- {
 		if ts.held[i].lock == lock {
 			ts.held = slices.Delete(ts.held, i, i+1)
+			ts.changed()
 			return
 		}
 	}
 }
 
-// Held returns the locks t holds (any mode).
-func (d *Detector) Held(t int32) []int32 {
-	var ls []int32
-	for _, h := range d.thread(t).held {
-		ls = append(ls, h.lock)
+// Held returns the locks t holds (any mode), sorted. The slice is shared:
+// the caller must not modify it.
+func (d *Detector) Held(t int32) []int32 { return d.heldIDs(d.thread(t)) }
+
+func (d *Detector) heldIDs(ts *threadState) []int32 {
+	if !ts.idsOK {
+		b := d.scratch[:0]
+		for _, h := range ts.held {
+			if !slices.Contains(b, h.lock) {
+				b = append(b, h.lock)
+			}
+		}
+		ts.ids, ts.idsOK = d.intern(b), true
 	}
-	return ls
+	return ts.ids
 }
 
-// protection returns, sorted, the locks that protect an access: all held
-// locks for a read, those held for writing for a write, plus AtomicLock
-// for an atomic operation.
-func (ts *threadState) protection(write, atomic bool) []int32 {
-	var p []int32
+// protection returns, sorted, the locks that protect an access of ts: all
+// held locks for a read, those held for writing for a write, plus
+// AtomicLock for an atomic operation. The slice is shared and never
+// modified.
+func (d *Detector) protection(ts *threadState, write, atomic bool) []int32 {
+	k := 0
+	if write {
+		k++
+	}
 	if atomic {
-		p = append(p, AtomicLock)
+		k += 2
+	}
+	if ts.valid[k] {
+		return ts.prot[k]
+	}
+	b := d.scratch[:0]
+	if atomic {
+		b = append(b, AtomicLock)
 	}
 	for _, h := range ts.held {
-		if (h.write || !write) && !slices.Contains(p, h.lock) {
-			p = append(p, h.lock)
+		if (h.write || !write) && !slices.Contains(b, h.lock) {
+			b = append(b, h.lock)
 		}
 	}
-	slices.Sort(p)
-	return p
+	ts.prot[k], ts.valid[k] = d.intern(b), true
+	return ts.prot[k]
+}
+
+// intern sorts the set b (scratch space) and returns the shared copy of
+// it: lock sets change at every lock operation, and allocating each would
+// dominate the cost of detection.
+func (d *Detector) intern(b []int32) []int32 {
+	d.scratch = b
+	if len(b) == 0 {
+		return nil
+	}
+	slices.Sort(b)
+	key := unsafe.String((*byte)(unsafe.Pointer(&b[0])), len(b)*4)
+	if set, ok := d.sets[key]; ok {
+		return set
+	}
+	set := slices.Clone(b)
+	d.sets[string(unsafe.Slice((*byte)(unsafe.Pointer(&set[0])), len(set)*4))] = set
+	return set
 }
 
 // Access records that t accessed size bytes at addr and returns the races
@@ -289,15 +350,21 @@ func (d *Detector) Access(t int32, addr, size uintptr, write, atomic bool, pos u
 
 func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32) (Race, bool) {
 	ts := d.thread(t)
-	loc := d.locs[addr]
-	if loc == nil {
-		loc = &location{state: Virgin}
-		d.locs[addr] = loc
+	li, ok := d.locs[addr]
+	if !ok {
+		li = int32(len(d.pool))
+		if len(d.pool) < cap(d.pool) {
+			d.pool = d.pool[:li+1]
+		} else {
+			d.pool = append(d.pool, location{})
+		}
+		d.locs[addr] = li
 	}
+	loc := &d.pool[li]
 	cur := record{Access: Access{Thread: t, Write: write, Atomic: atomic, Pos: pos}, epoch: ts.vc.get(t)}
-	cur.prot = ts.protection(write, atomic)
+	cur.prot = d.protection(ts, write, atomic)
 	if len(ts.held) > 0 {
-		cur.Locks = d.Held(t)
+		cur.Locks = d.heldIDs(ts)
 	}
 
 	if d.mode == Hybrid && loc.state != Virgin && loc.state != Exclusive && d.orderedAfterAll(ts, t, loc) {
@@ -313,19 +380,19 @@ func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32)
 				loc.owner, loc.recs = t, loc.recs[:0]
 				break
 			}
-			loc.cset = slices.Clone(cur.prot)
+			loc.cset = append(loc.cset[:0], cur.prot...)
 			loc.state = Shared
 			if write {
 				loc.state = SharedModified
 			}
 		}
 	case Shared:
-		loc.cset = intersect(loc.cset, cur.prot)
+		loc.cset = refine(loc.cset, cur.prot)
 		if write {
 			loc.state = SharedModified
 		}
 	case SharedModified:
-		loc.cset = intersect(loc.cset, cur.prot)
+		loc.cset = refine(loc.cset, cur.prot)
 	}
 
 	var race Race
@@ -341,14 +408,15 @@ func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32)
 			loc.reported, found = true, true
 		}
 	}
-	loc.remember(cur)
+	loc.remember(&cur)
 	return race, found
 }
 
 // orderedAfterAll reports whether every recorded access of loc by another
 // goroutine happens before t's current point.
 func (d *Detector) orderedAfterAll(ts *threadState, t int32, loc *location) bool {
-	for _, r := range loc.recs {
+	for i := range loc.recs {
+		r := &loc.recs[i]
 		if r.Thread != t && ts.vc.get(r.Thread) < r.epoch {
 			return false
 		}
@@ -361,13 +429,14 @@ func (d *Detector) orderedAfterAll(ts *threadState, t int32, loc *location) bool
 // atomic, sharing no protecting lock with cur, and (in Hybrid mode) not
 // ordered before cur. The most recent such access is returned.
 func (d *Detector) conflict(ts *threadState, cur *record, loc *location) (record, bool) {
-	var best record
+	var best *record
 	found := false
-	for _, r := range loc.recs {
+	for i := range loc.recs {
+		r := &loc.recs[i]
 		if r.Thread == cur.Thread || !(r.Write || cur.Write) || (r.Atomic && cur.Atomic) {
 			continue
 		}
-		if len(intersect(r.prot, cur.prot)) > 0 {
+		if overlaps(r.prot, cur.prot) {
 			continue
 		}
 		if d.mode == Hybrid && ts.vc.get(r.Thread) >= r.epoch {
@@ -381,34 +450,36 @@ func (d *Detector) conflict(ts *threadState, cur *record, loc *location) (record
 		// The lockset emptied because of accesses no longer recorded
 		// (only the last read and write of each goroutine are kept):
 		// pair cur with the latest access of another goroutine.
-		for _, r := range loc.recs {
+		for i := range loc.recs {
+			r := &loc.recs[i]
 			if r.Thread != cur.Thread && (!found || r.order > best.order) {
 				best, found = r, true
 			}
 		}
 	}
-	return best, found
+	if !found {
+		return record{}, false
+	}
+	return *best, true
 }
 
 // remember keeps cur as its goroutine's last read or last write.
-func (loc *location) remember(cur record) {
-	n := uint32(0)
-	for _, r := range loc.recs {
-		n = max(n, r.order)
-	}
-	cur.order = n + 1
-	for i, r := range loc.recs {
-		if r.Thread == cur.Thread && r.Write == cur.Write {
-			loc.recs[i] = cur
+func (loc *location) remember(cur *record) {
+	loc.seq++
+	cur.order = loc.seq
+	for i := range loc.recs {
+		if r := &loc.recs[i]; r.Thread == cur.Thread && r.Write == cur.Write {
+			*r = *cur
 			return
 		}
 	}
-	loc.recs = append(loc.recs, cur)
+	loc.recs = append(loc.recs, *cur)
 }
 
-// intersect returns the common elements of two sorted sets.
-func intersect(a, b []int32) []int32 {
-	var out []int32
+// refine keeps, in place, the elements of the sorted set a that are in the
+// sorted set b.
+func refine(a, b []int32) []int32 {
+	out := a[:0]
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
 		case a[i] < b[j]:
@@ -422,4 +493,19 @@ func intersect(a, b []int32) []int32 {
 		}
 	}
 	return out
+}
+
+// overlaps reports whether two sorted sets share an element.
+func overlaps(a, b []int32) bool {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			return true
+		}
+	}
+	return false
 }

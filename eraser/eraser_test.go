@@ -10,7 +10,7 @@ func TestStateMachine(t *testing.T) {
 	d.Start(0, 1)
 	want := func(s State) {
 		t.Helper()
-		if got := d.locs[x].state; got != s {
+		if got := d.pool[d.locs[x]].state; got != s {
 			t.Fatalf("state %v, want %v", got, s)
 		}
 	}
@@ -21,8 +21,8 @@ func TestStateMachine(t *testing.T) {
 	want(Exclusive)
 	d.Access(1, x, 8, false, false, 3) // read by another goroutine, no lock
 	want(Shared)
-	if len(d.locs[x].cset) != 0 {
-		t.Fatalf("cset %v, want empty", d.locs[x].cset)
+	if len(d.pool[d.locs[x]].cset) != 0 {
+		t.Fatalf("cset %v, want empty", d.pool[d.locs[x]].cset)
 	}
 	if r := d.Access(0, x, 8, true, false, 4); len(r) != 1 {
 		t.Fatalf("races %v, want one", r)

@@ -18,6 +18,7 @@ func atomically[V, R any](addr *V, write bool, op func() R) R {
 	}
 	r.event(t)
 	r.dataAccess(unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
+	r.raceAtomic(t, unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
 	v := op()
 	r.yield(t)
 	return v

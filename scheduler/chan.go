@@ -167,6 +167,7 @@ func Send[T any](ch chan<- T, v T) {
 	if m.closed {
 		panic(runtimeError("send on closed channel"))
 	}
+	r.raceChan(t, m, true)
 	if sg := popLive(&m.recvq); sg != nil {
 		r.deliver(sg, v, true)
 		r.yield(t)
@@ -218,6 +219,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		return v, ok
 	}
 	r.dataAccess(m.addr, 1, true)
+	r.raceChan(t, m, false)
 	if v, ok, got := tryRecv(ch); got {
 		if ok {
 			refill(r, m, bidi(ch))
@@ -276,6 +278,7 @@ func Close[T any](ch chan<- T) {
 	}
 	r.dataAccess(m.addr, 1, true)
 	close(ch) // panics "close of closed channel" as Go does
+	r.racePublish(t, m.addr, roleSend)
 	r.closed(m)
 	r.yield(t)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/eraser"
 )
 
 // Algorithm selects a member of the ExitBlock family (thesis Ch. 2).
@@ -67,6 +68,8 @@ type Config struct {
 	// a scheduling point (e.g. blocked in code xbtest does not control)
 	// before the execution is abandoned and reported.
 	Watchdog time.Duration
+	// Race selects race detection on every explored execution.
+	Race eraser.Mode
 	// Backer is how exploration backs up to a branch point.
 	Backer checkpoint.Backer
 	// Trace makes every execution record positions (slow; used to replay a
@@ -94,6 +97,7 @@ func DefaultConfig() Config {
 	return Config{
 		Algorithm: ExitBlockRWDD,
 		SyncDeps:  true,
+		Race:      eraser.Hybrid,
 		MaxSteps:  1000000,
 		Watchdog:  10 * time.Second,
 		Backer:    checkpoint.Rerun{},

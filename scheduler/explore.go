@@ -128,6 +128,7 @@ func (d *driver) execute(r *run) endReason {
 		active.Store(nil)
 	}()
 	t0 := r.newThread(nil, nil)
+	r.raceStart(nil, t0)
 	t0.fn = func() { r.runBody(t0) }
 	r.cur = t0
 	if len(r.replay) == 0 {

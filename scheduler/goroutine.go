@@ -13,6 +13,7 @@ func Go(f func()) {
 	}
 	r.event(t)
 	c := r.newThread(t, f)
+	r.raceStart(t, c)
 	if r.exploring {
 		r.ex.spawned(c)
 	}
@@ -34,6 +35,7 @@ func goAndJoin(f func()) {
 	}
 	r.event(t)
 	c := r.newThread(t, f)
+	r.raceStart(t, c)
 	c.joiner = t
 	if r.exploring {
 		r.ex.spawned(c)

@@ -52,28 +52,28 @@ func (p Pos) String() string {
 // full speed.
 func Read(addr unsafe.Pointer, size uintptr, pos Pos) {
 	if hot.Load() {
-		read(addr, size)
+		read(addr, size, pos)
 	}
 }
 
 // Write reports that the running goroutine wrote size bytes at addr.
 func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
 	if hot.Load() {
-		write(addr, size)
+		write(addr, size, pos)
 	}
 }
 
-// read and write are the out-of-line part of Read and Write, kept to two
-// arguments so that the helpers the rewriter wraps around Read and Write
-// stay small enough to be inlined too.
+// read and write are the out-of-line part of Read and Write, kept small so
+// that the helpers the rewriter wraps around Read and Write stay small
+// enough to be inlined too.
 //
 //go:noinline
-func read(addr unsafe.Pointer, size uintptr) { concurrent.Load().memory(addr, size, false) }
+func read(addr unsafe.Pointer, size uintptr, pos Pos) { concurrent.Load().memory(addr, size, false, pos) }
 
 //go:noinline
-func write(addr unsafe.Pointer, size uintptr) { concurrent.Load().memory(addr, size, true) }
+func write(addr unsafe.Pointer, size uintptr, pos Pos) { concurrent.Load().memory(addr, size, true, pos) }
 
-func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool) {
+func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	if r == nil {
 		return // the execution ended between the test and the call
 	}
@@ -87,6 +87,9 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool) {
 	r.event(t)
 	if r.exploring {
 		r.ex.access(uintptr(addr), size, write)
+	}
+	if r.raceOn() {
+		r.raceAccess(t, addr, size, write, pos)
 	}
 }
 
@@ -134,7 +137,7 @@ func Slice[T any](s []T) []T {
 // NewMap registers a map made by make and returns it; a map is one location.
 func NewMap[M ~map[K]V, K comparable, V any](m M) M {
 	if r, t := enter(); r != nil && m != nil {
-		r.alloc(t, MapAddr(m), 1, nil)
+		r.alloc(t, MapAddr(m), 1, reflect.TypeFor[M]())
 	}
 	return m
 }

@@ -86,9 +86,13 @@ func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 	}
 }
 
-func (t *thread) hold(l *lockState) { t.held = append(t.held, l) }
+func (t *thread) hold(l *lockState) {
+	t.held = append(t.held, l)
+	t.r.raceAcquire(t, l)
+}
 
 func (t *thread) drop(l *lockState) {
+	t.r.raceRelease(t, l)
 	for i := len(t.held) - 1; i >= 0; i-- {
 		if t.held[i] == l {
 			t.held = append(t.held[:i], t.held[i+1:]...)

@@ -30,8 +30,15 @@ func (o *Once) Do(f func()) {
 	r.event(t)
 	r.dataAccess(unsafe.Pointer(&o.doneEpoch), 8, false)
 	if o.done(r) {
+		r.raceObserve(t, unsafe.Pointer(o), roleObject)
 		return
 	}
+	// Whoever ran f, its effects happen before Do returns.
+	defer func() {
+		if r2, t2 := enter(); r2 == r {
+			r.raceObserve(t2, unsafe.Pointer(o), roleObject)
+		}
+	}()
 	o.m.Lock()
 	defer o.m.Unlock()
 	if !o.done(r) {
@@ -39,6 +46,7 @@ func (o *Once) Do(f func()) {
 			if r2, t2 := enter(); r2 == r {
 				r.event(t2)
 				r.dataAccess(unsafe.Pointer(&o.doneEpoch), 8, true)
+				r.racePublish(t2, unsafe.Pointer(o), roleObject)
 				o.doneEpoch = r.epoch
 			}
 		}()

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/eraser"
 )
 
 // One execution ("run") of a test body under the scheduler.
@@ -159,6 +161,9 @@ type run struct {
 	rand2 *randv2.Rand
 
 	findings []*Finding
+
+	race      *eraser.Detector     // race detection (nil or Off: none)
+	raceLocks map[int32]*lockState // the locks the detector has seen, for reports
 	warnings []string
 	internal string
 	skipped  bool
@@ -199,6 +204,11 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
+	if r.race == nil || r.race.Mode() != cfg.Race {
+		r.race = eraser.New(cfg.Race)
+	}
+	r.race.Reset()
+	clear(r.raceLocks)
 }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
@@ -415,6 +425,7 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 // wakeUp makes a waiting thread runnable; relock is the lock it must take
 // again (a Cond waiter) if that lock is held, else -1.
 func (r *run) wakeUp(w *thread, relock int32) {
+	r.raceEdge(r.cur, w)
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
 	w.wait.woken = true

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/xbtest/xbtest/eraser"
 )
 
 // The protocol between the xbtest command and a rewritten test binary.
@@ -24,6 +26,7 @@ import (
 type RunConfig struct {
 	Algorithm    string   `json:"algorithm"`
 	SyncDeps     *bool    `json:"sync_deps,omitempty"`
+	Race         string   `json:"race,omitempty"` // hybrid (default), lockset, off
 	MaxSchedules int      `json:"max_schedules,omitempty"`
 	MaxSteps     *int64   `json:"max_steps,omitempty"` // nil: the default; 0: no bound
 	TimeoutSec   float64  `json:"timeout_s,omitempty"`
@@ -43,6 +46,13 @@ func (rc RunConfig) Config() (Config, error) {
 	}
 	if rc.SyncDeps != nil {
 		cfg.SyncDeps = *rc.SyncDeps
+	}
+	if rc.Race != "" {
+		m, err := eraser.ParseMode(rc.Race)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Race = m
 	}
 	cfg.MaxSchedules = rc.MaxSchedules
 	if rc.MaxSteps != nil {

@@ -169,6 +169,8 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 	}
 	if len(ready) > 0 {
 		i := int(r.choice(t, ready))
+		_, send := cases[i].(sendCaseMarker)
+		r.raceChan(t, models[i], send)
 		ok := cases[i].commit(r, models[i])
 		r.yield(t)
 		return i, ok

@@ -167,7 +167,7 @@ func TestThesisProgramsFindTheirBugs(t *testing.T) {
 		ids   []string // goroutines named by the first finding
 	}{
 		{"SplitSync", splitSync, []xb.Kind{xb.KindAssertion}, assertPos, nil},
-		{"NoEraser", noEraser, nil, "", nil},
+		{"NoEraser", noEraser, []xb.Kind{xb.KindRace}, "", []string{"T0.1", "T0.2"}},
 		{"Deadlock", deadlock, []xb.Kind{xb.KindLockCycle}, "", []string{"T0.1", "T0.2"}},
 		{"Deadlock3", deadlock3, []xb.Kind{xb.KindLockCycle}, "", []string{"T0.1", "T0.2", "T0.3"}},
 		{"DeadlockWait", deadlockWait, []xb.Kind{xb.KindDeadlock}, "", []string{"T0", "T0.1", "T0.2"}},

@@ -30,6 +30,7 @@ func (wg *WaitGroup) Add(delta int) {
 	r.event(t)
 	wg.state(r)
 	r.dataAccess(unsafe.Pointer(&wg.n), 8, true)
+	r.racePublish(t, unsafe.Pointer(wg), roleObject)
 	wg.n += int64(delta)
 	if wg.n < 0 {
 		panic("sync: negative WaitGroup counter")
@@ -59,11 +60,13 @@ func (wg *WaitGroup) Wait() {
 	wg.state(r)
 	r.dataAccess(unsafe.Pointer(&wg.n), 8, false)
 	if wg.n == 0 {
+		r.raceObserve(t, unsafe.Pointer(wg), roleObject)
 		r.yield(t)
 		return
 	}
 	wg.waiters = append(wg.waiters, t)
 	r.parkHere(t, "waitgroup", wg.h.id)
+	r.raceObserve(t, unsafe.Pointer(wg), roleObject)
 }
 
 // Go calls f on a new goroutine and adds that task to the WaitGroup.
