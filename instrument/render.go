@@ -18,7 +18,11 @@ func (r *fileRW) finish() ([]byte, error) {
 		for i, l := range r.sites {
 			lines[i] = strconv.Itoa(int(l))
 		}
-		trailer = fmt.Sprintf("var %s = %s(%s, %s)\n", r.posVar, r.X("RegisterPositions"), quote(r.path), strings.Join(lines, ", "))
+		exprs := make([]string, len(r.siteExprs))
+		for i, e := range r.siteExprs {
+			exprs[i] = quote(e)
+		}
+		trailer = fmt.Sprintf("var %s = %s(%s(%s, %s), %s)\n", r.posVar, r.X("RegisterExprs"), r.X("RegisterPositions"), quote(r.path), strings.Join(lines, ", "), strings.Join(exprs, ", "))
 	}
 	var imps []string
 	if r.usesXB {

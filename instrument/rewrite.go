@@ -27,7 +27,8 @@ type fileRW struct {
 	xb         string // the scheduler's name in this file
 	usesXB     bool
 	usesUnsafe bool
-	sites      []int32 // lines of the access sites, for RegisterPositions
+	sites      []int32  // lines of the access sites, for RegisterPositions
+	siteExprs  []string // their source text, for RegisterExprs
 	posVar     string
 	shared     map[*types.Var]bool
 	tmp        int
@@ -89,6 +90,13 @@ func (r *fileRW) site(n ast.Node) string {
 	r.usesXB = true
 	k := len(r.sites)
 	r.sites = append(r.sites, int32(r.fset.Position(n.Pos()).Line))
+	text := ""
+	if e, ok := n.(ast.Expr); ok {
+		if text = types.ExprString(e); len(text) > 60 {
+			text = text[:57] + "..."
+		}
+	}
+	r.siteExprs = append(r.siteExprs, text)
 	return r.posVar + "+" + strconv.Itoa(k)
 }
 

@@ -32,6 +32,7 @@ type Flags struct {
 	Algorithm  string   `json:"algorithm"`
 	SyncDeps   bool     `json:"sync_deps"`
 	Memory     string   `json:"memory"`
+	Race       string   `json:"race,omitempty"`
 	MaxSteps   int64    `json:"max_steps"`
 	Tags       []string `json:"tags,omitempty"`
 	Instrument []string `json:"instrument,omitempty"`

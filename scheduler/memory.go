@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -14,6 +15,7 @@ var positions struct {
 	sync.Mutex
 	file []string
 	line []int32
+	expr map[Pos]string
 }
 
 // RegisterPositions records the positions of the memory accesses of one
@@ -32,6 +34,39 @@ func RegisterPositions(file string, lines ...int32) Pos {
 		positions.line = append(positions.line, l)
 	}
 	return base
+}
+
+// RegisterExprs records the source text of the accesses at base, base+1...
+// (the expression read or written), which names the variable in race
+// reports. It returns base.
+func RegisterExprs(base Pos, exprs ...string) Pos {
+	positions.Lock()
+	defer positions.Unlock()
+	if positions.expr == nil {
+		positions.expr = map[Pos]string{}
+	}
+	for i, e := range exprs {
+		if e != "" {
+			positions.expr[base+Pos(i)] = e
+		}
+	}
+	return base
+}
+
+// Expr returns the source text of the access at p, if known.
+func (p Pos) Expr() string {
+	positions.Lock()
+	defer positions.Unlock()
+	return positions.expr[p]
+}
+
+// File returns the file of p, shortened as in String.
+func (p Pos) File() string {
+	s := p.String()
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // String returns file:line.
@@ -68,10 +103,14 @@ func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
 // enough to be inlined too.
 //
 //go:noinline
-func read(addr unsafe.Pointer, size uintptr, pos Pos) { concurrent.Load().memory(addr, size, false, pos) }
+func read(addr unsafe.Pointer, size uintptr, pos Pos) {
+	concurrent.Load().memory(addr, size, false, pos)
+}
 
 //go:noinline
-func write(addr unsafe.Pointer, size uintptr, pos Pos) { concurrent.Load().memory(addr, size, true, pos) }
+func write(addr unsafe.Pointer, size uintptr, pos Pos) {
+	concurrent.Load().memory(addr, size, true, pos)
+}
 
 func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	if r == nil {

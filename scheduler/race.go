@@ -147,7 +147,15 @@ func (r *run) raceFinding(rc eraser.Race) {
 		// current access is on the stack.
 		cur.Pos = uint32(sitePos(4))
 	}
-	name := r.heap.describe(rc.Addr)
+	// The variable: as the source names it where the rewriter saw the
+	// access, else by the object it lies in.
+	name := Pos(cur.Pos).Expr()
+	if name == "" {
+		name = Pos(prev.Pos).Expr()
+	}
+	if name == "" {
+		name = r.heap.describe(rc.Addr)
+	}
 	if name == "" {
 		name = fmt.Sprintf("memory at %#x", rc.Addr)
 	}
@@ -160,9 +168,18 @@ func (r *run) raceFinding(rc eraser.Race) {
 		Pos:        Pos(cur.Pos).String(),
 		Goroutines: []Goroutine{g(cur), g(prev)},
 	}
-	// The same pair of program points is one race, whatever the schedule
-	// and whichever access came first.
-	ends := []string{accessKind(cur) + "@" + f.Goroutines[0].Pos, accessKind(prev) + "@" + f.Goroutines[1].Pos}
+	// One race per variable and test, whatever the schedule, whichever
+	// access came first and whichever pair of its accesses showed it: the
+	// variable is named by the source text of both accesses (with their
+	// files), else by their positions.
+	end := func(a eraser.Access) string {
+		p := Pos(a.Pos)
+		if e := p.Expr(); e != "" {
+			return p.File() + ":" + e
+		}
+		return p.String()
+	}
+	ends := []string{end(cur), end(prev)}
 	sort.Strings(ends)
 	r.addFinding(f, "race|"+strings.Join(ends, "|"))
 }

@@ -164,11 +164,11 @@ type run struct {
 
 	race      *eraser.Detector     // race detection (nil or Off: none)
 	raceLocks map[int32]*lockState // the locks the detector has seen, for reports
-	warnings []string
-	internal string
-	skipped  bool
-	failed   bool
-	t0       *T
+	warnings  []string
+	internal  string
+	skipped   bool
+	failed    bool
+	t0        *T
 }
 
 // reset prepares r for a new execution. Executions of one exploration reuse

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/xbtest/xbtest/eraser"
 	"github.com/xbtest/xbtest/scheduler"
 )
 
@@ -19,6 +20,7 @@ type options struct {
 	json         bool
 	algo         string
 	syncDeps     bool
+	race         string
 	memory       string
 	maxSchedules int
 	maxSteps     int64
@@ -51,6 +53,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per line (findings and summaries) instead of text")
 	fs.StringVar(&o.algo, "algo", "exitblock-rwdd", "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd")
 	fs.BoolVar(&o.syncDeps, "sync-deps", true, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
+	fs.StringVar(&o.race, "race", "hybrid", "race detection on every explored schedule: hybrid (Eraser's lockset, reported only for accesses not ordered by channels, WaitGroup, Once, Cond, atomics or goroutine start and exit), lockset (pure Eraser) or off")
 	fs.StringVar(&o.memory, "memory", "sc", "memory model: sc (tso and pso are not supported yet)")
 	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")
 	fs.Int64Var(&o.maxSteps, "max-steps", 1000000, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
@@ -121,6 +124,9 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	default:
 		return nil, fmt.Errorf("unknown memory model %q (want sc, tso or pso)", o.memory)
 	}
+	if _, err := eraser.ParseMode(o.race); err != nil {
+		return nil, err
+	}
 	if o.checkpoint != "rerun" {
 		return nil, fmt.Errorf("-checkpoint %s is not supported yet (only rerun)", o.checkpoint)
 	}
@@ -136,6 +142,7 @@ func (o *options) runConfig() scheduler.RunConfig {
 	return scheduler.RunConfig{
 		Algorithm:    o.algo,
 		SyncDeps:     &sd,
+		Race:         o.race,
 		MaxSchedules: o.maxSchedules,
 		MaxSteps:     &steps,
 		TimeoutSec:   o.timeout.Seconds(),

@@ -181,10 +181,19 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 	fmt.Fprintln(w, "==================")
 	fmt.Fprintf(w, "XBTEST: %s in %s\n", strings.ToUpper(string(f.Kind)), r.Test)
 	fmt.Fprintln(w, f.Message)
-	if f.Pos != "" {
+	if f.Pos != "" && f.Kind != scheduler.KindRace {
 		fmt.Fprintf(w, "  at %s\n", f.Pos)
 	}
-	for _, g := range f.Goroutines {
+	for i, g := range f.Goroutines {
+		if f.Kind == scheduler.KindRace {
+			// As the race detector: the access, then the one it races with.
+			what := g.State
+			if i > 0 {
+				what = "previous " + what
+			}
+			fmt.Fprintf(w, "\n%s at %s by goroutine %s\n  %s\n", upperFirst(what), g.Pos, g.ID, g.Note)
+			continue
+		}
 		fmt.Fprintf(w, "\nGoroutine %s (%s", g.ID, g.State)
 		if g.On != "" {
 			fmt.Fprintf(w, " on %s", g.On)
@@ -220,7 +229,7 @@ func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *schedu
 		Package: p.ImportPath,
 		Dir:     rp.cwd,
 		Test:    r.Test,
-		Flags: replay.Flags{Algorithm: r.Algorithm, SyncDeps: r.SyncDeps, Memory: rp.o.memory, MaxSteps: rp.o.maxSteps,
+		Flags: replay.Flags{Algorithm: r.Algorithm, SyncDeps: r.SyncDeps, Memory: rp.o.memory, Race: rp.o.race, MaxSteps: rp.o.maxSteps,
 			Tags: rp.o.tags, Instrument: rp.o.instrument},
 		Finding: replay.Finding{Kind: string(f.Kind), Message: f.Message, Pos: f.Pos, Schedule: f.Schedule},
 	}
@@ -228,6 +237,13 @@ func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *schedu
 		s.Blocks = append(s.Blocks, replay.Block{Goroutine: b.Goroutine, Thread: b.Thread, End: b.End, Choices: b.Choices, Pos: b.Pos})
 	}
 	return s
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func indent(s string) string {
