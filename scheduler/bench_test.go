@@ -4,6 +4,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/xbtest/xbtest/eraser"
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
@@ -59,8 +60,26 @@ func BenchmarkPerformance33Java(b *testing.B) {
 
 // BenchmarkLockOps20 is three goroutines doing about 20 lock operations in
 // all on two shared mutexes, with shared data.
-func BenchmarkLockOps20(b *testing.B) {
-	benchSchedules(b, func(t *xb.T) {
+func BenchmarkLockOps20(b *testing.B) { benchSchedules(b, lockOps20, xb.DefaultConfig()) }
+
+// BenchmarkLockOps20RaceOff is BenchmarkLockOps20 without race detection:
+// the ratio of the two is the slowdown detection costs.
+func BenchmarkLockOps20RaceOff(b *testing.B) {
+	cfg := xb.DefaultConfig()
+	cfg.Race = eraser.Off
+	benchSchedules(b, lockOps20, cfg)
+}
+
+// BenchmarkPerformance33RaceOff is BenchmarkPerformance33 without race
+// detection.
+func BenchmarkPerformance33RaceOff(b *testing.B) {
+	cfg := xb.DefaultConfig()
+	cfg.Race = eraser.Off
+	benchSchedules(b, perfPlain(3, 3), cfg)
+}
+
+func lockOps20(t *xb.T) {
+	{
 		m := xb.Slice(make([]xb.Mutex, 2))
 		x := xb.New(new(int))
 		sp := xb.New(new(spawner))
@@ -75,7 +94,15 @@ func BenchmarkLockOps20(b *testing.B) {
 				}
 			})
 		}
-	}, xb.DefaultConfig())
+	}
+}
+
+// BenchmarkMemoryHookTwoGoroutinesRaceOff is the hook with read/write sets
+// but without race detection.
+func BenchmarkMemoryHookTwoGoroutinesRaceOff(b *testing.B) {
+	cfg := xb.DefaultConfig()
+	cfg.Race = eraser.Off
+	memoryHookTwo(b, cfg)
 }
 
 var hookSink int
@@ -97,8 +124,9 @@ func BenchmarkMemoryHook(b *testing.B) {
 
 // BenchmarkMemoryHookTwoGoroutines is the same with a second goroutine
 // alive: read/write sets are recorded.
-func BenchmarkMemoryHookTwoGoroutines(b *testing.B) {
-	cfg := xb.DefaultConfig()
+func BenchmarkMemoryHookTwoGoroutines(b *testing.B) { memoryHookTwo(b, xb.DefaultConfig()) }
+
+func memoryHookTwo(b *testing.B, cfg xb.Config) {
 	cfg.MaxSteps = 0
 	cfg.MaxSchedules = 1
 	x := xb.New(new(int))

@@ -20,14 +20,16 @@ type manifestEntry struct {
 	Algo      string   `json:"algo"`
 	SyncDeps  *bool    `json:"sync_deps"`
 	Memory    string   `json:"memory"`
+	Race      string   `json:"race"`
 	Kinds     []string `json:"kinds"`
+	Findings  *int     `json:"findings"` // the exact number of findings, if given
 	Schedules int      `json:"schedules"`
 	Todo      string   `json:"todo"`
 }
 
 func (e *manifestEntry) group() string {
 	sd := e.SyncDeps == nil || *e.SyncDeps
-	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"))
+	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hybrid"))
 }
 
 func or(s, def string) string {
@@ -96,6 +98,9 @@ func TestCorpus(t *testing.T) {
 				wantKinds := slices.Compact(slices.Sorted(slices.Values(e.Kinds)))
 				if !slices.Equal(kinds, wantKinds) {
 					t.Errorf("%s %s: findings %v, want %v", e.Package, e.Test, kinds, wantKinds)
+				}
+				if e.Findings != nil && len(s.kinds) != *e.Findings {
+					t.Errorf("%s %s: %d findings %v, want %d", e.Package, e.Test, len(s.kinds), s.kinds, *e.Findings)
 				}
 				if e.Schedules != 0 && s.Schedules != e.Schedules {
 					t.Errorf("%s %s: %d schedules, want %d", e.Package, e.Test, s.Schedules, e.Schedules)
