@@ -376,8 +376,8 @@ func TestOldModule(t *testing.T) {
 	plan := prepare(t, Options{Dir: testdata("old")})
 	reports, out := runPlan(t, plan)
 	checkReports(t, reports, map[string][]string{
-		"TestOldLoopVars":      nil,
-		"TestOldPipeline":      nil,
+		"TestOldLoopVars": nil,
+		"TestOldPipeline": nil,
 		// One loop variable shared by the goroutines: a lost value and
 		// the data race on the variable (written by the loop, read by the
 		// goroutines) that causes it.
