@@ -102,10 +102,9 @@ type Access struct {
 
 // Race is a pair of conflicting accesses.
 type Race struct {
-	Addr  uintptr
-	State State  // the location's state after the access
-	Prev  Access // the earlier access
-	Cur   Access // the access that completed the race
+	Addr uintptr
+	Prev Access // the earlier access
+	Cur  Access // the access that completed the race
 }
 
 // word is the granularity at which large accesses are split.
@@ -125,8 +124,7 @@ type SyncKey struct {
 // Detector follows one execution.
 type Detector struct {
 	mode    Mode
-	threads []*threadState // reused across executions
-	nthread int
+	threads []*threadState    // reused across executions
 	locs    map[uintptr]int32 // index into pool
 	pool    []location        // reused across executions
 	syncs   map[SyncKey]clock
@@ -182,10 +180,9 @@ func (d *Detector) Mode() Mode {
 
 // Reset forgets everything, for a new execution.
 func (d *Detector) Reset() {
-	for _, ts := range d.threads[:d.nthread] {
+	for _, ts := range d.threads {
 		*ts = threadState{vc: ts.vc[:0], held: ts.held[:0]}
 	}
-	d.nthread = 0
 	clear(d.locs)
 	for i := range d.pool {
 		l := &d.pool[i]
@@ -199,7 +196,6 @@ func (d *Detector) thread(t int32) *threadState {
 	for int(t) >= len(d.threads) {
 		d.threads = append(d.threads, &threadState{})
 	}
-	d.nthread = max(d.nthread, int(t)+1)
 	ts := d.threads[t]
 	if !ts.start {
 		ts.start = true
@@ -266,10 +262,8 @@ func (d *Detector) Release(t, lock int32) {
 	}
 }
 
-// Held returns the locks t holds (any mode), sorted. The slice is shared:
-// the caller must not modify it.
-func (d *Detector) Held(t int32) []int32 { return d.heldIDs(d.thread(t)) }
-
+// heldIDs returns, sorted, the locks ts holds in any mode. The slice is
+// shared and never modified.
 func (d *Detector) heldIDs(ts *threadState) []int32 {
 	if !ts.idsOK {
 		b := d.scratch[:0]
@@ -404,7 +398,7 @@ func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32)
 	suspect := loc.state == SharedModified || (d.mode == Hybrid && loc.state == Shared)
 	if suspect && len(loc.cset) == 0 && !loc.reported {
 		if prev, ok := d.conflict(ts, &cur, loc); ok {
-			race = Race{Addr: addr, State: loc.state, Prev: prev.Access, Cur: cur.Access}
+			race = Race{Addr: addr, Prev: prev.Access, Cur: cur.Access}
 			loc.reported, found = true, true
 		}
 	}
@@ -430,7 +424,6 @@ func (d *Detector) orderedAfterAll(ts *threadState, t int32, loc *location) bool
 // ordered before cur. The most recent such access is returned.
 func (d *Detector) conflict(ts *threadState, cur *record, loc *location) (record, bool) {
 	var best *record
-	found := false
 	for i := range loc.recs {
 		r := &loc.recs[i]
 		if r.Thread == cur.Thread || !(r.Write || cur.Write) || (r.Atomic && cur.Atomic) {
@@ -442,22 +435,22 @@ func (d *Detector) conflict(ts *threadState, cur *record, loc *location) (record
 		if d.mode == Hybrid && ts.vc.get(r.Thread) >= r.epoch {
 			continue
 		}
-		if !found || r.order > best.order {
-			best, found = r, true
+		if best == nil || r.order > best.order {
+			best = r
 		}
 	}
-	if !found && d.mode == Lockset {
+	if best == nil && d.mode == Lockset {
 		// The lockset emptied because of accesses no longer recorded
 		// (only the last read and write of each goroutine are kept):
 		// pair cur with the latest access of another goroutine.
 		for i := range loc.recs {
 			r := &loc.recs[i]
-			if r.Thread != cur.Thread && (!found || r.order > best.order) {
-				best, found = r, true
+			if r.Thread != cur.Thread && (best == nil || r.order > best.order) {
+				best = r
 			}
 		}
 	}
-	if !found {
+	if best == nil {
 		return record{}, false
 	}
 	return *best, true

@@ -84,8 +84,8 @@ func (r *run) raceChan(t *thread, m *chanState, send bool) {
 func (r *run) raceAcquire(t *thread, l *lockState) {
 	if r.raceOn() {
 		r.race.Acquire(t.idx, l.id, l.writer == t)
-		if r.raceLocks == nil {
-			r.raceLocks = map[int32]*lockState{}
+		for int(l.id) >= len(r.raceLocks) {
+			r.raceLocks = append(r.raceLocks, nil)
 		}
 		r.raceLocks[l.id] = l
 	}
@@ -123,10 +123,11 @@ func (r *run) raceAtomic(t *thread, addr unsafe.Pointer, size uintptr, write boo
 var sites sync.Map // [4]uintptr -> Pos
 
 // sitePos returns the position of the first user frame above skip frames.
-// Two frames identify the call site (the atomic replacement and its
-// caller).
+// Four frames identify the call site: they reach past the scheduler's own
+// frames (memory, read, Read; store, an atomic replacement) into the
+// caller.
 func sitePos(skip int) Pos {
-	var pcs [2]uintptr
+	var pcs [4]uintptr
 	runtime.Callers(skip, pcs[:])
 	if p, ok := sites.Load(pcs); ok {
 		return p.(Pos)
@@ -134,6 +135,9 @@ func sitePos(skip int) Pos {
 	var all [16]uintptr
 	n := runtime.Callers(skip, all[:])
 	file, line := firstUserFrame(all[:n])
+	if file == "" {
+		file = "?"
+	}
 	p := RegisterPositions(file, int32(line))
 	sites.Store(pcs, p)
 	return p
@@ -205,19 +209,4 @@ func (r *run) heldNote(locks []int32) string {
 		names = append(names, r.lockName(r.raceLocks[id]))
 	}
 	return "holding " + strings.Join(names, ", ")
-}
-
-// firstUserFrame returns the file and line of the first frame outside
-// xbtest.
-func firstUserFrame(pcs []uintptr) (string, int) {
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			return f.File, f.Line
-		}
-		if !more {
-			return "?", 0
-		}
-	}
 }

@@ -162,8 +162,8 @@ type run struct {
 
 	findings []*Finding
 
-	race      *eraser.Detector     // race detection (nil or Off: none)
-	raceLocks map[int32]*lockState // the locks the detector has seen, for reports
+	race      *eraser.Detector // race detection (nil or Off: none)
+	raceLocks []*lockState     // the locks the detector has seen, by id, for reports
 	warnings  []string
 	internal  string
 	skipped   bool
@@ -208,7 +208,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 		r.race = eraser.New(cfg.Race)
 	}
 	r.race.Reset()
-	clear(r.raceLocks)
+	r.raceLocks = r.raceLocks[:0]
 }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
@@ -748,14 +748,23 @@ func callerPos(skip int) string {
 }
 
 func firstUserPos(pcs []uintptr) string {
+	if file, line := firstUserFrame(pcs); file != "" {
+		return shortPos(file, line)
+	}
+	return ""
+}
+
+// firstUserFrame returns the file and line of the first frame outside
+// xbtest and the runtime ("" if there is none).
+func firstUserFrame(pcs []uintptr) (string, int) {
 	frames := runtime.CallersFrames(pcs)
 	for {
 		f, more := frames.Next()
 		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			return shortPos(f.File, f.Line)
+			return f.File, f.Line
 		}
 		if !more {
-			return ""
+			return "", 0
 		}
 	}
 }
