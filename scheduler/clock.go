@@ -1,0 +1,282 @@
+package scheduler
+
+import (
+	"slices"
+	"time"
+	"unsafe"
+)
+
+// Virtual time.
+//
+// Under a controlled scheduler real time is meaningless (one goroutine runs
+// at a time, at the explorer's pace) and slow, so rewritten code reads a
+// virtual clock, as under testing/synctest: it starts at a fixed epoch in
+// every execution and moves only when no controlled goroutine can run, to
+// the earliest pending deadline (the explorer's "tick", see
+// explorer.loop). A tick fires the timers due at the new instant; the order
+// in which they fire, and whether goroutines they woke run before the rest
+// fire, are choice points of the path, like Cond.Signal's (see fireDue).
+//
+// A tick's choices are recorded after the choices of the block that ended
+// just before it (the last block before nobody could run). A replayed prefix
+// ticks where the original execution did: after a block, if the goroutine
+// that runs next cannot run (it sleeps or waits on a timer channel, or does
+// not exist yet, an AfterFunc's), which is exactly when the explorer ticked,
+// since time advances only when the enabled set is empty and every goroutine
+// a tick enables was waiting.
+
+// epoch is virtual time zero, the same for every execution, so that time.Now
+// reads the same on every replay of a schedule (and in every process).
+var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+type timerKind uint8
+
+const (
+	tkSleep timerKind = iota // wakes a goroutine in time.Sleep
+	tkChan                   // sends the time on a Timer's or Ticker's channel
+	tkFunc                   // starts a goroutine (time.AfterFunc)
+	tkCtx                    // cancels a context at its deadline
+)
+
+// vtimer is a pending deadline of the virtual clock.
+type vtimer struct {
+	kind    timerKind
+	when    time.Duration // since epoch
+	period  time.Duration // a ticker's
+	seq     int32         // creation order: the default order of equal deadlines
+	pending bool
+	t       *thread // tkSleep: the sleeper; tkFunc: the goroutine that called AfterFunc
+	ch      chan time.Time
+	m       *chanState
+	fn      func()
+	ctx     *vctx
+}
+
+// clock is the virtual clock of one execution.
+type clock struct {
+	now     time.Duration
+	seq     int32
+	pending []*vtimer
+	timers  map[*time.Timer]*vtimer
+	tickers map[*time.Ticker]*vtimer
+}
+
+func (c *clock) reset() {
+	c.now, c.seq = 0, 0
+	clear(c.pending)
+	c.pending = c.pending[:0]
+	if c.timers == nil {
+		c.timers = map[*time.Timer]*vtimer{}
+		c.tickers = map[*time.Ticker]*vtimer{}
+	}
+	clear(c.timers)
+	clear(c.tickers)
+}
+
+// start makes tm pending, due d from now (at once if d <= 0).
+func (c *clock) start(tm *vtimer, d time.Duration) {
+	tm.when = c.now + max(d, 0)
+	if !tm.pending {
+		tm.pending = true
+		c.seq++
+		tm.seq = c.seq
+		c.pending = append(c.pending, tm)
+	}
+}
+
+// stop makes tm no longer pending and reports whether it was.
+func (c *clock) stop(tm *vtimer) bool {
+	if !tm.pending {
+		return false
+	}
+	tm.pending = false
+	if i := slices.Index(c.pending, tm); i >= 0 {
+		c.pending = slices.Delete(c.pending, i, i+1)
+	}
+	return true
+}
+
+// dormant: a ticker whose tick cannot change anything until someone receives
+// (its buffer is full and nobody waits). It does not move the clock, or a
+// forgotten ticker would make every tick loop forever.
+func (tm *vtimer) dormant() bool {
+	return tm.period > 0 && len(tm.ch) == cap(tm.ch) && !hasLive(tm.m.recvq)
+}
+
+// next returns the earliest deadline of a timer that can fire.
+func (c *clock) next() (time.Duration, bool) {
+	var when time.Duration
+	found := false
+	for _, tm := range c.pending {
+		if tm.dormant() {
+			continue
+		}
+		w := max(tm.when, c.now) // a ticker that was dormant is due at once
+		if !found || w < when {
+			when, found = w, true
+		}
+	}
+	return when, found
+}
+
+// due returns the timers due now, in creation order.
+func (c *clock) due() []*vtimer {
+	var out []*vtimer
+	for _, tm := range c.pending {
+		if tm.when <= c.now && !tm.dormant() {
+			out = append(out, tm)
+		}
+	}
+	slices.SortFunc(out, func(a, b *vtimer) int { return int(a.seq - b.seq) })
+	return out
+}
+
+// advance is a tick: it moves the clock to the next deadline and fires the
+// timers due there, instant after instant, until enough() holds or no timer
+// can fire. t is the goroutine whose code runs the tick (the one that ended
+// the last block). It reports whether enough() holds.
+func (r *run) advance(t *thread, enough func() bool) bool {
+	c := &r.clock
+	for !enough() {
+		when, ok := c.next()
+		if !ok {
+			return false
+		}
+		c.now = when
+		if r.exploring {
+			if n := len(r.ex.path); n > 0 {
+				r.ex.path[n-1].tick = true
+			}
+		}
+		r.fireDue(t)
+	}
+	return true
+}
+
+// catchUp ticks in a replayed prefix until goroutine n can run (see the
+// comment at the top).
+func (r *run) catchUp(t *thread, n int32) {
+	if n < 0 || len(r.clock.pending) == 0 {
+		return
+	}
+	r.advance(t, func() bool {
+		return int(n) < len(r.threads) && r.threads[n].status == stRunnable
+	})
+}
+
+// fireDue fires the timers due now. A sleep's timer fires at once: the
+// sleeper is the only goroutine that can observe it, so its order with the
+// rest changes nothing the explorer does not already order (the woken
+// goroutines' blocks). Any other timer (a channel's, a context's, an
+// AfterFunc's) can be observed by goroutines other than those it wakes (a
+// select over it and another channel, Stop's result, Err), so its order is
+// a choice: which of them fires next, or, once the instant has woken some
+// goroutine, none (-1): the woken goroutines run first, as they could in a
+// real program, and the rest fire when every goroutine blocks again.
+func (r *run) fireDue(t *thread) {
+	r.ticking = true
+	r.tickWoke = 0
+	defer func() { r.ticking = false }()
+	for {
+		due := r.clock.due()
+		if len(due) == 0 {
+			return
+		}
+		var opts []int32
+		for _, tm := range due {
+			if tm.kind == tkSleep {
+				r.fire(t, tm)
+				opts = nil
+				break
+			}
+			opts = append(opts, tm.seq)
+		}
+		if opts == nil {
+			continue
+		}
+		if r.tickWoke > 0 {
+			opts = append(opts, -1)
+		}
+		s := opts[0]
+		if len(opts) > 1 {
+			s = r.tickChoice(t, opts)
+		}
+		if s < 0 {
+			return
+		}
+		for _, tm := range due {
+			if tm.seq == s {
+				r.fire(t, tm)
+			}
+		}
+	}
+}
+
+// tickChoice takes a choice among equal deadlines; a replayed tick takes
+// the recorded one.
+func (r *run) tickChoice(t *thread, opts []int32) int32 {
+	if r.exploring {
+		return r.ex.chooseTick(opts)
+	}
+	d := &r.replay[r.k]
+	if r.choiceN >= len(d.choices) || !contains(opts, d.choices[r.choiceN]) {
+		r.diverged(t, "a recorded order of timers with equal deadlines is not available")
+	}
+	c := d.choices[r.choiceN]
+	r.choiceN++
+	return c
+}
+
+// fire performs what tm does at its deadline.
+func (r *run) fire(t *thread, tm *vtimer) {
+	c := &r.clock
+	switch tm.kind {
+	case tkSleep:
+		c.stop(tm)
+		r.wakeUp(tm.t, -1)
+	case tkChan:
+		v := epoch.Add(tm.when)
+		if tm.period > 0 {
+			if tm.when += tm.period; tm.when <= c.now {
+				tm.when += ((c.now-tm.when)/tm.period + 1) * tm.period // ticks missed while dormant are dropped
+			}
+		} else {
+			c.stop(tm)
+		}
+		if sg := popLive(&tm.m.recvq); sg != nil {
+			r.deliver(sg, v, true)
+		} else {
+			trySend(tm.ch, v) // a full ticker buffer drops the tick, as Go's does
+		}
+	case tkFunc:
+		c.stop(tm)
+		r.spawnFor(t, tm.t, tm.fn, true, unsafe.Pointer(tm))
+	case tkCtx:
+		c.stop(tm)
+		tm.ctx.cancel(t, true, true, errDeadline, tm.ctx.timeoutCause)
+	}
+}
+
+// spawnFor starts fn on a new goroutine, a child of parent: an AfterFunc's
+// function. byClock: started by a tick (no block is under way, the child is
+// simply enabled); otherwise by t's block, like a go statement. A non-nil
+// key carries the happens-before edge from the AfterFunc call.
+func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Pointer) *thread {
+	c := r.newThread(parent, fn)
+	if byClock {
+		r.tickWoke++
+		r.raceStart(nil, c)
+		if key != nil {
+			r.raceObserve(c, key, roleSend)
+		}
+		if r.exploring {
+			r.ex.st.enabled.add(c.idx)
+		}
+		return c
+	}
+	r.raceStart(t, c)
+	if r.exploring {
+		r.ex.spawned(c)
+	}
+	return c
+}

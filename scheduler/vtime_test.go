@@ -1,0 +1,323 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	xb "github.com/xbtest/xbtest/scheduler"
+)
+
+// Virtual time: the clock moves only when no goroutine can run, to the
+// earliest deadline, and every execution starts at the same epoch.
+
+// A test that sleeps an hour moves the virtual clock by exactly an hour (in
+// no real time: BenchmarkSleepHour), alone or with a second goroutine.
+func TestSleepAdvancesTheVirtualClock(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			start := xb.TimeNow()
+			done := xb.MakeChan[time.Duration](1)
+			xb.Go(func() {
+				xb.TimeSleep(30 * time.Minute)
+				xb.Send(done, xb.TimeSince(start))
+			})
+			xb.TimeSleep(time.Hour)
+			out(fmt.Sprintf("child %v, test %v, at %s", xb.Recv(done), xb.TimeSince(start), start.Format(time.DateOnly)))
+		}
+	})
+	want := []string{"child 30m0s, test 1h0m0s, at 2000-01-01"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Outside an execution the hooks are the real functions.
+func TestClockOutsideAnExecutionIsReal(t *testing.T) {
+	if xb.TimeNow().Year() < 2025 {
+		t.Errorf("TimeNow outside an execution is not the real time")
+	}
+	start := time.Now()
+	<-xb.TimeAfter(time.Millisecond)
+	if time.Since(start) < time.Millisecond {
+		t.Errorf("TimeAfter outside an execution did not wait")
+	}
+}
+
+// fetch is the time-out race of the corpus: the worker sends on an
+// unbuffered channel the caller stops listening to after its time-out.
+func fetch(work, timeout time.Duration, out func(string)) func(*xb.T) {
+	return func(*xb.T) {
+		ch := xb.MakeChan[int](0)
+		xb.Go(func() {
+			xb.TimeSleep(work)
+			xb.Send(ch, 42) // leaks when the caller has timed out
+		})
+		var v int
+		i, _ := xb.Select(false, xb.RecvCase(ch, &v), xb.RecvCase(xb.TimeAfter(timeout), nil))
+		if i == 0 {
+			out("value")
+		} else {
+			out("timeout")
+		}
+	}
+}
+
+func TestSlowWorkerLeaksItsSendAfterTimeout(t *testing.T) {
+	var outs []string
+	res := explore(t, t.Name(), fetch(2*time.Second, time.Second, func(s string) { outs = append(outs, s) }), xb.DefaultConfig())
+	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+		t.Fatalf("findings %v", res.Findings)
+	}
+	g := res.Findings[0].Goroutines
+	if len(g) != 1 || g[0].ID != "T0.1" || g[0].On != "chan send" {
+		t.Errorf("goroutines %+v", g)
+	}
+	if slices.Contains(outs, "value") {
+		t.Errorf("a worker slower than the time-out delivered its value: %v", outs)
+	}
+}
+
+func TestFastWorkerDoesNotLeak(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) { return fetch(time.Millisecond, time.Second, out) })
+	if !slices.Equal(got, []string{"value"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// With equal deadlines the worker may send before the caller's timer fires
+// or after: both happen, and the second leaks.
+func TestEqualDeadlinesExploreBothOrders(t *testing.T) {
+	seen := map[string]bool{}
+	res := explore(t, t.Name(), fetch(time.Second, time.Second, func(s string) { seen[s] = true }), xb.DefaultConfig())
+	if !seen["value"] || !seen["timeout"] {
+		t.Errorf("outcomes %v", seen)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+		t.Errorf("findings %v", res.Findings)
+	}
+	// The worker's sleep fires first (only the sleeper observes it); then
+	// the caller's timer fires (the time-out: the worker's send leaks,
+	// whether the caller or the worker runs first), or the worker runs
+	// before it (the value). ExitBlock-RW ends the path on which the
+	// caller runs first with the worker delayed (its send touches nothing
+	// the caller does); ExitBlock-DD runs that path to the leak too.
+	if res.Schedules != 4 {
+		t.Errorf("%d schedules, want 4", res.Schedules)
+	}
+	cfg := xb.DefaultConfig()
+	cfg.Algorithm = xb.ExitBlockDD
+	res = explore(t, t.Name(), fetch(time.Second, time.Second, func(string) {}), cfg)
+	if res.Schedules != 5 || len(res.Findings) != 1 || res.Findings[0].Count != 3 {
+		t.Errorf("exitblock-dd: %d schedules, findings %v, want 5 and a leak on 3", res.Schedules, res.Findings)
+	}
+}
+
+// Two timers with the same deadline in one select: either may win.
+func TestEqualTimersInASelectBothWin(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			xb.Go(func() {})
+			a, b := xb.TimeNewTimer(time.Second), xb.TimeNewTimer(time.Second)
+			i, _ := xb.Select(false, xb.RecvCase(a.C, nil), xb.RecvCase(b.C, nil))
+			out(fmt.Sprint("case ", i))
+		}
+	})
+	if !slices.Equal(got, []string{"case 0", "case 1"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// A goroutine asleep when the test returns is not leaked: it wakes and ends.
+func TestSleeperIsNotALeak(t *testing.T) {
+	none(t, func(*xb.T) {
+		xb.Go(func() { xb.TimeSleep(time.Hour) })
+	})
+}
+
+// Stop before the deadline reports true and nothing is ever sent; Reset
+// re-arms.
+func TestTimerStopAndReset(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			start := xb.TimeNow()
+			tm := xb.TimeNewTimer(time.Second)
+			stopped := xb.TimerOf(tm).Stop()
+			xb.Go(func() {})
+			xb.TimerOf(tm).Reset(2 * time.Second)
+			at := xb.Recv(tm.C)
+			again := xb.TimerOf(tm).Stop()
+			out(fmt.Sprint(stopped, " ", at.Sub(start), " ", xb.TimeSince(start), " ", again))
+		}
+	})
+	if !slices.Equal(got, []string{"true 2s 2s false"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// A ticker ticks every period until stopped; a stopped ticker moves no time.
+func TestTickerTicksUntilStopped(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			start := xb.TimeNow()
+			tk := xb.TimeNewTicker(100 * time.Millisecond)
+			var ticks []time.Duration
+			for range 3 {
+				ticks = append(ticks, xb.Recv(tk.C).Sub(start))
+			}
+			xb.TickerOf(tk).Stop()
+			xb.Go(func() { xb.TimeSleep(time.Second) })
+			out(fmt.Sprint(ticks))
+		}
+	})
+	if !slices.Equal(got, []string{"[100ms 200ms 300ms]"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// AfterFunc starts its function on a goroutine named after its caller.
+func TestAfterFuncRunsOnAChildGoroutine(t *testing.T) {
+	res := explore(t, t.Name(), func(*xb.T) {
+		done := xb.MakeChan[int](0)
+		xb.TimeAfterFunc(time.Minute, func() { xb.Send(done, 1) })
+		xb.Go(func() {})
+		xb.TimeSleep(2 * time.Minute) // the function blocks forever: nobody receives
+	}, xb.DefaultConfig())
+	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak || res.Findings[0].Goroutines[0].ID != "T0.2" {
+		t.Fatalf("findings %+v", res.Findings)
+	}
+}
+
+// A context's deadline cancels it on the virtual clock; cancel from another
+// goroutine races with the deadline only if they can be ordered both ways.
+func TestContextWithTimeout(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			start := xb.TimeNow()
+			ctx, cancel := xb.ContextWithTimeout(context.Background(), time.Second)
+			defer cancel()
+			child, cancelChild := xb.ContextWithCancel(ctx)
+			defer cancelChild()
+			xb.Go(func() {})
+			xb.Recv(child.Done())
+			d, _ := ctx.Deadline()
+			out(fmt.Sprint(child.Err(), " ", xb.TimeSince(start), " ", d.Sub(start)))
+		}
+	})
+	if !slices.Equal(got, []string{"context deadline exceeded 1s 1s"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestContextCancelRacesWithDeadline(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			ctx, cancel := xb.ContextWithTimeout(context.Background(), time.Second)
+			xb.Go(func() {
+				xb.TimeSleep(time.Second)
+				cancel()
+			})
+			xb.Recv(ctx.Done())
+			out(ctx.Err().Error())
+		}
+	})
+	if !slices.Equal(got, []string{"context canceled", "context deadline exceeded"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// context.AfterFunc runs on cancellation; stop before it prevents it.
+func TestContextAfterFunc(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			ctx, cancel := xb.ContextWithCancelCause(context.Background())
+			ran := xb.MakeChan[string](1)
+			xb.ContextAfterFunc(ctx, func() { xb.Send(ran, "ran") })
+			stop := xb.ContextAfterFunc(ctx, func() { xb.Send(ran, "stopped one ran") })
+			stopped := stop()
+			xb.Go(func() { cancel(fmt.Errorf("done")) })
+			out(fmt.Sprint(xb.Recv(ran), " ", stopped, " ", xb.ContextCause(ctx)))
+		}
+	})
+	if !slices.Equal(got, []string{"ran true done"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// A sleep-based ordering a test relies on is not a guarantee between
+// goroutines sleeping equally long... but is one when the sleeps differ.
+func TestSleepOrdersGoroutinesByDeadline(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			ch := xb.MakeChan[string](2)
+			xb.Go(func() { xb.TimeSleep(2 * time.Millisecond); xb.Send(ch, "b") })
+			xb.Go(func() { xb.TimeSleep(time.Millisecond); xb.Send(ch, "a") })
+			out(xb.Recv(ch) + xb.Recv(ch))
+		}
+	})
+	if !slices.Equal(got, []string{"ab"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// An hour of virtual sleep under exploration costs microseconds of real time.
+func BenchmarkSleepHour(b *testing.B) {
+	for b.Loop() {
+		res := xb.Explore("sleep", func(*xb.T) {
+			xb.Go(func() { xb.TimeSleep(time.Hour) })
+			xb.TimeSleep(time.Hour)
+		}, xb.DefaultConfig())
+		if res.Internal != "" || len(res.Findings) != 0 {
+			b.Fatal(res.Internal, res.Findings)
+		}
+	}
+}
+
+// A goroutine waiting on a stopped timer's channel or a context nobody
+// cancels is blocked forever; the report names the channel.
+func TestBlockedOnTimerChannelIsNamed(t *testing.T) {
+	var made string
+	f := one(t, func(*xb.T) {
+		made = next()
+		tm := xb.TimeNewTimer(time.Second)
+		xb.TimerOf(tm).Stop()
+		xb.Go(func() { xb.Recv(tm.C) })
+	}, xb.KindLeak, "blocked forever")
+	if g := f.Goroutines; len(g) != 1 || g[0].On != "chan receive (time.Timer.C, made at "+made+")" {
+		t.Errorf("goroutines %+v", g)
+	}
+	f = one(t, func(*xb.T) {
+		made = next()
+		ctx, _ := xb.ContextWithCancel(context.Background())
+		xb.Go(func() { xb.Recv(ctx.Done()) })
+	}, xb.KindLeak, "blocked forever")
+	if g := f.Goroutines; len(g) != 1 || g[0].On != "chan receive (ctx.Done() of the context made at "+made+")" {
+		t.Errorf("goroutines %+v", g)
+	}
+}
+
+// A goroutine that fails to take a lock held by a sleeper leaves nothing
+// enabled: the execution that resumes there opens with a tick, whose
+// choices are explored like any other's.
+func TestTickAfterFailedLockExploresOrders(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			var mu xb.Mutex
+			for range 2 {
+				xb.Go(func() {
+					mu.Lock()
+					xb.TimeSleep(time.Second)
+					mu.Unlock()
+				})
+			}
+			a, b := xb.TimeNewTimer(time.Second), xb.TimeNewTimer(time.Second)
+			i, _ := xb.Select(false, xb.RecvCase(a.C, nil), xb.RecvCase(b.C, nil))
+			out(fmt.Sprint("case ", i))
+		}
+	})
+	if !slices.Equal(got, []string{"case 0", "case 1"}) {
+		t.Errorf("got %q", got)
+	}
+}
