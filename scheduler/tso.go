@@ -1,0 +1,364 @@
+package scheduler
+
+import (
+	"unsafe"
+)
+
+// Store buffers: the x86-TSO abstract machine of Owens, Sarkar and Sewell
+// ("A better x86 memory model: x86-TSO", TPHOLs 2009; "x86-TSO: a rigorous
+// and usable programmer's model for x86 multiprocessors", CACM 2010) and
+// SPARC PSO.
+//
+//   - TSO: every goroutine has one FIFO store buffer. Store puts the value
+//     in it; Load returns the newest buffered store of the goroutine to the
+//     same address, else memory.
+//   - PSO: a FIFO per goroutine and address, so stores to different
+//     addresses may reach memory out of order; forwarding is the same.
+//   - Committing the oldest entry of a buffer to memory is a scheduling
+//     event of its own: every non-empty buffer has a flush pseudo-thread (a
+//     controlled goroutine that commits one entry per block) that the
+//     explorer chooses like any thread. Decisions are therefore the usual
+//     (thread, end event) pairs and replay needs nothing new: a flush is a
+//     block of the buffer's thread.
+//   - Every synchronization operation of a goroutine (sync/atomic, Mutex,
+//     RWMutex, Cond, channels, select, WaitGroup, Once, sync.Map, go
+//     statements, its exit) drains its buffers first, inside its block: x86
+//     implements them with LOCK'd instructions or MFENCE. An atomic load is
+//     a plain MOV on x86 and would not drain; draining there too only
+//     removes behaviours Go's memory model forbids for atomics anyway.
+//   - Accesses reported without their value (Read/Write: maps, x op= f(),
+//     tuple assignments, code compiled without the value-carrying helpers)
+//     drain first and go to memory: they behave as if fenced (fewer
+//     behaviours than the hardware, never more). Code xbtest does not
+//     rewrite (the standard library) is not buffered at all.
+//   - A buffered value is kept as a T in a typed entry, so the garbage
+//     collector sees the pointers it holds.
+//
+// ExitBlock-RW stays sound with flushes. Its argument (thesis 2.4) is that a
+// block whose reads and writes do not intersect those of the blocks run in
+// between commutes with them, so a delayed thread need only be re-enabled
+// when a block touches its set. That holds for the blocks of this machine:
+//
+//   - a flush block writes exactly its entry's address in memory (recorded
+//     as a write of it) and removes the head of its buffer;
+//   - a load is recorded as a read of its address whether it is served from
+//     memory or from the own buffer: the flush of that address changes which
+//     value a later load sees (a newer store of another goroutine may land
+//     in between), so the two must not commute, and they don't;
+//   - a buffered store is recorded as nothing: it appends to its own buffer,
+//     which only its own loads (recorded) and its own flusher read. Appending
+//     commutes with committing the head, and a flusher is enabled only while
+//     its buffer is non-empty, so the head it commits is the same in either
+//     order. Making the flusher enabled is a wake-up, handled like a notify;
+//   - a drain (a fence) commits entries inside the fencing goroutine's block
+//     and is recorded as writes of their addresses; the drained buffer's
+//     flusher leaves the enabled and delayed sets in that block (it has
+//     nothing left to commit), as a thread that parks would.
+//
+// So a delayed flusher is re-enabled when a block reads or writes the
+// address it flushed, and a goroutine delayed after a load when a flush of
+// that address commits. The oracle tests (litmus_test.go) check the outcome
+// sets against exhaustive enumeration of every order of blocks.
+
+// storeBuf is one FIFO of buffered stores: a goroutine's (TSO), or a
+// goroutine's for one address (PSO).
+type storeBuf struct {
+	owner   *thread
+	flusher *thread
+	addr    uintptr // PSO: the address of the FIFO
+	q       []bufEntry
+	head    int
+}
+
+func (b *storeBuf) name() string {
+	return b.owner.id() + " store buffer"
+}
+
+func (b *storeBuf) len() int { return len(b.q) - b.head }
+
+// bufEntry is one buffered store.
+type bufEntry interface {
+	at() (addr, size uintptr)
+	commit()
+}
+
+type typedEntry[T any] struct {
+	p *T
+	v T
+}
+
+func (e *typedEntry[T]) at() (uintptr, uintptr) {
+	return uintptr(unsafe.Pointer(e.p)), unsafe.Sizeof(e.v)
+}
+func (e *typedEntry[T]) commit() { *e.p = e.v }
+
+// Load returns *p as the running goroutine sees it: under TSO and PSO its
+// newest buffered store to p, else memory. Under SC it is Read and *p. The
+// rewriter calls it for the reads of shared variables under -memory tso|pso.
+func Load[T any](p *T, pos Pos) T {
+	if hot.Load() {
+		return load(p, pos)
+	}
+	return *p
+}
+
+// Store stores v at p: under TSO and PSO into the goroutine's store buffer,
+// under SC into memory after Write.
+func Store[T any](p *T, v T, pos Pos) {
+	if hot.Load() {
+		storeBuffered(p, v, pos)
+		return
+	}
+	*p = v
+}
+
+// Wrote reports a write of *p that has already reached memory (the
+// rewriter reports the targets of x, y = f() after the call). Under SC it is
+// Write, recorded in the current block. Under TSO and PSO the goroutine's
+// older buffered stores would commit after it and overwrite it, so it
+// drains them, without a scheduling point in between, and writes the value
+// again: a LOCK'd store.
+func Wrote[T any](p *T, pos Pos) {
+	if hot.Load() {
+		wrote(p, pos)
+	}
+}
+
+//go:noinline
+func wrote[T any](p *T, pos Pos) {
+	r := concurrent.Load()
+	if r == nil {
+		return
+	}
+	t := r.bufferedEvent()
+	size := unsafe.Sizeof(*p)
+	if t.pending != 0 {
+		v := *p
+		r.drain(t)
+		*p = v
+	}
+	if r.exploring {
+		r.ex.access(uintptr(unsafe.Pointer(p)), size, true)
+	}
+	if r.raceOn() {
+		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
+	}
+}
+
+// Fence drains the running goroutine's store buffers (MFENCE). Every
+// synchronization operation does as much; tests call it directly.
+func Fence() {
+	if r, t := enter(); r != nil {
+		r.event(t)
+	}
+}
+
+//go:noinline
+func load[T any](p *T, pos Pos) T {
+	r := concurrent.Load()
+	if r == nil {
+		return *p
+	}
+	if r.mem == SC {
+		r.memory(unsafe.Pointer(p), unsafe.Sizeof(*p), false, pos)
+		return *p
+	}
+	t := r.bufferedEvent()
+	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
+	r.yield(t) // the load starts a block (access granularity)
+	if r.exploring {
+		r.ex.access(addr, size, false)
+	}
+	if r.raceOn() {
+		r.raceAccess(t, unsafe.Pointer(p), size, false, pos)
+	}
+	if t.pending != 0 {
+		for i := len(t.bufs) - 1; i >= 0; i-- {
+			b := t.bufs[i]
+			if r.mem == PSO && b.addr != addr {
+				continue
+			}
+			for j := len(b.q) - 1; j >= b.head; j-- {
+				a, s := b.q[j].at()
+				if a == addr && s == size {
+					if e, ok := b.q[j].(*typedEntry[T]); ok {
+						return e.v
+					}
+				}
+				if addr < a+s && a < addr+size {
+					// An overlapping store of another shape: no
+					// forwarding of parts; fence and read memory.
+					r.drain(t)
+					return *p
+				}
+			}
+		}
+		if r.mem == PSO && r.overlapsBuffered(t, addr, size) {
+			r.drain(t)
+		}
+	}
+	return *p
+}
+
+//go:noinline
+func storeBuffered[T any](p *T, v T, pos Pos) {
+	r := concurrent.Load()
+	if r == nil {
+		*p = v
+		return
+	}
+	if r.mem == SC {
+		r.memory(unsafe.Pointer(p), unsafe.Sizeof(*p), true, pos)
+		*p = v
+		return
+	}
+	t := r.bufferedEvent()
+	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
+	if r.raceOn() {
+		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
+	}
+	// No block boundary: the store is invisible to other goroutines until
+	// its flush, which is an event of its own.
+	b := r.bufferFor(t, addr, size)
+	b.q = append(b.q, &typedEntry[T]{p, v})
+	t.pending++
+	if b.len() == 1 {
+		r.wakeFlusher(b)
+	}
+}
+
+// bufferedEvent counts the event of a buffered access (which is no fence)
+// and returns the running goroutine.
+func (r *run) bufferedEvent() *thread {
+	t := r.cur
+	if t.g != getg() {
+		r.foreign()
+	}
+	if r.dead.Load() {
+		panic(teardown{})
+	}
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+	return t
+}
+
+// bufferFor returns the buffer a store to [addr, addr+size) of t goes to.
+func (r *run) bufferFor(t *thread, addr, size uintptr) *storeBuf {
+	if r.mem == TSO {
+		if len(t.bufs) == 0 {
+			t.bufs = append(t.bufs, &storeBuf{owner: t})
+		}
+		return t.bufs[0]
+	}
+	// Per-address FIFOs must not reorder stores to overlapping locations
+	// at different addresses: fence first (stronger than PSO, never weaker).
+	if r.overlapsBuffered(t, addr, size) {
+		r.drain(t)
+	}
+	for _, b := range t.bufs {
+		if b.addr == addr {
+			return b
+		}
+	}
+	b := &storeBuf{owner: t, addr: addr}
+	t.bufs = append(t.bufs, b)
+	return b
+}
+
+// overlapsBuffered reports whether t has a buffered store that overlaps
+// [addr, addr+size) at another address (PSO).
+func (r *run) overlapsBuffered(t *thread, addr, size uintptr) bool {
+	for _, b := range t.bufs {
+		for j := b.head; j < len(b.q); j++ {
+			a, s := b.q[j].at()
+			if a != addr && addr < a+s && a < addr+size {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wakeFlusher makes b's flush pseudo-thread runnable (b has just become
+// non-empty), creating it on first use.
+func (r *run) wakeFlusher(b *storeBuf) {
+	f := b.flusher
+	if f == nil {
+		f = r.newThread(nil, nil)
+		f.flushOf = b
+		f.fn = func() { r.flushLoop(f, b) }
+		b.flusher = f
+	}
+	f.status = stRunnable
+	f.on, f.onObj = "", -1
+	if r.exploring {
+		r.ex.woken(f, -1)
+	}
+}
+
+// flushLoop is the body of a flush pseudo-thread: each block commits the
+// oldest entry of its buffer; with nothing left it waits for the next store.
+func (r *run) flushLoop(f *thread, b *storeBuf) {
+	for {
+		r.event(f)
+		addr, size := r.commitOldest(b)
+		if r.exploring {
+			r.ex.access(addr, size, true)
+		}
+		if b.len() == 0 {
+			r.parkHere(f, "store", -1)
+		} else {
+			r.yield(f)
+		}
+	}
+}
+
+func (r *run) commitOldest(b *storeBuf) (addr, size uintptr) {
+	e := b.q[b.head]
+	b.q[b.head] = nil
+	b.head++
+	if b.head == len(b.q) {
+		b.q, b.head = b.q[:0], 0
+	}
+	b.owner.pending--
+	e.commit()
+	return e.at()
+}
+
+// fence is the fence a synchronization operation of t with buffered stores
+// performs before the operation itself: an event and a block boundary, so
+// that flushes and other goroutines can run while the stores are still
+// pending (without it a store directly followed by an operation, or by the
+// goroutine's end, could never be seen out of order), then the drain.
+func (r *run) fence(t *thread) {
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+	r.yield(t)
+	r.drain(t)
+}
+
+// drain commits every buffered store of t, in order, inside t's current
+// block (a fence). The flushers of the drained buffers have nothing left to
+// do: they stop being runnable, as if they had parked.
+func (r *run) drain(t *thread) {
+	for _, b := range t.bufs {
+		if b.len() == 0 {
+			continue
+		}
+		for b.len() > 0 {
+			addr, size := r.commitOldest(b)
+			if r.exploring {
+				r.ex.access(addr, size, true)
+			}
+		}
+		if f := b.flusher; f != nil && f.status == stRunnable {
+			f.status = stWaiting
+			f.on, f.onObj = "store", -1
+			if r.exploring {
+				r.ex.disable(f.idx)
+			}
+		}
+	}
+}
