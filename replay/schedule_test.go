@@ -12,7 +12,8 @@ func sample() *Schedule {
 	return &Schedule{Package: "example.com/p", Dir: "/tmp", Test: "TestX",
 		Flags:   Flags{Algorithm: "exitblock-rwdd", SyncDeps: true, Memory: "sc", MaxSteps: 100000},
 		Finding: Finding{Kind: "deadlock", Message: "all goroutines are asleep", Pos: "p/x.go:3", Schedule: 2},
-		Blocks:  []Block{{Goroutine: "T0", Thread: 0, End: 4}, {Goroutine: "T0.1", Thread: 1, End: 9, Choices: []int32{1}, Pos: "p/x.go:7"}}}
+		Decisions: []Decision{{Kind: KindBlock, Goroutine: "T0", Thread: 0, Points: 2, End: 4, Preempt: true, Op: "Mutex.Unlock", Pos: "p/x.go:5", Fn: "p.f", Src: "mu.Unlock()"},
+			{Kind: KindBlock, Goroutine: "T0.1", Thread: 1, Points: 3, End: 9, Choices: []int32{1}, Mid: true, Pos: "p/x.go:7"}}}
 }
 
 func TestWriteRead(t *testing.T) {
@@ -30,6 +31,7 @@ func TestWriteRead(t *testing.T) {
 	}
 	want := sample()
 	want.Version = Version
+	want.XBTest = "devel"
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("read %+v, wrote %+v", got, want)
 	}
@@ -44,11 +46,15 @@ func TestReadRefusesWhatItCannotTrust(t *testing.T) {
 	good, _ := Write(dir, sample(), 1)
 	b, _ := os.ReadFile(good)
 	for name, c := range map[string]struct{ content, want string }{
-		"corrupt":   {"{not json", "not a schedule file (corrupt or truncated)"},
-		"truncated": {string(b[:len(b)/2]), "not a schedule file (corrupt or truncated)"},
-		"newer":     {strings.Replace(string(b), `"version": 1`, `"version": 99`, 1), "version 99 is newer"},
-		"foreign":   {`{"hello": "world"}`, "no version"},
-		"empty":     {strings.Replace(string(b), `"test": "TestX"`, `"test": ""`, 1), "incomplete schedule file"},
+		"corrupt":    {"{not json", "not a schedule file (corrupt or truncated)"},
+		"truncated":  {string(b[:len(b)/2]), "not a schedule file (corrupt or truncated)"},
+		"newer":      {strings.Replace(string(b), `"version": 2`, `"version": 99`, 1), "version 99 is newer"},
+		"older":      {strings.Replace(string(b), `"version": 2`, `"version": 1`, 1), "written by an older xbtest"},
+		"kind":       {strings.Replace(string(b), `"kind": "block"`, `"kind": "flush"`, 1), `kind "flush", which this xbtest cannot replay`},
+		"unknown":    {strings.Replace(string(b), `"test": "TestX"`, `"test": "TestX", "extra": 1`, 1), "unknown field"},
+		"no finding": {strings.Replace(string(b), `"kind": "deadlock"`, `"kind": ""`, 1), "no finding"},
+		"foreign":    {`{"hello": "world"}`, "no version"},
+		"empty":      {strings.Replace(string(b), `"test": "TestX"`, `"test": ""`, 1), "incomplete schedule file"},
 	} {
 		p := filepath.Join(dir, name+".json")
 		os.WriteFile(p, []byte(c.content), 0o644)

@@ -1,0 +1,256 @@
+package scheduler
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// follow runs guided executions along blocks until one ends: an execution
+// that finds a goroutine blocked on a lock, or a TryLock, ends early (as in
+// exploration) and the next one starts over knowing it. It returns the first
+// finding that match accepts, the guide and the last execution's end.
+func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) bool) (*Finding, *guide, endReason) {
+	cfg := *d.cfg
+	cfg.Algorithm = ExitBlockDD
+	cfg.Trace = trace
+	g := &guide{blocks: blocks, check: trace}
+	for range 64 + 4*len(blocks) {
+		ex := newExplorer(&cfg)
+		ex.tried, ex.triedAll = d.ex.tried, d.ex.triedAll
+		ex.guide = g
+		g.reset()
+		hints := len(g.hints)
+		r := &d.r
+		r.reset(ex, &cfg, d.name, d.body, nil)
+		r.number = 1
+		why := d.execute(r)
+		d.ex.triedAll = d.ex.triedAll || ex.triedAll
+		for _, f := range r.findings {
+			if match(f) {
+				return f, g, why
+			}
+		}
+		if g.div != "" || r.internal != "" || tainted.Load() != nil {
+			if r.internal != "" && g.div == "" {
+				g.div = r.internal
+			}
+			return nil, g, why
+		}
+		if why == endAbort && len(g.hints) > hints || why == endRestart {
+			continue
+		}
+		return nil, g, why
+	}
+	return nil, g, endInternal
+}
+
+// minimise tries to shorten f's schedule while it still leads to the same
+// finding (the same key), and keeps the schedule with the fewest
+// preemptions, then the fewest blocks, then the fewest scheduling points.
+// Two kinds of candidates are followed:
+//
+//   - a prefix of the blocks, after which the goroutine running at its end
+//     goes on without preemption (the explorer's first choices);
+//   - the schedule with one preemption removed: the preempted block is
+//     joined by the next block of the same goroutine, the blocks of the
+//     others in between run after it (greedily, while it helps).
+//
+// Candidates are followed by goroutine and scheduling-point count only;
+// one that no longer fits the program (a goroutine that cannot run, a block
+// that blocks early) is dropped.
+func (d *driver) minimise(f *Finding) {
+	orig := f.Blocks
+	best := orig
+	var bestF *Finding
+	tries := 0
+	try := func(cand []Block) bool {
+		if d.pkgState != nil && d.pkgState.changed() != "" {
+			// The last try changed package state: another would not
+			// start from the state the finding was found in.
+			return false
+		}
+		tries++
+		g, _, _ := d.follow(cand, false, func(g *Finding) bool { return g.key == f.key })
+		if g == nil {
+			return false
+		}
+		path := mergePath(g.path)
+		_, blocks := d.trace(path)
+		if blocks == nil || !shorter(blocks, best) {
+			return false
+		}
+		best, bestF = blocks, g
+		bestF.path = path
+		return true
+	}
+	n := len(orig)
+	step := max(1, n/48) // at most ~50 prefixes however long the schedule
+	for k := 0; k < n; k += step {
+		if preemptions(orig[:k]) > preemptions(best) {
+			break // prefixes only grow in preemptions
+		}
+		try(orig[:k])
+	}
+	for improved := true; improved && tries < 200; {
+		improved = false
+		for i := range best {
+			if cand := joinNext(best, i); cand != nil && try(cand) {
+				improved = true
+				break
+			}
+		}
+	}
+	f.Shortened = &Shortened{Blocks: n, Preemptions: preemptions(orig), Tries: tries}
+	if bestF == nil {
+		return
+	}
+	f.Message, f.Pos, f.Goroutines, f.Log, f.path = bestF.Message, bestF.Pos, bestF.Goroutines, bestF.Log, bestF.path
+	if !d.describeOne(f) {
+		f.Blocks = best
+	}
+}
+
+// joinNext returns bs without the preemption that ends block i: the next
+// block of the same goroutine is joined to it, and the blocks of the others
+// in between come after. nil if block i is no preemption or its goroutine
+// runs no more.
+func joinNext(bs []Block, i int) []Block {
+	if !bs[i].Preempt {
+		return nil
+	}
+	for j := i + 1; j < len(bs); j++ {
+		if bs[j].Thread != bs[i].Thread {
+			continue
+		}
+		m := bs[j]
+		m.Points = bs[i].Points + bs[j].Points
+		m.Choices = append(append([]int32(nil), bs[i].Choices...), bs[j].Choices...)
+		out := append(append([]Block(nil), bs[:i]...), m)
+		if m.Mid {
+			return out // the finding's block: the others' blocks before it are dropped
+		}
+		out = append(out, bs[i+1:j]...)
+		return append(out, bs[j+1:]...)
+	}
+	return nil
+}
+
+// preemptions counts the blocks that end while their goroutine could go on.
+func preemptions(bs []Block) int {
+	n := 0
+	for _, b := range bs {
+		if b.Preempt {
+			n++
+		}
+	}
+	return n
+}
+
+func points(bs []Block) int {
+	n := 0
+	for _, b := range bs {
+		n += b.Points
+	}
+	return n
+}
+
+func shorter(a, b []Block) bool {
+	if pa, pb := preemptions(a), preemptions(b); pa != pb {
+		return pa < pb
+	}
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return points(a) < points(b)
+}
+
+// ReplayOutcome is what following a recorded schedule showed.
+type ReplayOutcome struct {
+	Reproduced  bool        `json:"reproduced"`         // the schedule led to the recorded finding
+	Diverged    string      `json:"diverged,omitempty"` // where the program stopped following the schedule
+	Steps       []TraceStep `json:"steps"`              // every scheduling point, in order
+	FindingStep int         `json:"finding_step"`       // the finding happened after this many steps (-1: none)
+	Blocks      int         `json:"blocks"`
+}
+
+// Want is the finding a replayed schedule must lead to.
+type Want struct {
+	Kind Kind   `json:"kind"`
+	Pos  string `json:"pos,omitempty"`
+	Src  string `json:"src,omitempty"`
+}
+
+// matches reports whether a finding is the wanted one: the same kind at
+// the same position, or at a position whose line moved but whose file and
+// source text are the same.
+func (w Want) matches(f *Finding) bool {
+	if f.Kind != w.Kind {
+		return false
+	}
+	if w.Pos == "" || f.Pos == w.Pos {
+		return true
+	}
+	wf, _, _ := strings.Cut(w.Pos, ":")
+	ff, _, _ := strings.Cut(f.Pos, ":")
+	return wf == ff && w.Src != "" && sourceAt(f.Pos) == w.Src
+}
+
+// Replay follows a recorded schedule once, with tracing (xbtest -replay):
+// the result holds the finding the schedule led to, if it is the wanted one,
+// every scheduling point, and where the program stopped following the
+// schedule if it did.
+func Replay(name string, body func(*T), cfg Config, blocks []Block, want Want) (res *Result) {
+	res = &Result{Test: name, Algorithm: cfg.Algorithm, SyncDeps: cfg.SyncDeps, Backer: "replay", Complete: true}
+	out := &ReplayOutcome{FindingStep: -1, Blocks: len(blocks)}
+	res.Replay = out
+	if m := tainted.Load(); m != nil {
+		res.Internal = *m
+		return res
+	}
+	if len(blocks) == 0 || blocks[0].Thread != 0 {
+		out.Diverged = "the schedule does not start with the test goroutine T0"
+		return res
+	}
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
+			hot.Store(false)
+			concurrent.Store(nil)
+			active.Store(nil)
+		}
+		res.Elapsed = time.Since(start)
+	}()
+	cfg.Minimise = false
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}}
+	if cfg.Watchdog > 0 {
+		d.tick = time.NewTicker(min(cfg.Watchdog/4, time.Second))
+		defer d.tick.Stop()
+	}
+	f, g, _ := d.follow(blocks, true, want.matches)
+	res.Schedules = 1
+	out.Steps = g.steps
+	out.Diverged = g.div
+	if f != nil {
+		out.Reproduced = true
+		for i, ff := range d.r.findings {
+			if ff == f {
+				out.FindingStep = g.found[i]
+			}
+		}
+		f.Count, f.Schedule = 1, 1
+		res.Findings = []*Finding{f}
+		return res
+	}
+	if tainted.Load() != nil && out.Diverged == "" {
+		res.Internal = *tainted.Load()
+	}
+	// What the schedule led to instead, for the report.
+	for _, ff := range d.r.findings {
+		ff.Count, ff.Schedule = 1, 1
+		res.Findings = append(res.Findings, ff)
+	}
+	return res
+}
