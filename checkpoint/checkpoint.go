@@ -2,37 +2,145 @@
 // the schedule tree.
 //
 // The ExitBlock explorer (package scheduler) keeps its path as a list of
-// decisions and its pending branches as depths of that path. To explore a
-// branch it needs the program state after the first n decisions. A Backer
-// provides it; the explorer does not care how. Rerun re-executes the test body
-// from the start and replays the decisions; fork-based snapshots will
-// implement the same interface.
+// decisions and its pending branches on a stack, each needing the program
+// state after the first n decisions of the path. The thesis restored
+// checkpoints (3.3.1); a Backer provides that state, and the explorer does
+// not care how:
+//
+//   - Rerun re-executes the test body in this process and replays the
+//     decisions. Cheap (microseconds), but sound only when the body leaves
+//     no state behind: a write to a package-level variable survives into the
+//     next execution.
+//   - Fork keeps snapshots as processes. A zygote, forked from the pristine
+//     process just before the test body, forks a child for each execution; at a
+//     branch point that is expensive to reach a process stays behind as a
+//     snapshot: it forks one child per pending branch below it, each of
+//     which continues from that point instead of from the start.
+//   - Auto re-runs in the test binary while the test's package state is
+//     unchanged after every execution and no prefix costs more to replay
+//     than a fork; a zygote forked beforehand waits, and takes the
+//     exploration over (by fork, with snapshots) at the first execution
+//     that breaks either condition.
+//
+// Exploration state (the path, the new branches, findings, counters) flows
+// from a child to its parent over a pipe when the child can go no further;
+// the parent merges it and forks the next child. See fork.go.
 package checkpoint
 
-// Target is the program under test as a Backer sees it.
+import (
+	"fmt"
+	"time"
+)
+
+// Target is the explorer as a Backer sees it. Depths are lengths of the
+// explorer's current path: the program state after that many decisions.
 type Target interface {
-	// RunFrom starts a fresh execution of the test body, replays the first
-	// n decisions of the explorer's current path, and lets the explorer
-	// steer the execution from there until it ends.
+	// Next returns the depth at which the next execution leaves the
+	// current path (the depth whose program state it needs), or -1 when
+	// exploration is over.
+	Next() int
+	// RunFrom runs the next execution in this process from the start of
+	// the test body, replaying the current path to depth Next(), and then
+	// advances the explorer to the following start.
 	RunFrom(n int)
+	// Clean reports whether the program state of this process is as it
+	// was before the first execution, so that re-running the body is
+	// sound; if not, why (e.g. the package-level variable that changed).
+	Clean() (ok bool, why string)
+	// Save returns the exploration state a child hands back to its parent;
+	// Load merges it into the parent's (which is the state the child was
+	// forked with: only what the child changed travels).
+	Save() []byte
+	Load(state []byte) error
+	// Describe describes the findings (replays each one's schedule with
+	// tracing, through Isolate). Explore calls it when exploration is over,
+	// in a process whose program state is the initial one.
+	Describe()
+	// Forked is called first thing in a new child process: what the
+	// child saves is relative to the state it has at this point.
+	Forked()
+	// Alive tells the process's own watchdog that the execution it holds
+	// as a snapshot is not stuck: its children make progress.
+	Alive()
+	// Fail records an error of the checkpointing itself (a child that
+	// hung or crashed): exploration stops, incomplete.
+	Fail(msg string)
+	// Note records how the test was explored, for -v.
+	Note(msg string)
 }
 
-// Backer brings the program under test back to a point of the current path.
+// Backer brings the program under test back to points of the current path.
 type Backer interface {
 	// Name is the strategy's name as the -checkpoint flag spells it.
 	Name() string
-	// Back runs the next execution from depth n of the current path.
-	Back(t Target, n int)
+	// Explore runs executions until t.Next() < 0, then t.Describe().
+	Explore(t Target)
+	// AtBranchPoint is called by the running execution with the program
+	// state after d decisions, elapsed after this process started (or
+	// resumed) it. A Backer that takes a snapshot there returns only in
+	// child processes (Continue or Redirect); the snapshot itself serves
+	// every branch at depth >= d and then leaves, never returning.
+	AtBranchPoint(t Target, d int, elapsed time.Duration) Resume
+	// Isolate runs f on a copy of the program state before the first
+	// execution (in this process if re-running is sound) and returns
+	// what f returns.
+	Isolate(t Target, f func() []byte) []byte
 }
 
+// Resume tells the execution how to go on after AtBranchPoint.
+type Resume int
+
+const (
+	// Stay: no snapshot was taken; go on.
+	Stay Resume = iota
+	// Continue: this is the snapshot's first child; go on with the same
+	// execution (restart its clock).
+	Continue
+	// Redirect: this is a later child of the snapshot; the explorer's
+	// path and next start have changed: replay from depth d toward
+	// t.Next().
+	Redirect
+)
+
 // Rerun backs up by re-executing the test body from the beginning and
-// replaying the recorded prefix of decisions. It is sound when the test
-// keeps no state outside its body (no writes to package-level variables):
-// every execution then starts from the same program state.
+// replaying the recorded prefix of decisions. When an execution changes
+// package state, the executions after it would start from another state
+// than the first: Rerun then stops, and says so, rather than report
+// results that may be wrong.
 type Rerun struct{}
 
 // Name implements Backer.
 func (Rerun) Name() string { return "rerun" }
 
-// Back implements Backer.
-func (Rerun) Back(t Target, n int) { t.RunFrom(n) }
+// Explore implements Backer.
+func (Rerun) Explore(t Target) {
+	for n := t.Next(); n >= 0; n = t.Next() {
+		t.RunFrom(n)
+		if ok, why := t.Clean(); !ok {
+			if t.Next() >= 0 {
+				t.Fail(fmt.Sprintf("exploration stopped: %s, and re-running the test body (-checkpoint=rerun) would start the next schedules from that changed state, so their results could be wrong; use -checkpoint=auto or fork", why))
+			}
+			break
+		}
+	}
+	t.Describe()
+}
+
+// AtBranchPoint implements Backer: Rerun takes no snapshots.
+func (Rerun) AtBranchPoint(Target, int, time.Duration) Resume { return Stay }
+
+// Isolate implements Backer.
+func (Rerun) Isolate(_ Target, f func() []byte) []byte { return f() }
+
+// Parse returns the Backer a -checkpoint value names.
+func Parse(name string) (Backer, error) {
+	switch name {
+	case "rerun":
+		return Rerun{}, nil
+	case "fork":
+		return NewFork(false), nil
+	case "auto":
+		return NewFork(true), nil
+	}
+	return nil, fmt.Errorf("unknown checkpoint strategy %q (want rerun, fork or auto)", name)
+}

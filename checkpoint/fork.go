@@ -1,0 +1,368 @@
+package checkpoint
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Fork backs up with processes (see the package comment). A Fork is used
+// for the exploration of one test.
+//
+// The tree of processes follows the explorer's depth-first order. The root
+// (the test binary) holds the zygote: the state before the test body, depth
+// 0. A holder at depth d is a process stopped with the program state after d
+// decisions of the current path; every branch left on the explorer's stack
+// at depth >= d shares those d decisions (the stack is sorted by depth, and
+// a branch is pushed only from a prefix of the current path), so the holder
+// can serve all of them: fork a child, let it replay from d to the branch
+// and explore on, take back the state it leaves, and fork the next. When the
+// next branch lies above d, the holder hands the state to its own parent and
+// exits.
+type Fork struct {
+	auto bool
+
+	stall    time.Duration // a child that makes no progress this long is killed
+	forkCost time.Duration // measured in the root; 0: not measured (no snapshots)
+	off      string        // why forking is not possible here, if it is not
+	// depth of the nearest snapshot above this process: a child returns
+	// there once the next branch is at or below it. -1: none (the root).
+	parentDepth int
+	noSnapshot  string
+	every       bool // tests: a snapshot at every branch point
+	slow        bool // auto, in the root: a prefix took longer than a fork
+}
+
+// NewFork returns the fork strategy; auto re-runs in a child while that is
+// sound.
+func NewFork(auto bool) *Fork {
+	return &Fork{auto: auto, parentDepth: -1, stall: 30 * time.Second}
+}
+
+// SnapshotEverywhere makes f take a snapshot at every branch point, however
+// cheap the prefix (tests of the snapshot tree).
+func (f *Fork) SnapshotEverywhere() *Fork { f.every = true; return f }
+
+// SetWatchdog sets how long a child may make no progress (no scheduling
+// events, no CPU time) before it is killed; 0 disables.
+func (f *Fork) SetWatchdog(d time.Duration) { f.stall = d }
+
+// Name implements Backer.
+func (f *Fork) Name() string {
+	if f.auto {
+		return "auto"
+	}
+	return "fork"
+}
+
+// Explore implements Backer in the root. The root forks once: the zygote,
+// a copy of the process before the test body, which forks the children
+// that run executions, describes the findings, and hands everything back.
+// Forking only from the zygote and its descendants matters: they are
+// single-threaded (a child has only the thread that forked it), while the
+// root has the runtime's other threads, one of which might hold a runtime
+// lock at the instant of a fork and leave the child wedged. That one fork
+// from the root is guarded by the watchdog and retried once.
+//
+// Under auto the root re-runs the body itself, with the zygote forked
+// beforehand and waiting; see exploreAuto.
+func (f *Fork) Explore(t Target) {
+	f.off, f.noSnapshot, f.parentDepth, f.slow = "", "", -1, false
+	if why := f.unsafe(); why != "" {
+		f.off = why
+		t.Note("checkpoint " + f.Name() + ": cannot fork (" + why + "); re-running the test body instead")
+		Rerun{}.Explore(t)
+		return
+	}
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	if why := strings.Join(hazards(), "; "); why != "" {
+		f.off = why
+		t.Note("checkpoint " + f.Name() + ": forking is unsafe here (" + why + "); re-running the test body instead")
+		Rerun{}.Explore(t)
+		return
+	}
+	if f.auto {
+		f.exploreAuto(t)
+		return
+	}
+	forks0, snaps0, hangs0 := shm.forks.Load(), shm.snapshots.Load(), shm.hangs.Load()
+	for attempt := 1; ; attempt++ {
+		c, err := spawn()
+		if err != nil {
+			t.Fail(err.Error())
+			return
+		}
+		if c == nil {
+			t.Forked()
+			f.zygote(t, shm.forks.Load()-forks0, shm.snapshots.Load()-snaps0, shm.hangs.Load()-hangs0)
+		}
+		o := c.wait(f.stall, nil)
+		if o.stalled() && len(o.data) == 0 && attempt == 1 {
+			continue // wedged at birth: fork it again
+		}
+		if !o.ok() || len(o.data) == 0 {
+			t.Fail(fmt.Sprintf("checkpoint: the zygote (pid %d) %s before handing back its results", c.pid, o))
+			return
+		}
+		if err := t.Load(o.data); err != nil {
+			t.Fail("checkpoint: " + err.Error())
+		}
+		return
+	}
+}
+
+// exploreAuto re-runs the test body in the root for as long as that is
+// sound (package state unchanged after every execution) and cheap
+// (reaching no branch point took longer than a fork). A zygote, forked
+// before the first execution, waits meanwhile: if an execution changes
+// package state, or replaying prefixes turns out dearer than forking, the
+// root hands it the exploration state and it explores the rest by fork
+// (the root's own state is no longer the initial one). Otherwise it is told
+// to leave. Running in the root matters beyond speed: a forked child has no
+// thread but its own, so a goroutine that blocks in a system call stops it
+// (a test that runs a subprocess and reads its output would stall), and
+// auto forks only for the tests that need it.
+func (f *Fork) exploreAuto(t Target) {
+	f.forkCost = forkCost()
+	z, ctl, err := spawnWaiting()
+	if err != nil {
+		t.Note("checkpoint auto: cannot fork (" + err.Error() + "); re-running the test body instead")
+		Rerun{}.Explore(t)
+		return
+	}
+	if z == nil {
+		// The zygote: wait for the root's state, or leave.
+		state := readAll(ctl)
+		if len(state) == 0 {
+			syscall.Exit(0)
+		}
+		if err := t.Load(state); err != nil {
+			t.Fail("checkpoint: " + err.Error())
+			leave(t.Save())
+		}
+		f.zygote(t, 0, 0, 0)
+	}
+	for n := t.Next(); n >= 0; n = t.Next() {
+		t.RunFrom(n)
+		ok, why := t.Clean()
+		if ok && !f.slow {
+			continue
+		}
+		// Hand over, even when nothing is left to explore: the findings
+		// are described on the initial state, which only the zygote has.
+		if !ok {
+			t.Note("checkpoint auto: re-ran the test body until " + why + "; forked from a zygote after that")
+		} else {
+			t.Note(fmt.Sprintf("checkpoint auto: re-ran the test body until reaching a branch point took longer than a fork (%v); forked after that, with branch-point snapshots", f.forkCost.Round(time.Microsecond)))
+		}
+		writeAll(ctl, t.Save())
+		syscall.Close(ctl)
+		o := z.wait(f.stall, nil)
+		if !o.ok() || len(o.data) == 0 {
+			t.Fail(fmt.Sprintf("checkpoint: the zygote (pid %d) %s before handing back its results", z.pid, o))
+			return
+		}
+		if err := t.Load(o.data); err != nil {
+			t.Fail("checkpoint: " + err.Error())
+		}
+		return
+	}
+	syscall.Close(ctl)
+	z.wait(f.stall, nil)
+	t.Note("checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)")
+	t.Describe()
+}
+
+// zygote is the process the executions are forked from; it leaves when
+// exploration is over.
+func (f *Fork) zygote(t Target, forks0, snaps0, hangs0 int64) {
+	f.forkCost = forkCost()
+	forks0, snaps0, hangs0 = shm.forks.Load(), shm.snapshots.Load(), shm.hangs.Load() // measuring does not count
+	for n := t.Next(); n >= 0; n = t.Next() {
+		c, err := spawn()
+		if err != nil {
+			t.Fail(err.Error())
+			break
+		}
+		if c == nil {
+			t.Forked()
+			f.runChild(t, n)
+		}
+		ok, retry := f.collect(t, c)
+		retrying = retry
+		if !ok && !retry {
+			break
+		}
+	}
+	f.summarize(t, shm.forks.Load()-forks0+1, shm.snapshots.Load()-snaps0, shm.hangs.Load()-hangs0)
+	t.Describe()
+	leave(t.Save())
+}
+
+// runChild is a child of the zygote: it runs executions until it must
+// return to its parent, then leaves.
+func (f *Fork) runChild(t Target, n int) {
+	f.parentDepth = 0
+	for ; n >= 0; n = t.Next() {
+		t.RunFrom(n)
+		if !f.auto {
+			break
+		}
+		if ok, why := t.Clean(); !ok {
+			t.Note("checkpoint auto: forking a fresh process per schedule: " + why)
+			break
+		}
+		if f.parentDepth > 0 {
+			// A child of a branch-point snapshot: the next branch is
+			// either below the snapshot (cheaper to fork from there than
+			// to re-run the body) or above it (another prefix: the
+			// snapshot's subtree is done). Either way, back to it.
+			break
+		}
+	}
+	leave(t.Save())
+}
+
+// retrying is set (in the parent, inherited by the child) while a start is
+// forked a second time after a stall.
+var retrying bool
+
+// collect waits for a child and merges what it hands back. A child that
+// hung or wedged (see Wedged) on its first attempt is to be forked again:
+// collect then returns retry, and the caller forks the same start once more
+// with retrying set.
+func (f *Fork) collect(t Target, c *child) (ok, retry bool) {
+	o := c.wait(f.stall, t.Alive)
+	if o.stalled() && !retrying {
+		shm.retries.Add(1)
+		return false, true
+	}
+	if !o.ok() || len(o.data) == 0 {
+		t.Fail(fmt.Sprintf("checkpoint: a forked child (pid %d) %s before handing back its results; the schedules it was exploring are lost", c.pid, o))
+		return false, false
+	}
+	if err := t.Load(o.data); err != nil {
+		t.Fail("checkpoint: " + err.Error())
+		return false, false
+	}
+	t.Alive()
+	return true, false
+}
+
+// AtBranchPoint implements Backer.
+func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
+	if f.parentDepth < 0 {
+		// The root (auto): no snapshot here, but a prefix dearer than a
+		// fork is a reason to hand the exploration to the zygote.
+		if f.auto && f.off == "" && (f.every || f.forkCost > 0 && elapsed > f.forkCost) {
+			// Reaching this branch point took longer than a fork: from
+			// here on, snapshots are cheaper than re-running the body.
+			f.slow = true
+		}
+		return Stay
+	}
+	if d <= f.parentDepth || f.noSnapshot != "" {
+		return Stay // one snapshot per depth
+	}
+	if !f.every && (f.forkCost == 0 || elapsed < f.forkCost) {
+		return Stay
+	}
+	if h := hazards(); len(h) > 0 {
+		f.noSnapshot = strings.Join(h, "; ")
+		t.Note("checkpoint: no branch-point snapshots: " + f.noSnapshot)
+		return Stay
+	}
+	shm.snapshots.Add(1)
+	first := true
+	for {
+		c, err := spawn()
+		if err != nil {
+			t.Fail(err.Error())
+			leave(t.Save())
+		}
+		if c == nil {
+			t.Forked()
+			f.parentDepth = d
+			if first {
+				return Continue
+			}
+			return Redirect
+		}
+		ok, retry := f.collect(t, c)
+		retrying = retry
+		if retry {
+			continue // the same child again (first stays as it was)
+		}
+		first = false
+		if !ok || t.Next() < d {
+			leave(t.Save())
+		}
+	}
+}
+
+// Isolate implements Backer: in the zygote, fn runs in a child of it; in
+// the root (auto, whose state is the initial one when it describes) and in
+// children, in the process.
+func (f *Fork) Isolate(t Target, fn func() []byte) []byte {
+	if f.off != "" || f.parentDepth >= 0 || shm == nil || isRoot() {
+		return fn()
+	}
+	c, err := spawn()
+	if err != nil {
+		return fn()
+	}
+	if c == nil {
+		t.Forked()
+		f.parentDepth = 1 << 30 // no snapshots while describing
+		leave(fn())
+	}
+	o := c.wait(f.stall, nil)
+	if !o.ok() {
+		t.Note(fmt.Sprintf("checkpoint: the child describing a finding %s", o))
+		return nil
+	}
+	return o.data
+}
+
+// measured caches the cost of a fork, which grows with the memory the
+// process maps: it is measured again when that has changed by half.
+var measured struct {
+	cost time.Duration
+	rss  int64
+}
+
+func forkCost() time.Duration {
+	rss := residentPages()
+	if measured.cost == 0 || rss > measured.rss*3/2 || rss < measured.rss*2/3 {
+		measured.cost, measured.rss = measureFork(), rss
+	}
+	return measured.cost
+}
+
+// unsafe says why this process cannot fork at all, or "".
+func (f *Fork) unsafe() string {
+	if !forkSupported {
+		return "fork checkpoints need Linux"
+	}
+	if err := setupShared(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func (f *Fork) summarize(t Target, forks, snaps, hangs int64) {
+	what := "fork: a zygote before the test body"
+	if f.auto {
+		what = "auto, after the hand-over: a zygote before the test body"
+	}
+	t.Note(fmt.Sprintf("checkpoint %s; %d processes forked, %d branch-point snapshots (a fork costs %v here)", what, forks, snaps, f.forkCost.Round(time.Microsecond)))
+	if hangs > 0 {
+		t.Note(fmt.Sprintf("checkpoint: %d forked children hung and were killed", hangs))
+	}
+	if r := shm.retries.Load(); r > 0 {
+		t.Note(fmt.Sprintf("checkpoint: %d forked children stalled and were forked again", r))
+	}
+}

@@ -1,0 +1,57 @@
+//go:build !linux
+
+package checkpoint
+
+import (
+	"errors"
+	"time"
+)
+
+// Fork checkpoints use fork(2) as Linux provides it; elsewhere Fork falls
+// back to re-running the body, and says so.
+
+const forkSupported = false
+
+type shared struct{ forks, snapshots, hangs, retries counter }
+
+type counter struct{}
+
+func (counter) Load() int64 { return 0 }
+func (counter) Add(int64)   {}
+
+var shm *shared
+
+func setupShared() error { return errors.New("fork checkpoints need Linux") }
+
+// Beat is a no-op without fork support.
+func Beat() {}
+
+type child struct{ pid int }
+
+type outcome struct{ data []byte }
+
+func (outcome) ok() bool                          { return false }
+func (outcome) String() string                    { return "could not be forked" }
+func (*child) wait(time.Duration, func()) outcome { return outcome{} }
+
+func spawn() (*child, error)     { return nil, errors.New("fork checkpoints need Linux") }
+func leave([]byte)               { panic("checkpoint: leave without fork") }
+func measureFork() time.Duration { return 0 }
+func hazards() []string          { return []string{"fork checkpoints need Linux"} }
+func residentPages() int64       { return 0 }
+
+func (outcome) stalled() bool { return false }
+
+// Wedged is a no-op without fork support.
+func Wedged() {}
+
+func spawnWaiting() (*child, int, error) { return nil, 0, errors.New("fork checkpoints need Linux") }
+func readAll(int) []byte                 { return nil }
+func writeAll(int, []byte)               {}
+func isRoot() bool                       { return true }
+
+// InChild is false without fork support.
+func InChild() bool { return false }
+
+// Leave is never called without fork support.
+func Leave([]byte) {}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every checkpoint strategy explores the whole corpus alike: the same
+// schedules, the same findings. (Under rerun, the tests that change
+// package-level state stop after their first schedule instead; the
+// manifest checks that.) Forking every schedule of the corpus's largest
+// tests (about 100,000 schedules) would take minutes, so each test is
+// explored up to 400 schedules: the explorer's order is deterministic, so
+// every strategy explores the same 400.
+func TestCheckpointStrategiesOnCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the corpus three times")
+	}
+	t.Chdir(repoRoot(t))
+	results := map[string]map[string]*summary{}
+	for _, cp := range []string{"rerun", "fork", "auto"} {
+		var out, errOut bytes.Buffer
+		run([]string{"-json", "-checkpoint=" + cp, "-max-schedules=400", "-o", t.TempDir(), "./corpus/..."}, &out, &errOut)
+		results[cp] = parseJSONLines(t, out.Bytes())
+		if len(results[cp]) == 0 {
+			t.Fatalf("-checkpoint=%s: no results\n%s", cp, errOut.String())
+		}
+	}
+	for key, a := range results["rerun"] {
+		if strings.HasPrefix(key, "corpus/state/TestGlobal") {
+			continue
+		}
+		for _, cp := range []string{"fork", "auto"} {
+			b := results[cp][key]
+			if b == nil {
+				t.Errorf("%s: no result under -checkpoint=%s", key, cp)
+				continue
+			}
+			ka, kb := slices.Sorted(slices.Values(a.kinds)), slices.Sorted(slices.Values(b.kinds))
+			if a.Schedules != b.Schedules || !slices.Equal(ka, kb) || a.Complete != b.Complete {
+				t.Errorf("%s: rerun explored %d schedules %v (complete %v), %s %d %v (complete %v)", key, a.Schedules, ka, a.Complete, cp, b.Schedules, kb, b.Complete)
+			}
+		}
+	}
+	if len(results["fork"]) != len(results["rerun"]) || len(results["auto"]) != len(results["rerun"]) {
+		t.Errorf("tests explored: rerun %d, fork %d, auto %d", len(results["rerun"]), len(results["fork"]), len(results["auto"]))
+	}
+	for key, a := range results["fork"] {
+		if strings.HasPrefix(key, "corpus/state/TestGlobal") {
+			b := results["auto"][key]
+			if b == nil || a.Schedules != b.Schedules || !slices.Equal(slices.Sorted(slices.Values(a.kinds)), slices.Sorted(slices.Values(b.kinds))) {
+				t.Errorf("%s: fork %d schedules %v, auto %v", key, a.Schedules, a.kinds, b)
+			}
+		}
+	}
+}

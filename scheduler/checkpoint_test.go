@@ -1,0 +1,181 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/xbtest/xbtest/checkpoint"
+	xb "github.com/xbtest/xbtest/scheduler"
+)
+
+// outcome is what must not depend on how exploration backs up.
+func outcome(res *xb.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "schedules=%d aborted=%d complete=%v", res.Schedules, res.Aborted, res.Complete)
+	for _, f := range res.Findings {
+		var ids []string
+		for _, g := range f.Goroutines {
+			ids = append(ids, g.ID+"@"+g.Pos)
+		}
+		fmt.Fprintf(&b, "\n%s %q at %s on schedule %d (seen %d times) %v, %d blocks", f.Kind, f.Message, f.Pos, f.Schedule, f.Count, ids, len(f.Blocks))
+	}
+	return b.String()
+}
+
+func backers() map[string]func() checkpoint.Backer {
+	return map[string]func() checkpoint.Backer{
+		"fork":           func() checkpoint.Backer { return checkpoint.NewFork(false) },
+		"auto":           func() checkpoint.Backer { return checkpoint.NewFork(true) },
+		"fork+snapshots": func() checkpoint.Backer { return checkpoint.NewFork(false).SnapshotEverywhere() },
+		"auto+snapshots": func() checkpoint.Backer { return checkpoint.NewFork(true).SnapshotEverywhere() },
+	}
+}
+
+// smallTree names the programs whose schedule trees are small enough to
+// explore with a snapshot at every branch point.
+var smallTree = map[string]bool{"SplitSync": true, "NoEraser": true, "Deadlock": true}
+
+// Every strategy explores the same schedules and finds the same things.
+func TestCheckpointStrategiesAgree(t *testing.T) {
+	progs := []struct {
+		name string
+		body func(*xb.T)
+	}{
+		{"SplitSync", splitSync}, {"NoEraser", noEraser}, {"Deadlock", deadlock},
+		{"DeadlockWait", deadlockWait}, {"BufferNotify", bufferNotify},
+		{"Performance_3_2", perfPlain(3, 2)}, {"PerformanceJava_2_2", perfJava(2, 2)},
+	}
+	if testing.Short() {
+		progs = progs[:3]
+	}
+	if only := os.Getenv("XBTEST_ONLY"); only != "" {
+		progs = slices.DeleteFunc(progs, func(p struct {
+			name string
+			body func(*xb.T)
+		}) bool {
+			return p.name != only
+		})
+	}
+	// ExitBlock-RW alone (thesisRW) explores a subset of the trees of
+	// these two and takes no path of its own through the backers.
+	cfgs := map[string]xb.Config{"rwdd": xb.DefaultConfig(), "dd": xb.ThesisConfig(xb.ExitBlockDD)}
+	for _, p := range progs {
+		for cname, cfg := range cfgs {
+			want := outcome(explore(t, p.name, p.body, cfg))
+			for bname, mk := range backers() {
+				if strings.HasSuffix(bname, "+snapshots") && (!smallTree[p.name] || os.Getenv("XBTEST_SNAPSHOT_STRESS") == "") {
+					// A snapshot at every branch point makes a chain of
+					// processes as deep as the path. Such chains stall
+					// now and then (see checkpoint's README section), so
+					// this stress is run on demand:
+					// XBTEST_SNAPSHOT_STRESS=1 go test ./scheduler -run TestCheckpointStrategiesAgree
+					continue
+				}
+				c := cfg
+				c.Backer = mk()
+				start := time.Now()
+				res := explore(t, p.name, p.body, c)
+				t.Logf("%s %s %s: %v %s", p.name, cname, bname, time.Since(start), res.Notes)
+				if got := outcome(res); got != want {
+					t.Errorf("%s %s under %s:\n%s\nwant (rerun):\n%s", p.name, cname, bname, got, want)
+				}
+				if !slices.ContainsFunc(res.Notes, func(n string) bool {
+					return strings.HasPrefix(n, "checkpoint "+strings.TrimSuffix(bname, "+snapshots"))
+				}) {
+					t.Errorf("%s %s under %s: no note on the strategy: %q", p.name, cname, bname, res.Notes)
+				}
+			}
+		}
+	}
+}
+
+// Package-level state, registered as the rewriter registers it.
+var (
+	registry   = map[string]int{}
+	registered int
+)
+
+func init() {
+	xb.GlobalOf(&registry, "scheduler_test.registry")
+	xb.GlobalOf(&registered, "scheduler_test.registered")
+}
+
+// registerAll has two goroutines register a name each in a registry kept
+// by reg, with the SplitSync bug (the id read and written in two critical
+// sections).
+func registerAll(names map[string]int, counter *int) func(*xb.T) {
+	return func(t *xb.T) {
+		sp := xb.New(new(spawner))
+		mu := xb.New(new(xb.Mutex))
+		ids := xb.New(new([2]int))
+		for i, name := range []string{"alpha", "beta"} {
+			sp.goWait(func() {
+				mu.Lock()
+				id := rd(counter) + 1
+				mu.Unlock()
+				mu.Lock()
+				if _, dup := names[name]; dup {
+					panic(name + " registered twice")
+				}
+				xb.Write(unsafe.Pointer(counter), 8, 0)
+				*counter = id
+				names[name] = id
+				ids[i] = id
+				mu.Unlock()
+			})
+		}
+		sp.wg.Wait()
+		if ids[0] == ids[1] {
+			t.Errorf("alpha and beta got the same id %d", ids[0])
+		}
+	}
+}
+
+// A test that keeps state in package-level variables explores exactly like
+// the same test with its state in a value, under fork and auto; rerun
+// refuses after the first schedule, naming the variable.
+func TestCheckpointPackageState(t *testing.T) {
+	local := func(t *xb.T) {
+		names, counter := map[string]int{}, xb.New(new(int))
+		registerAll(names, counter)(t)
+	}
+	global := func(t *xb.T) { registerAll(registry, &registered)(t) }
+	want := outcome(explore(t, "Local", local, xb.DefaultConfig()))
+	if !strings.Contains(want, "assertion") {
+		t.Fatalf("the local registry's bug is not found:\n%s", want)
+	}
+	for _, name := range []string{"fork", "auto"} {
+		cfg := xb.DefaultConfig()
+		cfg.Backer = backers()[name]()
+		res := explore(t, "Global", global, cfg)
+		if got := outcome(res); got != want {
+			t.Errorf("package-level registry under %s:\n%s\nwant (the local registry):\n%s", name, got, want)
+		}
+		if name == "auto" {
+			// The first schedule ran in the test process itself.
+			if !slices.ContainsFunc(res.Notes, func(n string) bool {
+				return strings.Contains(n, "changed package-level variable scheduler_test.registry")
+			}) {
+				t.Errorf("auto does not say why it forks: %q", res.Notes)
+			}
+			clear(registry)
+			registered = 0
+		}
+		if len(registry) != 0 || registered != 0 {
+			t.Fatalf("the test process's package state changed under %s: %v %d", name, registry, registered)
+		}
+	}
+	cfg := xb.DefaultConfig()
+	cfg.Backer = checkpoint.Rerun{}
+	res := xb.Explore("Global", global, cfg)
+	if res.Schedules != 1 || res.Complete || !strings.Contains(res.Internal, "exploration stopped: the test changed package-level variable scheduler_test.registry") {
+		t.Errorf("rerun with package state: %d schedules, complete %v, %q", res.Schedules, res.Complete, res.Internal)
+	}
+	clear(registry)
+	registered = 0
+}
