@@ -49,6 +49,7 @@ var (
 	hMakeChan = &helper{"_xbMakeChan", []string{"C", "E"}, "size int", "{C}", "size"}
 	hChanV    = &helper{"_xbChanV", []string{"T"}, "c <-chan {T}", "(<-chan {T}, {T})", "c"}
 	hRecvSlot = &helper{"_xbRecvSlot", []string{"T"}, "c <-chan {T}", "*_xbSlot[{T}]", "c"}
+	hFenced   = &helper{"_xbFenced", []string{"T"}, "v {T}", "{T}", "v"}
 	hMapIter  = &helper{"_xbMapIter", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "(*_xbMapIt[{K}, {V}], {K}, {V})", "m, pos"}
 
 	hSend     = &helper{"xb.Send", []string{"T"}, "ch chan<- {T}, v {T}", "", "ch, v"}
@@ -76,6 +77,7 @@ type genFile struct {
 	path     string // where the overlay puts it
 	imports  *importSet
 	generics bool // define the generic helpers here
+	buffered bool // -memory tso|pso: the helpers carry values (bufferedHelpers)
 	needTag  bool // the module's Go version predates generics
 	wrappers map[string]string
 	wsrc     []string
@@ -125,7 +127,7 @@ func (g *genFile) wrapper(h *helper, targs []types.Type) (string, error) {
 
 // global registers a package-level variable of the unit.
 func (g *genFile) global(name, display string) {
-	g.globals = append(g.globals, fmt.Sprintf("\t%s.Global(%s.Pointer(&%s), %s.Sizeof(%s), %s)\n", genXB, genUnsafe, name, genUnsafe, name, quote(display)))
+	g.globals = append(g.globals, fmt.Sprintf("\t%s.GlobalOf(&%s, %s)\n", genXB, name, quote(display)))
 }
 
 func (g *genFile) empty() bool {
@@ -150,7 +152,11 @@ func (g *genFile) source() []byte {
 	b.WriteString(")\n\n")
 	fmt.Fprintf(&b, "var _ %s.Pos\nvar _ %s.Pointer\n\n", genXB, genUnsafe)
 	if g.generics {
-		b.WriteString(genericHelpers)
+		if g.buffered {
+			b.WriteString(bufferedHelpers())
+		} else {
+			b.WriteString(genericHelpers)
+		}
 	}
 	if len(g.globals) > 0 {
 		b.WriteString("\n// Package-level variables, registered so that they have the same name in\n// every execution.\nvar _ = func() bool {\n")
@@ -169,6 +175,49 @@ func (g *genFile) source() []byte {
 	}
 	return []byte(b.String())
 }
+
+// bufferedHelpers are genericHelpers for -memory tso|pso. The helper
+// flavour is chosen when the package is rewritten, so that the default (sc)
+// helper file is exactly the one without store buffers and costs nothing
+// more. A store through a buffer must not reach memory until its flush and a
+// load must see the goroutine's own buffered stores, so loads and plain
+// assignments call scheduler.Load and scheduler.Store, which carry the
+// value. _xbWrote follows a write that has already reached memory (after a
+// right-hand side that called functions): it fences and rewrites the value,
+// as a LOCK'd store would (scheduler.Wrote). The forms that return a pointer
+// for the program to write through (_xbStore, _xbRMW: tuple assignments
+// without calls, x op= f(), range targets, pointer methods of code that is
+// not rewritten) report with Read and Write, which drain the buffer first:
+// those accesses are fenced, fewer behaviours than the hardware has, never
+// more; x op= f() also fences after f() (_xbFenced).
+func bufferedHelpers() string {
+	s := genericHelpers
+	for _, r := range [][2]string{
+		{"\t_xbs.Read(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)\n\treturn *p\n", "\treturn _xbs.Load(p, pos)\n"},
+		{"\t_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)\n\t*p = v\n", "\t_xbs.Store(p, v, pos)\n"},
+		{"\t_xbs.Write(_xbunsafe.Pointer(r.p), _xbunsafe.Sizeof(*r.p), r.pos)\n\t*r.p = v\n", "\t_xbs.Store(r.p, v, r.pos)\n"},
+		{"func _xbWrote[T any](p *T, pos _xbs.Pos) {\n\t_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)\n", "func _xbWrote[T any](p *T, pos _xbs.Pos) {\n\t_xbs.Wrote(p, pos)\n"},
+	} {
+		if !strings.Contains(s, r[0]) {
+			panic("instrument: bufferedHelpers: helper text changed: " + r[0])
+		}
+		s = strings.Replace(s, r[0], r[1], 1)
+	}
+	return s + fencedHelper
+}
+
+// fencedHelper: the rewriter wraps the right-hand side of x op= f() in it
+// when x goes through _xbRMW (see opAssign).
+const fencedHelper = `
+// _xbFenced returns v after a fence. In x op= f() whose target cannot be
+// evaluated twice, the read-modify-write goes to memory directly after the
+// call: the stores f put into the buffer must reach memory first, as TSO
+// keeps stores in order.
+func _xbFenced[T any](v T) T {
+	_xbs.Fence()
+	return v
+}
+`
 
 // genericHelpers are defined once per package (and once per external test
 // package). Their names start with _xb, which also lets reports skip their

@@ -38,6 +38,7 @@ type Options struct {
 	Extra    []string                         // -instrument: additional package patterns (other modules' packages, e.g. golang.org/x/sync/errgroup) to rewrite
 	Tags     []string                         // build tags (-tags)
 	CacheDir string                           // where to write rewritten files; a fresh temp dir if empty
+	Memory   string                           // memory model: "" or sc, tso, pso (selects the helpers, see helpers.go)
 	Log      func(format string, args ...any) // verbose diagnostics, may be nil
 }
 
@@ -128,6 +129,9 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		return nil, err
 	}
 	units := makeUnits(targets, pkgs)
+	for _, u := range units {
+		u.gen.buffered = opt.Memory == "tso" || opt.Memory == "pso"
+	}
 	for _, u := range units {
 		if err := u.rewrite(ws); err != nil {
 			return nil, err

@@ -471,6 +471,9 @@ func (r *fileRW) selector(e *ast.SelectorExpr) {
 	case types.FieldVal:
 		r.access(e)
 	case types.MethodVal:
+		if r.clockMethod(e, sel) {
+			return
+		}
 		r.methodRecv(e, sel)
 	case types.MethodExpr:
 		r.typeExpr(e.X)

@@ -315,6 +315,15 @@ func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string) {
 		return
 	}
 	r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+	if r.u.gen.buffered && rhs != nil && r.hasCall(rhs) {
+		// -memory tso|pso: the write goes to memory after rhs ran; fence
+		// the stores rhs buffered first (helpers.go, _xbFenced).
+		if t := r.typeOf(rhs); t != nil && !isUntyped(t) {
+			if name, ok := r.helperName(rhs, hFenced, t); ok {
+				r.ed.replace(rhs, lit(name+"("), r.ed.srcOf(rhs), lit(")"))
+			}
+		}
+	}
 }
 
 func (r *fileRW) incDec(s *ast.IncDecStmt) {

@@ -42,6 +42,24 @@ var randFuncs = map[string]map[string]bool{
 
 var randSource = map[string]string{"math/rand": "Rand", "math/rand/v2": "RandV2"}
 
+// clockFuncs are the functions of time and context that read or wait on the
+// clock, redirected to the scheduler's virtual clock (time.Sleep becomes
+// xb.TimeSleep). Their results keep their types (*time.Timer,
+// context.Context), so user code compiles unchanged; the Stop and Reset
+// methods of timers and tickers go through clockMethods.
+var clockFuncs = map[string]map[string]string{
+	"time": {"Now": "TimeNow", "Since": "TimeSince", "Until": "TimeUntil", "Sleep": "TimeSleep",
+		"After": "TimeAfter", "Tick": "TimeTick", "NewTimer": "TimeNewTimer", "NewTicker": "TimeNewTicker",
+		"AfterFunc": "TimeAfterFunc"},
+	"context": {"WithCancel": "ContextWithCancel", "WithCancelCause": "ContextWithCancelCause",
+		"WithTimeout": "ContextWithTimeout", "WithTimeoutCause": "ContextWithTimeoutCause",
+		"WithDeadline": "ContextWithDeadline", "WithDeadlineCause": "ContextWithDeadlineCause",
+		"AfterFunc": "ContextAfterFunc", "Cause": "ContextCause"},
+}
+
+// clockMethods: t.Stop() on a *time.Timer becomes xb.TimerOf(t).Stop().
+var clockMethods = map[string]string{"Timer": "TimerOf", "Ticker": "TickerOf"}
+
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -60,6 +78,11 @@ func (r *fileRW) replacement(obj types.Object) string {
 	}
 	if _, isFunc := obj.(*types.Func); isFunc && randFuncs[obj.Pkg().Path()][obj.Name()] {
 		return r.X(randSource[obj.Pkg().Path()]) + "()." + obj.Name()
+	}
+	if _, isFunc := obj.(*types.Func); isFunc {
+		if n := clockFuncs[obj.Pkg().Path()][obj.Name()]; n != "" {
+			return r.X(n)
+		}
 	}
 	names := replacements[obj.Pkg().Path()]
 	if !names[obj.Name()] {
@@ -115,4 +138,28 @@ func syncType(t types.Type) bool {
 	}
 	path := n.Obj().Pkg().Path()
 	return (path == "sync" || path == "sync/atomic") && replacements[path][n.Obj().Name()] || path == schedulerPath
+}
+
+// clockMethod wraps the receiver of a Stop or Reset method of *time.Timer
+// or *time.Ticker: xb.TimerOf(x).Stop. The receiver is visited first.
+func (r *fileRW) clockMethod(e *ast.SelectorExpr, sel *types.Selection) bool {
+	fn, ok := sel.Obj().(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "time" || fn.Name() != "Stop" && fn.Name() != "Reset" {
+		return false
+	}
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return false
+	}
+	p, ok := types.Unalias(recv.Type()).(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
+	if !ok || clockMethods[n.Obj().Name()] == "" || !isPointer(r.typeOf(e.X)) || len(sel.Index()) != 1 {
+		return false
+	}
+	r.expr(e.X)
+	r.ed.replace(e.X, lit(r.X(clockMethods[n.Obj().Name()])+"("), r.ed.srcOf(e.X), lit(")"))
+	return true
 }

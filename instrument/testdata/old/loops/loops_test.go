@@ -40,3 +40,24 @@ func TestOldSharedLoopVar(t *testing.T) {
 		t.Errorf("seen %v", seen)
 	}
 }
+
+// TestOldRMWOrder is x op= f() whose target is evaluated once (a[k()]),
+// after a call that stores y. Under -memory tso the store to y must reach
+// memory before the read-modify-write of a[0] does: TSO keeps stores in
+// order, so the test goroutine never sees a[0] written and y not.
+func TestOldRMWOrder(t *testing.T) {
+	var a [1]int
+	var y int
+	k := func() int { return 0 }
+	set := func() int { y = 1; return 1 }
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a[k()] += set()
+	}()
+	if a[0] == 1 && y == 0 {
+		t.Errorf("a[0] is written but y is not: the stores were reordered")
+	}
+	wg.Wait()
+}
