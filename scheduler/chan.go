@@ -29,6 +29,7 @@ type chanState struct {
 	id     int32
 	addr   unsafe.Pointer
 	closed bool
+	what   string // for reports: the channel of a timer or context, "" for others
 	recvq  []*sudog
 	sendq  []*sudog
 }
@@ -237,7 +238,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	}
 	sg := &sudog{t: t}
 	m.recvq = append(m.recvq, sg)
-	r.parkHere(t, "chan receive", m.id)
+	r.parkHere(t, "chan receive"+m.what, m.id)
 	return as[T](sg.val), sg.ok
 }
 

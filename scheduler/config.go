@@ -46,9 +46,45 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 // DetectsDeadlocks reports whether the algorithm reports deadlocks and leaks.
 func (a Algorithm) DetectsDeadlocks() bool { return a == ExitBlockDD || a == ExitBlockRWDD }
 
+// Memory is the memory model executions follow (see tso.go).
+type Memory int
+
+const (
+	// SC: every access reaches memory at once (sequential consistency).
+	SC Memory = iota
+	// TSO: x86-TSO, a FIFO store buffer per goroutine.
+	TSO
+	// PSO: SPARC PSO, a FIFO store buffer per goroutine and address.
+	PSO
+)
+
+var memoryNames = [...]string{"sc", "tso", "pso"}
+
+func (m Memory) String() string {
+	if m >= 0 && int(m) < len(memoryNames) {
+		return memoryNames[m]
+	}
+	return fmt.Sprintf("Memory(%d)", int(m))
+}
+
+// ParseMemory parses the names printed by Memory.String.
+func ParseMemory(s string) (Memory, error) {
+	for i, n := range memoryNames {
+		if n == s {
+			return Memory(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown memory model %q (want sc, tso or pso)", s)
+}
+
 // Config controls the exploration of one test.
 type Config struct {
 	Algorithm Algorithm
+	// Memory is the memory model; TSO and PSO imply AccessGranularity.
+	Memory Memory
+	// AccessGranularity makes every shared memory access a block boundary
+	// (-granularity access), not only synchronization operations.
+	AccessGranularity bool
 	// SyncDeps makes lock enters, channel, Cond and atomic operations count
 	// as writes to their object in read/write sets (the proposal of thesis
 	// section 2.6). Without it ExitBlock-RW is the thesis's exactly.
@@ -75,6 +111,9 @@ type Config struct {
 	// Trace makes every execution record positions (slow; used to replay a
 	// finding for its report).
 	Trace bool
+	// Minimise shortens each finding's schedule before it is reported
+	// (fewer preemptions, then fewer blocks; see minimise.go).
+	Minimise bool
 	// Progress, if set, is called about once a second during exploration.
 	Progress func(schedules, findings int)
 
@@ -90,6 +129,9 @@ type Config struct {
 	// onPath observes every complete path (tests only): its decisions and
 	// how many threads were still delayed at its end.
 	onPath func(path []decision, delayed int)
+	// onFinding observes the first occurrence of every finding in every
+	// execution (tests only).
+	onFinding func(f *Finding)
 }
 
 // DefaultConfig returns the configuration of `xbtest` without flags.
@@ -101,5 +143,6 @@ func DefaultConfig() Config {
 		MaxSteps:  1000000,
 		Watchdog:  10 * time.Second,
 		Backer:    checkpoint.Rerun{},
+		Minimise:  true,
 	}
 }

@@ -1,5 +1,7 @@
 package scheduler
 
+import "github.com/xbtest/xbtest/checkpoint"
+
 // The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
 // Programs", 1999, Ch. 2), as it reacts to the events of one execution.
 //
@@ -28,7 +30,7 @@ package scheduler
 // without a branch. A branch whose enabled set is empty explores nothing and
 // is not pushed.
 //
-// Two additions, both for Go:
+// Three additions, all for Go:
 //
 //   - Spawn branches. In Java every Thread.start() ends with a monitor exit,
 //     so a new thread can never observe its parent between the start and the
@@ -42,6 +44,10 @@ package scheduler
 //     several ready cases are explored like notify in Fig 2.9, but each
 //     choice point of a block has its own no_notify set (blockPlan), so a
 //     block with two notifies does not explore the same pair of choices twice.
+//   - Ticks. When nothing is enabled or delayed, virtual time advances to the
+//     next deadline and the timers due fire (clock.go), which may enable
+//     threads again (loop). The order of equal deadlines is a choice point
+//     recorded with the block before the tick (chooseTick).
 
 // delayedThread is an entry of ExitBlock-RW's delayed set: the thread and the
 // reads and writes of the block it executed just before the branch point.
@@ -93,6 +99,7 @@ type decision struct {
 	end     int64
 	choices []int32
 	mid     bool // ends at an event that is not a scheduling point (the last step of a finding's schedule)
+	tick    bool // virtual time advanced after the block (see clock.go): it cannot merge with the next
 }
 
 // blockPlan makes a branch re-execute the block of its RetPt with another
@@ -102,6 +109,10 @@ type blockPlan struct {
 	thread  int32
 	fixed   []int32
 	exclude []int32
+	// tick: the plan re-executes the block with its own choices to take
+	// another order of equal deadlines at the tick that follows it; the
+	// block's other branches were pushed by its first execution.
+	tick bool
 }
 
 // branch is a stack entry, the thesis's (RetPt, saved_enabled,
@@ -169,16 +180,21 @@ type explorer struct {
 	tried    map[canonAccess]bool
 	triedAll bool
 	restart  bool
+	// low is the lowest the stack has been since this process was forked
+	// (fork checkpoints): the branches below it are the parent's still.
+	low int
 
 	// The execution under way.
 	r           *run
 	st          ebState
 	plan        *blockPlan
+	tickPlan    *blockPlan // the plan continues into the tick after the block
 	blk         block
 	delayedRW   []*rwSet // st.delayed[i]'s set in this execution's addresses
 	needUnknown bool     // some delayed set has unknown accesses
 
 	stats exploreStats
+	guide *guide // a guided execution's schedule (see guide.go)
 }
 
 type exploreStats struct {
@@ -226,6 +242,10 @@ func (ex *explorer) begin(r *run) *thread {
 	}
 	ex.st.copyFrom(&b.st)
 	ex.plan = b.plan
+	ex.tickPlan = nil
+	if b.plan != nil && b.plan.thread < 0 {
+		ex.plan, ex.tickPlan = nil, b.plan // re-chooses at the tick that opens the execution
+	}
 	ex.blk.thread, ex.blk.open = nil, false
 	ex.delayedRW = ex.delayedRW[:0]
 	ex.needUnknown = false
@@ -245,12 +265,43 @@ func (ex *explorer) begin(r *run) *thread {
 // loop is the top of LOOP: choose the thread that runs the next atomic block
 // and remember the checkpoint (RetPt) and the state there. It returns nil
 // when the enabled set is empty: the path has ended.
+//
+// When the enabled set is empty, virtual time advances (a tick, clock.go):
+// the timers of the earliest deadline fire and wake the goroutines that wait
+// for them, and the path goes on. It does so only when no thread is delayed
+// either. A delayed thread could run, so time could not pass yet; and the
+// path need not go on without it: no block since its branch point touched
+// its reads and writes, so the sibling branch in which it ran its block
+// first reaches the same state with it done, and ticks there. (Ticking here
+// would explore a time-out firing while a goroutine that is not blocked has
+// yet to act, which no real execution does.)
 func (ex *explorer) loop() *thread {
 	if ex.st.enabled.empty() {
-		return nil
+		if len(ex.st.delayed) > 0 || !ex.r.advance(ex.blk.thread, func() bool { return !ex.st.enabled.empty() }) {
+			return nil
+		}
 	}
-	var t int32
+	ex.tickPlan = nil
+	var t int32 = -1
+	if ex.guide != nil {
+		t = ex.guide.pick(ex)
+		if ex.guide.div != "" {
+			return ex.r.cur // the caller stops at the divergence
+		}
+		if ex.st.enabled.empty() {
+			return nil
+		}
+	}
+	if r := ex.r; r.snapshots && ex.guide == nil {
+		// A branch point: the program state after len(path) decisions
+		// (and the tick after the last, if time advanced), which a fork
+		// checkpoint may keep (see checkpoint.Fork).
+		if r.offerSnapshot(len(ex.path)) == checkpoint.Redirect {
+			return r.redirected()
+		}
+	}
 	switch {
+	case t >= 0:
 	case ex.plan != nil:
 		t = ex.plan.thread
 	case ex.blk.thread != nil && ex.st.enabled.has(ex.blk.thread.idx):
@@ -342,6 +393,19 @@ func (ex *explorer) woken(t *thread, relock int32) {
 	ex.st.enabled.add(t.idx)
 }
 
+// disable removes thread t from the enabled and delayed sets: a flush
+// pseudo-thread whose buffer another block drained (tso.go).
+func (ex *explorer) disable(t int32) {
+	ex.st.enabled.remove(t)
+	for i, d := range ex.st.delayed {
+		if d.t == t {
+			ex.st.delayed = append(ex.st.delayed[:i], ex.st.delayed[i+1:]...)
+			ex.delayedRW = append(ex.delayedRW[:i], ex.delayedRW[i+1:]...)
+			break
+		}
+	}
+}
+
 // reenableDelayed: "foreach (thread, r, w) in delayed: if ((r,w) intersects
 // (reads,writes)) move thread from delayed set to enabled set". Without
 // read/write pruning the delayed thread is re-enabled after any block
@@ -424,6 +488,10 @@ func (ex *explorer) endBlock(lockExit bool) {
 	// execution's reads and writes, which the other choice may not have
 	// touched) and is needed.
 	others := lockExit && !(b.planned && !ex.rw)
+	retick := ex.plan != nil && ex.plan.tick
+	if retick {
+		others = false
+	}
 	if ex.cfg.oracle {
 		if others {
 			ex.pushOracle(&b.old, nil)
@@ -437,12 +505,18 @@ func (ex *explorer) endBlock(lockExit bool) {
 		br.st.enabled.remove(cur.idx)
 		ex.push(br)
 	}
-	ex.pushSpawnBranches()
+	if !retick {
+		ex.pushSpawnBranches()
+	}
 	var ch []int32
 	if len(b.choices) > 0 {
 		ch = append(ch, b.choices...)
 	}
 	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.r.events, choices: ch})
+	ex.tickPlan = nil
+	if retick {
+		ex.tickPlan = ex.plan
+	}
 	ex.plan = nil
 	b.open = false
 }
@@ -549,6 +623,87 @@ func (ex *explorer) choose(options []int32) (int32, bool) {
 	return pick, true
 }
 
+// chooseTick picks the timer that fires first among equal deadlines at a
+// tick (or -1, see fireDue). The choices are recorded after the last
+// block's; a branch re-executes that block with a tick plan (the same
+// choices inside it, another one here). A tick that opens an execution (it
+// resumes from a failed lock acquisition with nothing enabled) has no block
+// of this execution before it: its branch resumes at the same point with a
+// plan for the tick alone (thread -1).
+func (ex *explorer) chooseTick(options []int32) int32 {
+	b := &ex.blk
+	d := &ex.path[len(ex.path)-1]
+	if b.thread == nil {
+		return ex.pickTick(options, d, len(ex.path), &ex.start.st, -1)
+	}
+	return ex.pickTick(options, d, b.retPt, &b.old, b.thread.idx)
+}
+
+func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebState, thread int32) int32 {
+	t := ex.r.cur
+	i := len(d.choices)
+	var pick int32 // options include -1 (see fireDue)
+	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
+		pick = p.fixed[i]
+		if !contains(options, pick) {
+			ex.r.diverged(t, "a re-executed tick offered other timers")
+		}
+	} else {
+		var exclude []int32
+		if p != nil && i == len(p.fixed) {
+			exclude = p.exclude
+		}
+		found, more := false, false
+		for _, o := range options {
+			if contains(exclude, o) {
+				continue
+			}
+			if !found {
+				pick, found = o, true
+			} else {
+				more = true
+			}
+		}
+		if !found {
+			ex.r.diverged(t, "a re-executed tick offered no other timer")
+		}
+		if more {
+			ex.push(branch{depth: depth, st: st.clone(), plan: &blockPlan{
+				thread:  thread,
+				fixed:   append([]int32(nil), d.choices...),
+				exclude: append(append([]int32(nil), exclude...), pick),
+				tick:    true,
+			}})
+		}
+	}
+	d.choices = append(d.choices, pick)
+	return pick
+}
+
+// retick drops the choices after the first n of the last decision of the
+// prefix: they were taken at a tick that opened an earlier execution, which
+// this one takes again (chooseTick).
+func (ex *explorer) retick(n int) {
+	d := &ex.path[ex.start.depth-1]
+	d.choices = append([]int32(nil), d.choices[:n]...)
+}
+
+// startThread returns the thread the next execution resumes with, for a
+// replayed prefix to tick up to (see clock.go): the plan's, the first
+// enabled, or the one whose lock acquisition failed; -1 if none.
+func (ex *explorer) startThread() int32 {
+	st := &ex.start.st
+	switch {
+	case ex.start.plan != nil && ex.start.plan.thread >= 0:
+		return ex.start.plan.thread
+	case !st.enabled.empty():
+		return st.enabled.first()
+	case len(st.blocked) > 0:
+		return st.blocked[len(st.blocked)-1].t
+	}
+	return -1
+}
+
 func contains(s []int32, x int32) bool {
 	for _, y := range s {
 		if y == x {
@@ -574,6 +729,16 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 	st := b.old.clone()
 	st.enabled.remove(b.thread.idx)
 	st.blocked = append(st.blocked, blockedThread{b.thread.idx, lock, pc})
+	if ex.guide != nil {
+		ex.guide.hints = append(ex.guide.hints, hint{b.retPt, blockedThread{b.thread.idx, lock, pc}})
+	} else if st.enabled.empty() && len(st.delayed) > 0 {
+		// No thread can run first: the others are delayed or blocked (at
+		// access granularity a delayed thread may hold the lock). The path
+		// would end at once, running nothing that the order already
+		// explored (the delayed threads first) does not; skip it.
+		ex.abandoned = true
+		return
+	}
 	ex.start = branch{depth: b.retPt, st: st}
 }
 
@@ -598,6 +763,7 @@ func (ex *explorer) nextStart() bool {
 	ex.start = ex.stack[n-1]
 	ex.stack[n-1] = branch{}
 	ex.stack = ex.stack[:n-1]
+	ex.low = min(ex.low, n-1)
 	return true
 }
 

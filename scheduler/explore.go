@@ -15,6 +15,11 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 	if cfg.Backer == nil {
 		cfg.Backer = checkpoint.Rerun{}
 	}
+	if cfg.AccessGranularity || cfg.Memory != SC {
+		// Blocks that end inside critical sections: ExitBlock-RW is sound
+		// only if lock operations are in the read/write sets (tso.go).
+		cfg.SyncDeps = true
+	}
 	res := &Result{Test: name, Algorithm: cfg.Algorithm, SyncDeps: cfg.SyncDeps, Backer: cfg.Backer.Name(), Complete: true}
 	if m := tainted.Load(); m != nil {
 		res.Internal = "not explored, an earlier test left a goroutine xbtest could not stop: " + *m
@@ -22,6 +27,7 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		return res
 	}
 	start := time.Now()
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}, start: start}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
@@ -29,49 +35,62 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 			hot.Store(false)
 			concurrent.Store(nil)
 			active.Store(nil)
+			if checkpoint.InChild() {
+				// Never back into the test binary's code from a fork.
+				d.Fail(res.Internal)
+				checkpoint.Leave(d.Save())
+			}
 		}
 	}()
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
 		d.tick = time.NewTicker(min(cfg.Watchdog/4, time.Second))
 		defer d.tick.Stop()
 	}
-	lastProgress, iter := start, 0
-	for {
-		cfg.Backer.Back(d, d.ex.start.prefixLen())
-		if d.stop {
-			break
-		}
-		if d.ex.restart {
-			d.restart()
-			continue
-		}
-		if (d.last != endAbort || d.ex.abandoned) && !d.ex.nextStart() {
-			break
-		}
-		d.ex.abandoned = false
-		if cfg.MaxSchedules > 0 && d.ex.stats.schedules >= cfg.MaxSchedules {
-			res.Complete, res.Bound = false, "schedules"
-			break
-		}
-		if iter++; iter&7 != 0 {
-			continue // reading the clock costs a few percent of a small execution
-		}
-		now := time.Now()
-		if cfg.Timeout > 0 && now.Sub(start) > cfg.Timeout {
-			res.Complete, res.Bound = false, "time"
-			break
-		}
-		if cfg.Progress != nil && now.Sub(lastProgress) >= time.Second {
-			lastProgress = now
-			cfg.Progress(d.ex.stats.schedules, len(res.Findings))
-		}
-	}
+	d.pkgState = packageState()
+	cfg.Backer.Explore(d)
+	res = d.res
 	res.Schedules = d.ex.stats.schedules
 	res.Aborted = d.ex.stats.aborted
 	res.Elapsed = time.Since(start)
-	d.describe()
 	return res
+}
+
+// advance is the end of an iteration of the thesis's loop, after an
+// execution: pop the next branch ("goto DONE" when there is none), or stop
+// at a bound.
+func (d *driver) advance() {
+	cfg := d.cfg
+	switch {
+	case d.stop:
+		d.over = true
+		return
+	case d.ex.restart:
+		d.restart()
+		return
+	}
+	if (d.last != endAbort || d.ex.abandoned) && !d.ex.nextStart() {
+		d.over = true
+		return
+	}
+	d.ex.abandoned = false
+	if cfg.MaxSchedules > 0 && d.ex.stats.schedules >= cfg.MaxSchedules {
+		d.res.Complete, d.res.Bound = false, "schedules"
+		d.over = true
+		return
+	}
+	if d.iter++; d.iter&7 != 0 {
+		return // reading the clock costs a few percent of a small execution
+	}
+	now := time.Now()
+	if cfg.Timeout > 0 && now.Sub(d.start) > cfg.Timeout {
+		d.res.Complete, d.res.Bound = false, "time"
+		d.over = true
+		return
+	}
+	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
+		d.lastProgress = now
+		cfg.Progress(d.ex.stats.schedules, len(d.res.Findings))
+	}
 }
 
 // restart starts the exploration over, keeping what it learnt about
@@ -98,25 +117,82 @@ type driver struct {
 	warned   map[string]bool
 	last     endReason
 	stop     bool
+	over     bool // exploration has ended (the stack is empty, or a bound)
 	restarts int
 	r        run          // reused by every execution
 	tick     *time.Ticker // the watchdog's clock
+
+	start, lastProgress time.Time
+	iter                int
+	// pkgState is the package-level state before the first execution;
+	// dirty says how an execution left it changed (see fingerprint.go).
+	pkgState *stateFingerprint
+	dirty    string
 }
 
-// RunFrom implements checkpoint.Target: one execution that replays the
-// first n decisions of the current path, then explores.
+// Next implements checkpoint.Target.
+func (d *driver) Next() int {
+	if d.over {
+		return -1
+	}
+	return d.ex.start.depth
+}
+
+// RunFrom implements checkpoint.Target: one execution from the start of
+// the test body that replays the current path to the next start, then
+// explores; then the explorer advances to the following start.
 func (d *driver) RunFrom(n int) {
-	prefix := d.ex.replayPrefix()
-	if len(prefix) != n {
-		d.res.Internal = "internal error: backer asked for another depth than the explorer's branch point"
-		d.stop = true
+	if n != d.ex.start.depth {
+		d.Fail("internal error: backer asked for another depth than the explorer's branch point")
 		return
 	}
 	r := &d.r
-	r.reset(d.ex, d.cfg, d.name, d.body, prefix)
+	r.reset(d.ex, d.cfg, d.name, d.body, d.ex.replayPrefix())
 	r.number = d.ex.stats.schedules + 1
+	r.drv, r.started = d, time.Now()
+	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
+	r.snapshots = !rerun
 	d.last = d.execute(r)
 	d.collect(r)
+	if d.dirty == "" && d.pkgState != nil {
+		d.dirty = d.pkgState.changed()
+	}
+	d.advance()
+}
+
+// Clean implements checkpoint.Target.
+func (d *driver) Clean() (bool, string) {
+	if d.pkgState == nil {
+		return true, ""
+	}
+	return d.dirty == "", d.dirty
+}
+
+// Forked implements checkpoint.Target: this process is a new child; what it
+// saves is relative to the stack it has now.
+func (d *driver) Forked() { d.ex.low = len(d.ex.stack) }
+
+// Alive implements checkpoint.Target: the driver's watchdog counts it as
+// progress of the execution this process holds as a snapshot.
+func (d *driver) Alive() { d.r.resumed.Add(1) }
+
+// Fail implements checkpoint.Target.
+func (d *driver) Fail(msg string) {
+	if d.res.Internal == "" {
+		d.res.Internal = msg
+	}
+	d.res.Complete = false
+	d.stop, d.over = true, true
+}
+
+// Note implements checkpoint.Target.
+func (d *driver) Note(msg string) {
+	for _, n := range d.res.Notes {
+		if n == msg {
+			return
+		}
+	}
+	d.res.Notes = append(d.res.Notes, msg)
 }
 
 // execute runs r to its end and tears it down.
@@ -140,6 +216,7 @@ func (d *driver) execute(r *run) endReason {
 	}
 	r.resume(t0)
 	if !r.wait(d.tick) {
+		checkpoint.Wedged() // a forked child may exit here, to be forked again
 		r.abandon(r.cur, "has not reached a scheduling point")
 		r.dead.Store(true)
 		return endInternal
@@ -166,6 +243,9 @@ func (d *driver) collect(r *run) {
 			continue
 		}
 		inRun[f.key] = true
+		if d.cfg.onFinding != nil {
+			d.cfg.onFinding(f)
+		}
 		if g := d.seen[f.key]; g != nil {
 			g.Count++
 			continue
@@ -204,39 +284,94 @@ func (d *driver) collect(r *run) {
 	}
 }
 
-// describe replays the first schedule of each finding with tracing on, to
-// give every goroutine of the report its position and the schedule its steps.
-func (d *driver) describe() {
+// Describe implements checkpoint.Target: it replays the first schedule of
+// each finding with tracing on, to give every goroutine of the report its
+// position and the schedule its blocks, then tries to shorten the schedule
+// (see minimise). Each finding is described on a copy of the initial
+// program state (the backer's Isolate: a forked child when the body may
+// change package state).
+func (d *driver) Describe() {
 	for _, f := range d.res.Findings {
 		if d.res.Internal != "" || tainted.Load() != nil {
-			return
+			break
 		}
-		cfg := *d.cfg
-		cfg.Trace = true
-		cfg.MaxSteps = 0
-		r := &d.r
-		r.reset(d.ex, &cfg, d.name, d.body, f.path)
-		r.traceOnly = true
-		r.stepPos = make([]string, len(f.path))
-		if why := d.execute(r); why != endReplay {
-			continue
-		}
-		pos := map[string]string{}
-		for _, t := range r.threads {
-			pos[t.id()] = firstUserPos(t.pcs)
-		}
-		for i := range f.Goroutines {
-			g := &f.Goroutines[i]
-			if g.Pos == "" {
-				g.Pos = pos[g.ID]
+		out := d.cfg.Backer.Isolate(d, func() []byte {
+			f.path = mergePath(f.path)
+			if d.describeOne(f) && d.cfg.Minimise {
+				d.minimise(f)
 			}
-		}
-		if f.Pos == "" && len(f.Goroutines) > 0 {
-			f.Pos = f.Goroutines[0].Pos
-		}
-		for i, s := range f.path {
-			f.Blocks = append(f.Blocks, Block{Goroutine: r.threads[s.thread].id(), Thread: s.thread, End: s.end, Choices: s.choices, Pos: r.stepPos[i]})
+			return encodeFinding(f)
+		})
+		if g, err := decodeFinding(out); err == nil {
+			*f = *g
 		}
 	}
 	sort.SliceStable(d.res.Findings, func(i, j int) bool { return d.res.Findings[i].Schedule < d.res.Findings[j].Schedule })
+}
+
+// describeOne replays f's path with tracing on and fills in its blocks and
+// the positions of its goroutines.
+func (d *driver) describeOne(f *Finding) bool {
+	r, blocks := d.trace(f.path)
+	if r == nil {
+		return false
+	}
+	pos := map[string]string{}
+	for _, t := range r.threads {
+		if file, line, _ := userFrame(t.pcs); file != "" {
+			pos[t.id()] = shortPos(file, line)
+			sourceLine(file, line)
+		}
+	}
+	for i := range f.Goroutines {
+		g := &f.Goroutines[i]
+		if g.Pos == "" {
+			g.Pos = pos[g.ID]
+		}
+	}
+	if f.Pos == "" && len(f.Goroutines) > 0 {
+		f.Pos = f.Goroutines[0].Pos
+	}
+	f.Src = sourceAt(f.Pos)
+	f.Blocks = blocks
+	return true
+}
+
+// trace replays path with tracing on and returns the execution and the
+// path's blocks, anchored; nil if the path did not replay.
+func (d *driver) trace(path []decision) (*run, []Block) {
+	cfg := *d.cfg
+	cfg.Trace = true
+	cfg.MaxSteps = 0
+	r := &d.r
+	r.reset(d.ex, &cfg, d.name, d.body, path)
+	r.traceOnly = true
+	r.stepAt = make([]Block, len(path))
+	if why := d.execute(r); why != endReplay {
+		return nil, nil
+	}
+	blocks := make([]Block, len(path))
+	for i, s := range path {
+		b := r.stepAt[i]
+		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.thread].id(), s.thread, s.end, s.choices, s.mid
+		blocks[i] = b
+	}
+	return r, blocks
+}
+
+// mergePath joins consecutive blocks of the same goroutine: the explorer ends
+// a block at every lock exit when another goroutine could run, even if the
+// same one goes on, but for replay and reports that is one block.
+func mergePath(p []decision) []decision {
+	var out []decision
+	for _, s := range p {
+		if n := len(out); n > 0 && out[n-1].thread == s.thread && !out[n-1].tick {
+			last := &out[n-1]
+			last.end, last.mid, last.tick = s.end, s.mid, s.tick
+			last.choices = append(append([]int32(nil), last.choices...), s.choices...)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }

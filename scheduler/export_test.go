@@ -41,3 +41,40 @@ func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
 	Explore("paths", body, cfg)
 	return maximal, partial
 }
+
+// WorstSchedule explores body under cfg and returns, among the schedules
+// that lead to a finding of kind k, the blocks of one with the most
+// preemptions (the schedule minimisation should shorten most).
+func WorstSchedule(name string, body func(*T), cfg Config, k Kind) []Block {
+	var paths [][]decision
+	cfg.Minimise = false
+	cfg.onFinding = func(f *Finding) {
+		if f.Kind == k {
+			paths = append(paths, mergePath(f.path))
+		}
+	}
+	Explore(name, body, cfg)
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &Result{}}
+	// The most switches between goroutines, then the longest: traced once.
+	var most []decision
+	for _, p := range paths {
+		if len(p) > len(most) {
+			most = p
+		}
+	}
+	_, bs := d.trace(most)
+	return bs
+}
+
+// MinimiseSchedule shortens a schedule leading to a finding of kind k as
+// exploration does before reporting it.
+func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []Block, k Kind) ([]Block, *Shortened) {
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &Result{}}
+	f, _, _ := d.follow(blocks, false, func(f *Finding) bool { return f.Kind == k })
+	if f == nil {
+		return nil, nil
+	}
+	f.Blocks = blocks
+	d.minimise(f)
+	return f.Blocks, f.Shortened
+}

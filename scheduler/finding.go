@@ -31,13 +31,34 @@ type Goroutine struct {
 	Stack string `json:"stack,omitempty"` // for panics
 }
 
-// Block is one atomic block of a schedule, for replay and reports.
+// Block is one atomic block of a schedule, for replay and reports: goroutine
+// Thread ran from the end of the previous block through Points scheduling
+// points (counted once a second goroutine exists), the last of which ended
+// the block at Pos (the operation Op, in function Fn, whose source line is
+// Src), taking Choices at its notify and select points. The last block of a
+// finding's schedule is Mid: it stops where the finding happened, not at a
+// scheduling point. End is the absolute event number, for in-process
+// replay only: an edit of code run before the block shifts it, Points and
+// the anchor do not move.
 type Block struct {
 	Goroutine string  `json:"g"`
 	Thread    int32   `json:"t"`
 	End       int64   `json:"end"`
+	Points    int     `json:"points"`
 	Choices   []int32 `json:"choices,omitempty"`
+	Mid       bool    `json:"mid,omitempty"`
+	Preempt   bool    `json:"preempt,omitempty"` // the goroutine could have gone on: a preemption
+	Op        string  `json:"op,omitempty"`
 	Pos       string  `json:"pos,omitempty"`
+	Fn        string  `json:"fn,omitempty"`
+	Src       string  `json:"src,omitempty"`
+}
+
+// Shortened says how minimisation changed a finding's schedule.
+type Shortened struct {
+	Blocks      int `json:"blocks"`      // blocks of the schedule exploration found
+	Preemptions int `json:"preemptions"` // its preemptions
+	Tries       int `json:"tries"`       // schedules tried
 }
 
 // Finding is one distinct problem found while exploring a test.
@@ -50,6 +71,8 @@ type Finding struct {
 	Count      int         `json:"count"`         // how many explored schedules showed it
 	Log        []string    `json:"log,omitempty"` // the test's t.Log lines up to the finding, on its first schedule
 	Blocks     []Block     `json:"blocks,omitempty"`
+	Src        string      `json:"src,omitempty"`       // the source line at Pos
+	Shortened  *Shortened  `json:"shortened,omitempty"` // the schedule before minimisation
 	path       []decision
 	key        string
 }
@@ -77,19 +100,21 @@ func (f *Finding) String() string {
 
 // Result is the outcome of exploring one test.
 type Result struct {
-	Test      string        `json:"test"`
-	Algorithm Algorithm     `json:"-"`
-	SyncDeps  bool          `json:"sync_deps"`
-	Schedules int           `json:"schedules"` // paths explored to their end
-	Aborted   int           `json:"aborted"`   // paths cut short at an unavailable lock or a bound
-	Findings  []*Finding    `json:"findings"`
-	Complete  bool          `json:"complete"` // false when a bound stopped exploration
-	Bound     string        `json:"bound,omitempty"`
-	Warnings  []string      `json:"warnings,omitempty"`
-	Skipped   bool          `json:"skipped,omitempty"`
-	Elapsed   time.Duration `json:"-"`
-	Backer    string        `json:"checkpoint"`
-	Internal  string        `json:"internal,omitempty"` // an error of xbtest itself
+	Test      string         `json:"test"`
+	Algorithm Algorithm      `json:"-"`
+	SyncDeps  bool           `json:"sync_deps"`
+	Schedules int            `json:"schedules"` // paths explored to their end
+	Aborted   int            `json:"aborted"`   // paths cut short at an unavailable lock or a bound
+	Findings  []*Finding     `json:"findings"`
+	Complete  bool           `json:"complete"` // false when a bound stopped exploration
+	Bound     string         `json:"bound,omitempty"`
+	Warnings  []string       `json:"warnings,omitempty"`
+	Skipped   bool           `json:"skipped,omitempty"`
+	Elapsed   time.Duration  `json:"-"`
+	Backer    string         `json:"checkpoint"`
+	Notes     []string       `json:"notes,omitempty"`    // how the test was explored (checkpoint strategy and why), for -v
+	Internal  string         `json:"internal,omitempty"` // an error of xbtest itself
+	Replay    *ReplayOutcome `json:"replay,omitempty"`   // xbtest -replay: what following the schedule showed
 }
 
 // Count returns the number of distinct findings of kind k.

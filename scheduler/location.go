@@ -60,8 +60,9 @@ var globals struct {
 	regs []region // sorted by base
 }
 
-// registerGlobal records a package-level variable.
-func registerGlobal(p unsafe.Pointer, size uintptr, name string) {
+// registerGlobal records a package-level variable; typ is its type if known
+// (for the package-state fingerprint, see fingerprint.go).
+func registerGlobal(p unsafe.Pointer, size uintptr, name string, typ reflect.Type) {
 	if p == nil {
 		return
 	}
@@ -77,7 +78,7 @@ func registerGlobal(p unsafe.Pointer, size uintptr, name string) {
 	}
 	globals.regs = append(globals.regs, region{})
 	copy(globals.regs[i+1:], globals.regs[i:])
-	globals.regs[i] = region{base: base, end: base + size, name: name, keep: p}
+	globals.regs[i] = region{base: base, end: base + size, name: name, keep: p, typ: typ}
 }
 
 func lookupGlobal(addr uintptr) *region {

@@ -124,6 +124,9 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 		panic(teardown{})
 	}
 	r.event(t)
+	if r.access {
+		r.yield(t) // -granularity access: the access starts a block
+	}
 	if r.exploring {
 		r.ex.access(uintptr(addr), size, write)
 	}
@@ -134,7 +137,19 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 
 // Global registers a package-level variable of an instrumented package, so
 // that it has the same name in every execution (and in reports).
-func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(addr, size, name) }
+func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(addr, size, name, nil) }
+
+// GlobalOf registers the package-level variable p points to, with its type,
+// so that fork checkpoints can tell whether a test changed it (see
+// fingerprint.go). p must be a non-nil pointer.
+func GlobalOf(p any, name string) {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	t := v.Type().Elem()
+	registerGlobal(v.UnsafePointer(), t.Size(), name, t)
+}
 
 // Alloc registers a heap object the running goroutine just allocated
 // (see location.go: it names the object across executions).

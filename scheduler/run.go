@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/eraser"
 )
 
@@ -91,6 +92,13 @@ type thread struct {
 	lastE  int64      // event number of its last event
 	pcs    []uintptr  // trace mode: the call stack at its last event
 	tt     *T         // the test handle of a T.Run goroutine
+
+	// Store buffers (tso.go): the goroutine's buffers, the number of stores
+	// they hold, and for a flush pseudo-thread the buffer it commits.
+	bufs     []*storeBuf
+	pending  int
+	unfenced bool // the current event is a buffered access or a loop step: no drain
+	flushOf  *storeBuf
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -103,6 +111,9 @@ type waitResult struct {
 }
 
 func (t *thread) id() string {
+	if t.flushOf != nil {
+		return t.flushOf.name()
+	}
 	if t.parent == nil {
 		return "T0"
 	}
@@ -127,6 +138,8 @@ type run struct {
 	cfg      *Config
 	trace    bool  // cfg.Trace, read at every event
 	maxSteps int64 // cfg.MaxSteps
+	mem      Memory
+	access   bool // every shared access is a block boundary
 	epoch    uint64
 	body     func(*T)
 	name     string
@@ -140,12 +153,22 @@ type run struct {
 	events  int64
 	beat    atomic.Int64
 
+	// Fork checkpoints: snapshots is set when the backer may keep the
+	// program state at branch points; started is when this process
+	// started (or took over) the execution, to weigh a replay against a
+	// fork.
+	snapshots bool
+	started   time.Time
+	drv       *driver
+	resumed   atomic.Int64 // bumped when a forked child takes over
+
 	replay    []decision
 	k         int // the decision being replayed
 	choiceN   int // choice points replayed within it
 	exploring bool
-	traceOnly bool     // replay for a report: stop at the end of the prefix
-	stepPos   []string // trace replay: where each replayed block ended
+	traceOnly bool    // replay for a report: stop at the end of the prefix
+	stepAt    []Block // trace replay: where and how each replayed block ended
+	bpoints   int     // scheduling points of the block under way (once a second goroutine exists)
 
 	done     chan struct{}
 	ack      chan struct{}
@@ -159,6 +182,10 @@ type run struct {
 
 	rand1 *randv1.Rand // this execution's math/rand source (see rand.go)
 	rand2 *randv2.Rand
+
+	clock    clock // virtual time (see clock.go)
+	ticking  bool  // a tick is firing timers: wake-ups carry no happens-before edge
+	tickWoke int   // goroutines the tick under way has woken or started
 
 	findings []*Finding
 
@@ -182,6 +209,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	}
 	r.ex, r.cfg, r.name, r.body, r.replay = ex, cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
+	r.mem, r.access = cfg.Memory, cfg.AccessGranularity || cfg.Memory != SC
 	r.epoch = epochs.Add(1)
 	r.number = 0
 	r.threads = r.threads[:0]
@@ -192,13 +220,17 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.beat.Store(0)
 	r.k, r.choiceN = 0, 0
 	r.exploring, r.traceOnly = false, false
-	r.stepPos = nil
+	r.stepAt = nil
+	r.bpoints = 0
+	r.snapshots = false
 	r.finished, r.why = false, endNone
 	r.dead.Store(false)
 	r.heap.reset()
 	clear(r.chans)
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
+	r.clock.reset()
+	r.ticking = false
 	r.findings = r.findings[:0]
 	r.warnings = r.warnings[:0]
 	r.internal = ""
@@ -215,8 +247,8 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 	var t *thread
 	if n := len(r.threads); n < len(r.spare) {
 		t = r.spare[n]
-		held, pcs := t.held[:0], t.pcs[:0]
-		*t = thread{held: held, pcs: pcs}
+		held, pcs, bufs := t.held[:0], t.pcs[:0], t.bufs[:0]
+		*t = thread{held: held, pcs: pcs, bufs: bufs}
 	} else {
 		t = new(thread)
 		r.spare = append(r.spare, t)
@@ -272,6 +304,9 @@ func (r *run) foreign() {
 // number the points where recorded blocks end, so a replayed prefix stops at
 // exactly the same place.
 func (r *run) event(t *thread) {
+	if t.pending != 0 && !t.unfenced {
+		r.fence(t) // a synchronization operation is a fence (tso.go)
+	}
 	r.events++
 	if r.multi {
 		// The bound is on scheduling: a test's sequential set-up before it
@@ -281,12 +316,14 @@ func (r *run) event(t *thread) {
 	t.lastE = r.events
 	if r.events&255 == 0 {
 		r.beat.Store(r.events)
+		checkpoint.Beat()
 	}
 	if r.trace {
 		t.record()
 		if r.traceOnly && r.k == len(r.replay)-1 {
 			if d := &r.replay[r.k]; d.mid && r.events == d.end {
-				r.stepPos[r.k] = firstUserPos(t.pcs)
+				r.stepAt[r.k] = r.anchor(t, ptBoundary)
+				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
 				r.end(endReplay)
 				t.sleep()
 			}
@@ -330,33 +367,49 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		faultHook()
 	}
 	if r.exploring {
-		switch kind {
-		case ptBoundary:
-			return r.ex.boundary()
-		case ptPark:
-			return r.ex.park()
-		case ptExit:
-			return r.ex.exit()
-		case ptFreeze:
-			return r.ex.freeze()
+		if r.ex.guide != nil {
+			return r.guided(t, kind)
 		}
-		return t
+		return r.dispatch(t, kind)
 	}
 	d := &r.replay[r.k]
+	if r.multi {
+		r.bpoints++
+	}
 	if r.events != d.end {
 		if kind == ptPark || kind == ptExit || kind == ptFreeze || r.events > d.end {
 			r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine reached a scheduling point at event %d", r.k, r.threads[d.thread].id(), d.end, r.events))
 		}
 		return t
 	}
-	if r.choiceN != len(d.choices) {
+	// A tick follows the block if the goroutine that runs next cannot run
+	// (see clock.go); its choices are recorded after the block's.
+	last := r.k == len(r.replay)-1
+	switch {
+	case !last:
+		r.catchUp(t, r.replay[r.k+1].thread)
+	case !r.traceOnly:
+		r.catchUp(t, r.ex.startThread())
+		if r.choiceN < len(d.choices) && r.ex.start.st.enabled.empty() && r.ex.start.extra == nil {
+			r.ex.retick(r.choiceN)
+			d = &r.ex.path[r.k]
+		}
+	}
+	if r.choiceN != len(d.choices) && !(last && r.traceOnly) {
 		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.choices)))
 	}
-	if r.stepPos != nil {
-		r.stepPos[r.k] = firstUserPos(t.pcs)
+	if r.stepAt != nil {
+		r.stepAt[r.k] = r.anchor(t, kind)
 	}
+	r.bpoints = 0
 	r.k++
 	r.choiceN = 0
+	if r.snapshots && r.k < len(r.replay) {
+		// A branch point on the way to the next start (the state after
+		// r.k decisions): a fork checkpoint may keep it. A redirected
+		// child replays toward another start from here.
+		r.offerSnapshot(r.k)
+	}
 	if r.k == len(r.replay) {
 		if r.traceOnly {
 			r.end(endReplay)
@@ -368,6 +421,41 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	n := r.replay[r.k].thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
+	}
+	return r.threads[n]
+}
+
+// offerSnapshot offers the backer the program state after d decisions.
+func (r *run) offerSnapshot(d int) checkpoint.Resume {
+	res := r.cfg.Backer.AtBranchPoint(r.drv, d, time.Since(r.started))
+	if res != checkpoint.Stay {
+		r.resumed.Add(1)
+	}
+	switch res {
+	case checkpoint.Continue:
+		r.started = time.Now()
+	case checkpoint.Redirect:
+		// This process is a new child of the snapshot: the explorer's
+		// path and start are those the snapshot received from its last
+		// child. Replay from d toward the start.
+		r.started = time.Now()
+		r.replay = r.ex.replayPrefix()
+		r.k, r.choiceN = d, 0
+		r.number = r.ex.stats.schedules + 1
+	}
+	return res
+}
+
+// redirected continues a redirected execution at the top of the explorer's
+// loop: either the start is right here, or a prefix remains to replay.
+func (r *run) redirected() *thread {
+	if r.k == len(r.replay) {
+		return r.ex.begin(r)
+	}
+	r.exploring = false
+	n := r.replay[r.k].thread
+	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
+		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
 	return r.threads[n]
 }
@@ -386,6 +474,20 @@ func (r *run) choice(t *thread, options []int32) int32 {
 		c := d.choices[r.choiceN]
 		r.choiceN++
 		return c
+	}
+	if g := r.ex.guide; g != nil {
+		c, ok, recorded := g.choice(options)
+		if recorded && !ok {
+			why := fmt.Sprintf("block %d: the recorded notify/select choice is not available to %s at %s", g.i, t.id(), callerPos(2))
+			if len(g.blocks[g.i].Choices) < g.choiceN+1 {
+				why = fmt.Sprintf("block %d: %s made more notify/select choices than recorded, at %s", g.i, t.id(), callerPos(2))
+			}
+			r.guideDiverged(t, why)
+		}
+		if recorded {
+			r.ex.blk.choices = append(r.ex.blk.choices, c)
+			return c
+		}
 	}
 	c, ok := r.ex.choose(options)
 	if !ok {
@@ -416,7 +518,7 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 	t.on, t.onObj = on, obj
 	t.wait = waitResult{}
 	next := r.point(t, ptPark)
-	if next == t {
+	if next == t && t.status != stRunnable { // a tick may wake t itself (it sleeps alone)
 		r.internalError(t, "a waiting goroutine was scheduled")
 	}
 	r.transfer(t, next)
@@ -425,7 +527,11 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 // wakeUp makes a waiting thread runnable; relock is the lock it must take
 // again (a Cond waiter) if that lock is held, else -1.
 func (r *run) wakeUp(w *thread, relock int32) {
-	r.raceEdge(r.cur, w)
+	if r.ticking {
+		r.tickWoke++
+	} else {
+		r.raceEdge(r.cur, w)
+	}
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
 	w.wait.woken = true
@@ -622,7 +728,7 @@ func (r *run) endPath() {
 		if r.ex.dd {
 			r.checkStuck()
 		}
-		if r.cfg.onPath != nil {
+		if r.cfg.onPath != nil && r.ex.guide == nil { // not minimisation's executions
 			r.cfg.onPath(r.ex.path, len(r.ex.st.delayed))
 		}
 	}
@@ -724,6 +830,12 @@ func (r *run) addFinding(f *Finding, key string) {
 	}
 	if r.exploring {
 		f.path = r.ex.pathPrefix()
+		if g := r.ex.guide; g != nil {
+			if r.trace {
+				r.notePositions(f)
+			}
+			g.found = append(g.found, len(g.steps))
+		}
 	} else {
 		f.path = append([]decision(nil), r.replay[:r.k]...)
 		f.path = append(f.path, decision{thread: r.cur.idx, end: r.events, choices: append([]int32(nil), r.replay[r.k].choices[:r.choiceN]...), mid: true})
@@ -812,14 +924,22 @@ func (r *run) wait(tick *time.Ticker) bool {
 		<-r.done
 		return true
 	}
-	last, since := r.beat.Load(), time.Now()
+	last, gen, since := r.beat.Load(), r.resumed.Load(), time.Now()
 	for {
 		select {
 		case <-r.done:
 			return true
 		case now := <-tick.C:
-			if b := r.beat.Load(); b != last {
-				last, since = b, now
+			select {
+			case <-r.done:
+				return true
+			default:
+			}
+			if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen {
+				// Progress, or this process is a fork checkpoint's child
+				// that took over the execution (this goroutine's clock
+				// was the snapshot's).
+				last, gen, since = b, g, now
 			} else if now.Sub(since) >= r.cfg.Watchdog {
 				if !r.multiA.Load() && computing() {
 					// One goroutine, running: a long sequential
@@ -843,6 +963,7 @@ func (r *run) teardown() bool {
 		r.cur = t
 		t.w.wake <- struct{}{}
 		if !r.waitAck() {
+			checkpoint.Wedged()
 			r.abandon(t, "did not finish unwinding")
 			return false
 		}

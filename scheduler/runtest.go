@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/eraser"
 )
 
@@ -31,7 +32,17 @@ type RunConfig struct {
 	MaxSteps     *int64   `json:"max_steps,omitempty"` // nil: the default; 0: no bound
 	TimeoutSec   float64  `json:"timeout_s,omitempty"`
 	Stop         bool     `json:"stop,omitempty"`
-	WatchdogSec  *float64 `json:"watchdog_s,omitempty"` // nil: the default; 0: none
+	WatchdogSec  *float64 `json:"watchdog_s,omitempty"`  // nil: the default; 0: none
+	Memory       string   `json:"memory,omitempty"`      // sc (default), tso, pso
+	Granularity  string   `json:"granularity,omitempty"` // sync (default), access
+	Replay       string   `json:"replay,omitempty"`      // a ReplaySpec file: follow it instead of exploring
+	Checkpoint   string   `json:"checkpoint,omitempty"`  // rerun, fork, auto (default)
+}
+
+// ReplaySpec is the schedule a test binary follows under xbtest -replay.
+type ReplaySpec struct {
+	Blocks []Block `json:"blocks"`
+	Want   Want    `json:"want"`
 }
 
 // Config converts the JSON settings.
@@ -62,6 +73,33 @@ func (rc RunConfig) Config() (Config, error) {
 	cfg.Stop = rc.Stop
 	if rc.WatchdogSec != nil {
 		cfg.Watchdog = time.Duration(*rc.WatchdogSec * float64(time.Second))
+	}
+	if rc.Memory != "" {
+		m, err := ParseMemory(rc.Memory)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Memory = m
+	}
+	switch rc.Granularity {
+	case "", "sync":
+	case "access":
+		cfg.AccessGranularity = true
+	default:
+		return cfg, fmt.Errorf("unknown granularity %q (want sync or access)", rc.Granularity)
+	}
+	if rc.Checkpoint != "" {
+		b, err := checkpoint.Parse(rc.Checkpoint)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Backer = b
+	}
+	if f, ok := cfg.Backer.(*checkpoint.Fork); ok && cfg.Watchdog > 0 {
+		// A forked child's own watchdog reports a goroutine stuck in
+		// uncontrolled code; the parent's catches a child whose runtime
+		// is wedged, later.
+		f.SetWatchdog(2*cfg.Watchdog + 2*time.Second)
 	}
 	return cfg, nil
 }
@@ -118,7 +156,20 @@ func RunTest(t *testing.T, body func(*T)) {
 			os.WriteFile(path, line, 0o644)
 		}
 	}
-	res := Explore(t.Name(), body, cfg)
+	var res *Result
+	if rc.Replay != "" {
+		var spec ReplaySpec
+		b, err := os.ReadFile(rc.Replay)
+		if err == nil {
+			err = json.Unmarshal(b, &spec)
+		}
+		if err != nil {
+			t.Fatalf("xbtest: reading the schedule to replay: %v", err)
+		}
+		res = Replay(t.Name(), body, cfg, spec.Blocks, spec.Want)
+	} else {
+		res = Explore(t.Name(), body, cfg)
+	}
 	if path := os.Getenv("XBTEST_RESULTS"); path != "" {
 		line, err := json.Marshal(Report{Result: res, Algorithm: res.Algorithm.String(), ElapsedS: res.Elapsed.Seconds()})
 		if err == nil {

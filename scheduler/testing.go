@@ -265,7 +265,7 @@ func (t *T) Attr(key, value string) { t.Logf("=== ATTR %s %s", key, value) }
 // Context returns a context canceled when the test ends.
 func (t *T) Context() context.Context {
 	if t.ctx == nil {
-		t.ctx, t.cancel = context.WithCancel(context.Background())
+		t.ctx, t.cancel = ContextWithCancel(context.Background()) // on the virtual clock inside an execution
 	}
 	return t.ctx
 }

@@ -26,15 +26,44 @@ func TestGoTestStyleFlags(t *testing.T) {
 	}
 }
 
+// TestMemoryFlags checks that -memory reaches the test binary's settings
+// and that tso and pso imply access granularity.
+func TestMemoryFlags(t *testing.T) {
+	for _, c := range []struct {
+		args         []string
+		memory, gran string
+		access       bool
+	}{
+		{nil, "sc", "sync", false},
+		{[]string{"-granularity", "access"}, "sc", "access", true},
+		{[]string{"-memory", "tso"}, "tso", "access", true},
+		{[]string{"--memory=pso", "-granularity=sync"}, "pso", "access", true},
+	} {
+		var errOut bytes.Buffer
+		o, err := parseFlags(c.args, &errOut)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		rc := o.runConfig()
+		cfg, err := rc.Config()
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if rc.Memory != c.memory || rc.Granularity != c.gran || cfg.Memory.String() != c.memory || cfg.AccessGranularity != c.access {
+			t.Errorf("%v: run config %+v, config memory %v access %v; want %s %s", c.args, rc, cfg.Memory, cfg.AccessGranularity, c.memory, c.gran)
+		}
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-algo", "dfs"}, `unknown algorithm "dfs"`},
-		{[]string{"-memory", "tso"}, "-memory tso is not supported yet"},
+		{[]string{"-granularity", "word"}, `unknown granularity "word"`},
 		{[]string{"-memory", "arm"}, `unknown memory model "arm"`},
-		{[]string{"-checkpoint", "fork"}, "-checkpoint fork is not supported yet"},
+		{[]string{"-checkpoint", "snapshot"}, `unknown checkpoint strategy "snapshot" (want rerun, fork or auto)`},
 		{[]string{"-nosuchflag"}, "unknown flag"},
 		{[]string{"-max-steps", "-1"}, "must not be negative"},
 	} {

@@ -15,21 +15,23 @@ import (
 
 // manifestEntry is one line of corpus/manifest.json.
 type manifestEntry struct {
-	Package   string   `json:"package"`
-	Test      string   `json:"test"`
-	Algo      string   `json:"algo"`
-	SyncDeps  *bool    `json:"sync_deps"`
-	Memory    string   `json:"memory"`
-	Race      string   `json:"race"`
-	Kinds     []string `json:"kinds"`
-	Findings  *int     `json:"findings"` // the exact number of findings, if given
-	Schedules int      `json:"schedules"`
-	Todo      string   `json:"todo"`
+	Package    string   `json:"package"`
+	Test       string   `json:"test"`
+	Algo       string   `json:"algo"`
+	SyncDeps   *bool    `json:"sync_deps"`
+	Memory     string   `json:"memory"`
+	Race       string   `json:"race"`
+	Checkpoint string   `json:"checkpoint"`
+	Error      string   `json:"error"` // exploration stops with this error (exit status 2)
+	Kinds      []string `json:"kinds"`
+	Findings   *int     `json:"findings"` // the exact number of findings, if given
+	Schedules  int      `json:"schedules"`
+	Todo       string   `json:"todo"`
 }
 
 func (e *manifestEntry) group() string {
 	sd := e.SyncDeps == nil || *e.SyncDeps
-	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hybrid"))
+	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hybrid"), or(e.Checkpoint, "rerun"))
 }
 
 func or(s, def string) string {
@@ -50,7 +52,8 @@ func repoRoot(t *testing.T) string {
 }
 
 // TestCorpus runs xbtest over the corpus, once per configuration the
-// manifest names, and checks every verdict: the acceptance suite.
+// manifest names, and checks every verdict: the acceptance suite. Every
+// finding's schedule file is then replayed in a fresh process.
 func TestCorpus(t *testing.T) {
 	root := repoRoot(t)
 	b, err := os.ReadFile(filepath.Join(root, "corpus", "manifest.json"))
@@ -78,7 +81,8 @@ func TestCorpus(t *testing.T) {
 					tests = append(tests, regexp.QuoteMeta(e.Test))
 				}
 			}
-			args := append(strings.Fields(flags), "-json", "-o", t.TempDir(), "-run", "^("+strings.Join(tests, "|")+")$")
+			outDir := t.TempDir()
+			args := append(strings.Fields(flags), "-json", "-o", outDir, "-run", "^("+strings.Join(tests, "|")+")$")
 			args = append(args, pkgs...)
 			var out, errOut bytes.Buffer
 			status := run(args, &out, &errOut)
@@ -86,7 +90,13 @@ func TestCorpus(t *testing.T) {
 			want := exitOK
 			for _, e := range entries {
 				if len(e.Kinds) > 0 {
-					want = exitFindings
+					want = max(want, exitFindings)
+				}
+				if e.Error != "" {
+					want = exitError
+					if !strings.Contains(errOut.String(), e.Test+": "+e.Error) {
+						t.Errorf("%s %s: no error %q\nstderr: %s", e.Package, e.Test, e.Error, errOut.String())
+					}
 				}
 				key := strings.TrimPrefix(e.Package, "./")
 				s, ok := got[key+"/"+e.Test]
@@ -105,7 +115,7 @@ func TestCorpus(t *testing.T) {
 				if e.Schedules != 0 && s.Schedules != e.Schedules {
 					t.Errorf("%s %s: %d schedules, want %d", e.Package, e.Test, s.Schedules, e.Schedules)
 				}
-				if !s.Complete {
+				if !s.Complete && e.Error == "" {
 					t.Errorf("%s %s: exploration incomplete", e.Package, e.Test)
 				}
 				if e.Todo != "" {
@@ -115,6 +125,7 @@ func TestCorpus(t *testing.T) {
 			if status != want {
 				t.Errorf("exit status %d, want %d\nstderr: %s", status, want, errOut.String())
 			}
+			checkReplays(t, outDir, strings.Count(out.String(), `"replay_command":"xbtest -replay `))
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/eraser"
 	"github.com/xbtest/xbtest/scheduler"
 )
@@ -22,6 +23,7 @@ type options struct {
 	syncDeps     bool
 	race         string
 	memory       string
+	granularity  string
 	maxSchedules int
 	maxSteps     int64
 	timeout      time.Duration
@@ -31,6 +33,9 @@ type options struct {
 	tags         []string
 	watchdog     time.Duration
 	checkpoint   string
+	replay       string // -replay: a schedule file to follow
+	trace        string // -trace: where -replay writes its HTML timeline
+	replaySpec   string // the file passing the schedule to the test binary
 	packages     []string
 }
 
@@ -54,7 +59,8 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.algo, "algo", "exitblock-rwdd", "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd")
 	fs.BoolVar(&o.syncDeps, "sync-deps", true, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
 	fs.StringVar(&o.race, "race", "hybrid", "race detection on every explored schedule: hybrid (Eraser's lockset, reported only for accesses not ordered by channels, WaitGroup, Once, Cond, atomics or goroutine start and exit), lockset (pure Eraser) or off")
-	fs.StringVar(&o.memory, "memory", "sc", "memory model: sc (tso and pso are not supported yet)")
+	fs.StringVar(&o.memory, "memory", "sc", "memory model: sc, tso (x86-TSO: a FIFO store buffer per goroutine) or pso (a FIFO per goroutine and address); tso and pso imply -granularity access")
+	fs.StringVar(&o.granularity, "granularity", "sync", "block boundaries: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
 	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")
 	fs.Int64Var(&o.maxSteps, "max-steps", 1000000, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop exploring a test after this long (0: no bound)")
@@ -63,7 +69,9 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringSliceVar(&o.instrument, "instrument", nil, "also rewrite these packages (patterns, comma-separated), e.g. third-party code that starts goroutines")
 	fs.StringSliceVar(&o.tags, "tags", nil, "build tags, as go test -tags")
 	fs.DurationVar(&o.watchdog, "watchdog", 10*time.Second, "report a goroutine that runs this long without reaching a scheduling point (blocked in code xbtest does not control)")
-	fs.StringVar(&o.checkpoint, "checkpoint", "rerun", "how exploration backs up: rerun (fork and auto are not supported yet)")
+	fs.StringVar(&o.checkpoint, "checkpoint", "rerun", "how exploration backs up: rerun (re-run the test body in process; stops when a schedule changes package-level state), fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach) or auto (re-run while the test leaves package-level state unchanged, fork otherwise)")
+	fs.StringVar(&o.replay, "replay", "", "re-run exactly the schedule of this file (written for each finding); package, test and settings come from the file")
+	fs.StringVar(&o.trace, "trace", "", "with -replay: write an HTML timeline of the schedule to this file")
 	return fs
 }
 
@@ -111,24 +119,35 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 		return nil, err
 	}
 	o.packages = fs.Args()
+	if o.trace != "" && o.replay == "" {
+		return nil, errors.New("-trace needs -replay")
+	}
+	if o.replay != "" && len(o.packages) > 0 {
+		return nil, errors.New("-replay takes the package from the schedule file: name no packages")
+	}
 	if len(o.packages) == 0 {
 		o.packages = []string{"."}
 	}
 	if _, err := scheduler.ParseAlgorithm(o.algo); err != nil {
 		return nil, err
 	}
-	switch o.memory {
-	case "sc":
-	case "tso", "pso":
-		return nil, fmt.Errorf("-memory %s is not supported yet (only sc)", o.memory)
+	if _, err := scheduler.ParseMemory(o.memory); err != nil {
+		return nil, err
+	}
+	switch o.granularity {
+	case "sync":
+		if o.memory != "sc" {
+			o.granularity = "access" // implied
+		}
+	case "access":
 	default:
-		return nil, fmt.Errorf("unknown memory model %q (want sc, tso or pso)", o.memory)
+		return nil, fmt.Errorf("unknown granularity %q (want sync or access)", o.granularity)
 	}
 	if _, err := eraser.ParseMode(o.race); err != nil {
 		return nil, err
 	}
-	if o.checkpoint != "rerun" {
-		return nil, fmt.Errorf("-checkpoint %s is not supported yet (only rerun)", o.checkpoint)
+	if _, err := checkpoint.Parse(o.checkpoint); err != nil {
+		return nil, err
 	}
 	if o.maxSchedules < 0 || o.maxSteps < 0 || o.timeout < 0 || o.watchdog < 0 {
 		return nil, errors.New("bounds must not be negative")
@@ -148,5 +167,9 @@ func (o *options) runConfig() scheduler.RunConfig {
 		TimeoutSec:   o.timeout.Seconds(),
 		Stop:         o.stop,
 		WatchdogSec:  &wd,
+		Memory:       o.memory,
+		Granularity:  o.granularity,
+		Replay:       o.replaySpec,
+		Checkpoint:   o.checkpoint,
 	}
 }

@@ -60,6 +60,9 @@ func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package
 		"XBTEST_RESULTS="+results,
 		"XBTEST_PROGRESS="+prog,
 		"XBTEST_PARENT="+strconv.Itoa(os.Getpid()),
+		// go's build directory goes into the run's directory, which the
+		// command removes even when it had to kill go test.
+		"GOTMPDIR="+tmp,
 	)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

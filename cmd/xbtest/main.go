@@ -21,6 +21,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -44,8 +47,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	log := newLogger(o.verbose, stderr)
 	defer log.Sync()
+	if o.replay != "" {
+		return runReplay(ctx, o, stdout, stderr, log)
+	}
 
-	tmp, err := os.MkdirTemp("", "xbtest-run-")
+	tmp, err := makeTemp()
 	if err != nil {
 		fmt.Fprintf(stderr, "xbtest: %v\n", err)
 		return exitError
@@ -57,7 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Patterns: o.packages,
 		Extra:    o.instrument,
 		Tags:     o.tags,
-		CacheDir: "",
+		Memory:   o.memory,
+		CacheDir: filepath.Join(tmp, "plan"),
 		Log:      func(format string, a ...any) { log.Sugar().Debugf(format, a...) },
 	})
 	if err != nil {
@@ -92,6 +99,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		status = max(status, rp.pkg(p, res))
 	}
 	return status
+}
+
+// makeTemp makes the directory that holds everything a run writes besides
+// its schedule files: the rewritten files, go's build directory (GOTMPDIR),
+// results. Its name carries the pid, so that a later run can remove the
+// directory of a command that was killed outright (SIGKILL), which could not
+// clean up after itself.
+func makeTemp() (string, error) {
+	if old, _ := filepath.Glob(filepath.Join(os.TempDir(), "xbtest-run-*-*")); len(old) > 0 {
+		for _, dir := range old {
+			f := strings.Split(filepath.Base(dir), "-")
+			if pid, err := strconv.Atoi(f[2]); err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+				os.RemoveAll(dir)
+			}
+		}
+	}
+	return os.MkdirTemp("", "xbtest-run-"+strconv.Itoa(os.Getpid())+"-")
 }
 
 // newLogger returns the -v diagnostics logger (zap), silent without -v.

@@ -26,6 +26,7 @@ type reporter struct {
 	out, errOut io.Writer
 	o           *options
 	cwd         string
+	replaying   bool // xbtest -replay: the finding's file is the replayed one
 }
 
 // jsonGoroutine, jsonFinding and jsonSummary are the JSON lines of
@@ -44,8 +45,10 @@ type jsonFinding struct {
 	Kind       string          `json:"kind"`
 	Schedule   int             `json:"schedule"`
 	Message    string          `json:"message"`
+	Pos        string          `json:"pos,omitempty"`
 	Goroutines []jsonGoroutine `json:"goroutines"`
 	Replay     string          `json:"replay"`
+	ReplayCmd  string          `json:"replay_command,omitempty"`
 }
 
 type jsonSummary struct {
@@ -59,6 +62,10 @@ type jsonSummary struct {
 	Findings  map[string]int `json:"findings"`
 	Complete  bool           `json:"complete"`
 	ElapsedS  float64        `json:"elapsed_s"`
+	// Checkpoint is how exploration backed up, Notes why (an addition to
+	// DESIGN.md's line; parsers ignore fields they do not know).
+	Checkpoint string   `json:"checkpoint,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
 }
 
 func (rp *reporter) jsonLine(v any) {
@@ -132,7 +139,8 @@ func (rp *reporter) test(p instrument.Package, r scheduler.Report) int {
 	}
 	if rp.o.json {
 		rp.jsonLine(jsonSummary{Event: "summary", Package: p.ImportPath, Test: r.Test, Algorithm: r.Algorithm, Memory: rp.o.memory,
-			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, ElapsedS: r.ElapsedS})
+			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, ElapsedS: r.ElapsedS,
+			Checkpoint: r.Backer, Notes: r.Notes})
 		return status
 	}
 	for _, w := range r.Warnings {
@@ -159,6 +167,11 @@ func (rp *reporter) test(p instrument.Package, r scheduler.Report) int {
 		}
 		fmt.Fprintf(rp.out, "--- %s: %s (%s, %s, %.2fs)\n", verdict, r.Test, r.Algorithm, detail, r.ElapsedS)
 	}
+	if rp.o.verbose {
+		for _, n := range r.Notes {
+			fmt.Fprintf(rp.out, "    %s\n", n)
+		}
+	}
 	return status
 }
 
@@ -173,8 +186,12 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 		for _, g := range f.Goroutines {
 			gs = append(gs, jsonGoroutine{ID: g.ID, State: g.State, On: g.On, Pos: g.Pos})
 		}
-		rp.jsonLine(jsonFinding{Event: "finding", Package: p.ImportPath, Test: r.Test, Kind: string(f.Kind),
-			Schedule: f.Schedule, Message: f.Message, Goroutines: gs, Replay: rel})
+		jf := jsonFinding{Event: "finding", Package: p.ImportPath, Test: r.Test, Kind: string(f.Kind),
+			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: gs, Replay: rel}
+		if rel != "" && !rp.replaying {
+			jf.ReplayCmd = "xbtest -replay " + rel
+		}
+		rp.jsonLine(jf)
 		return
 	}
 	w := rp.out
@@ -216,9 +233,16 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
-	fmt.Fprintf(w, "\nFirst seen on schedule %d; seen on %d of %d schedules.\n", f.Schedule, f.Count, r.Schedules)
+	if !rp.replaying {
+		fmt.Fprintf(w, "\nFirst seen on schedule %d; seen on %d of %d schedules.\n", f.Schedule, f.Count, r.Schedules)
+	} else {
+		fmt.Fprintln(w)
+	}
 	if path != "" {
-		fmt.Fprintf(w, "Schedule: %s (%d blocks)\n", rel, len(f.Blocks))
+		fmt.Fprintf(w, "Schedule: %s (%s)\n", rel, scheduleSize(f))
+		if !rp.replaying {
+			fmt.Fprintf(w, "Replay:   xbtest -replay %s\n", rel)
+		}
 	}
 	fmt.Fprintln(w, "==================")
 }
@@ -229,12 +253,32 @@ func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *schedu
 		Package: p.ImportPath,
 		Dir:     rp.cwd,
 		Test:    r.Test,
-		Flags: replay.Flags{Algorithm: r.Algorithm, SyncDeps: r.SyncDeps, Memory: rp.o.memory, Race: rp.o.race, MaxSteps: rp.o.maxSteps,
+		Flags: replay.Flags{Algorithm: r.Algorithm, SyncDeps: r.SyncDeps, Memory: rp.o.memory, Granularity: rp.o.granularity, Race: rp.o.race, MaxSteps: rp.o.maxSteps,
 			Tags: rp.o.tags, Instrument: rp.o.instrument},
-		Finding: replay.Finding{Kind: string(f.Kind), Message: f.Message, Pos: f.Pos, Schedule: f.Schedule},
+		Finding: replay.Finding{Kind: string(f.Kind), Message: f.Message, Pos: f.Pos, Src: f.Src, Schedule: f.Schedule},
+	}
+	if sh := f.Shortened; sh != nil {
+		s.Shortened = &replay.Shortened{Blocks: sh.Blocks, Preemptions: sh.Preemptions}
 	}
 	for _, b := range f.Blocks {
-		s.Blocks = append(s.Blocks, replay.Block{Goroutine: b.Goroutine, Thread: b.Thread, End: b.End, Choices: b.Choices, Pos: b.Pos})
+		s.Decisions = append(s.Decisions, replay.Decision{Kind: replay.KindBlock, Goroutine: b.Goroutine, Thread: b.Thread, Points: b.Points,
+			Choices: b.Choices, Mid: b.Mid, Preempt: b.Preempt, Op: b.Op, Pos: b.Pos, Fn: b.Fn, Src: b.Src, End: b.End})
+	}
+	return s
+}
+
+// scheduleSize describes a finding's schedule: its blocks and preemptions,
+// and what minimisation made of it.
+func scheduleSize(f *scheduler.Finding) string {
+	p := 0
+	for _, b := range f.Blocks {
+		if b.Preempt {
+			p++
+		}
+	}
+	s := fmt.Sprintf("%d blocks, %d preemptions", len(f.Blocks), p)
+	if sh := f.Shortened; sh != nil && (sh.Blocks != len(f.Blocks) || sh.Preemptions != p) {
+		s += fmt.Sprintf("; shortened from %d blocks, %d preemptions", sh.Blocks, sh.Preemptions)
 	}
 	return s
 }
