@@ -196,7 +196,6 @@ func bufferedHelpers() string {
 		{"\t_xbs.Read(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)\n\treturn *p\n", "\treturn _xbs.Load(p, pos)\n"},
 		{"\t_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)\n\t*p = v\n", "\t_xbs.Store(p, v, pos)\n"},
 		{"\t_xbs.Write(_xbunsafe.Pointer(r.p), _xbunsafe.Sizeof(*r.p), r.pos)\n\t*r.p = v\n", "\t_xbs.Store(r.p, v, r.pos)\n"},
-		{"func _xbWrote[T any](p *T, pos _xbs.Pos) {\n\t_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)\n", "func _xbWrote[T any](p *T, pos _xbs.Pos) {\n\t_xbs.Wrote(p, pos)\n"},
 	} {
 		if !strings.Contains(s, r[0]) {
 			panic("instrument: bufferedHelpers: helper text changed: " + r[0])
@@ -266,10 +265,11 @@ func _xbRMW[T any](p *T, pos _xbs.Pos) *T {
 }
 
 // _xbWrote reports a write of *p that has just happened (after a
-// right-hand side that called functions, so that the write belongs to the
-// atomic block it happened in).
+// right-hand side that called functions), in the atomic block it happened
+// in: no block boundary comes first, even at access granularity, since the
+// write is already done (scheduler.Wrote).
 func _xbWrote[T any](p *T, pos _xbs.Pos) {
-	_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
+	_xbs.Wrote(p, pos)
 }
 
 // _xbRMWd is _xbWrote for x op= f().

@@ -232,6 +232,8 @@ func TestBasic(t *testing.T) {
 		"TestMemCaptured": {"assertion"},
 		"TestMemElem":     {"assertion"},
 		"TestMemEntry":    {"assertion"},
+		// tuples: every form of tuple assignment, split into temporaries.
+		"TestTupleForms": none,
 	}, out)
 
 	t.Run("MemoryAccesses", func(t *testing.T) {
@@ -273,7 +275,7 @@ func TestBasic(t *testing.T) {
 			byPath[p.ImportPath] = p
 			paths = append(paths, p.ImportPath)
 		}
-		if !sort.StringsAreSorted(paths) || len(paths) != 16 {
+		if !sort.StringsAreSorted(paths) || len(paths) != 17 {
 			t.Errorf("packages %v", paths)
 		}
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {
@@ -389,6 +391,7 @@ func TestOldModule(t *testing.T) {
 		// goroutines) that causes it.
 		"TestOldSharedLoopVar": {"assertion", "race"},
 		"TestOldRMWOrder":      {"race", "race"},
+		"TestOldTuple":         nil,
 	}, out)
 }
 
@@ -409,7 +412,13 @@ func TestBufferedHelpers(t *testing.T) {
 		"TestOldSharedLoopVar": {"assertion", "race"},
 		// The read-modify-write is fenced after set(): no reordering.
 		"TestOldRMWOrder": {"race", "race"},
+		"TestOldTuple":    nil,
 	}, out)
+	// Tuple assignments split into temporaries store through the buffers
+	// and keep their values.
+	tuples := prepare(t, Options{Dir: testdata("basic"), Patterns: []string{"./tuples"}, Memory: "tso"})
+	treports, tout := runPlanEnv(t, tuples, []string{`XBTEST_CONFIG={"algorithm":"exitblock-rwdd","memory":"tso","checkpoint":"auto"}`})
+	checkReports(t, treports, map[string][]string{"TestTupleForms": nil}, tout)
 	// The stores of the shared loop variable go through a store buffer
 	// now: its flushes are scheduling events of their own.
 	sc, _ := runPlan(t, prepare(t, Options{Dir: testdata("old")}))

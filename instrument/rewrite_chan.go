@@ -308,20 +308,28 @@ func hasDefaultClause(clauses []ast.Stmt) bool {
 // assignTo returns the text of the assignment l = val (val a temporary),
 // with the write reported if l is shared. l's operands are visited.
 func (r *fileRW) assignTo(l ast.Expr, val string) []part {
+	a, _ := r.assignPart(l, lit(val))
+	return a
+}
+
+// assignPart is assignTo with the value's text given as a part. It also
+// reports whether the store is reported to the scheduler (l is a shared
+// location or a map entry).
+func (r *fileRW) assignPart(l ast.Expr, val part) ([]part, bool) {
 	if isBlank(l) {
-		return []part{lit("_ = " + val)}
+		return []part{lit("_ = "), val}, false
 	}
 	if ix := r.mapIndex(l); ix != nil {
 		r.expr(ix.Index)
 		r.mapAccess(ix.X, hMapStore)
-		return []part{r.ed.srcOf(l), lit(" = " + val)}
+		return []part{r.ed.srcOf(l), lit(" = "), val}, true
 	}
 	if r.loc(l) && r.info.Types[l].Addressable() {
-		if a := r.assignment(l, []part{lit(val)}); a != nil {
-			return a
+		if a := r.assignment(l, r.ed.srcOf(l), []part{val}); a != nil {
+			return a, true
 		}
 	}
-	return []part{r.ed.srcOf(l), lit(" = " + val)}
+	return []part{r.ed.srcOf(l), lit(" = "), val}, false
 }
 
 // rangeChan rewrites a loop over a channel into a loop that receives at the

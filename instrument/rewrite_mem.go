@@ -201,8 +201,9 @@ func (r *fileRW) assign(s *ast.AssignStmt, inList bool) {
 	}
 	switch s.Tok {
 	case token.DEFINE:
+		vals := r.splitValues(s)
 		var after []part
-		for _, l := range s.Lhs {
+		for i, l := range s.Lhs {
 			id, ok := l.(*ast.Ident)
 			if !ok || id.Name == "_" {
 				continue
@@ -214,10 +215,28 @@ func (r *fileRW) assign(s *ast.AssignStmt, inList bool) {
 				continue
 			}
 			// := assigns the variables it does not declare.
-			if v, ok := r.info.Uses[id].(*types.Var); ok && r.sharedVar(v) {
-				if name, ok := r.helperName(id, hWrote, v.Type()); ok {
-					after = append(after, lit(fmt.Sprintf("; %s(&%s, %s)", name, id.Name, r.site(id))))
+			v, ok := r.info.Uses[id].(*types.Var)
+			if !ok || !r.sharedVar(v) {
+				continue
+			}
+			if vals != nil && inList {
+				// a, x := f() becomes a, _xbv1 := f(); x = _xbv1 with
+				// the store of x reported as any other.
+				val := vals[i]
+				if val.temp {
+					name := r.temp("_xbv")
+					r.ed.replace(id, lit(name))
+					val.part = lit(name)
+				} else {
+					r.ed.replace(id, lit("_"))
 				}
+				if a := r.assignment(l, lit(id.Name), []part{val.part}); a != nil {
+					after = append(append(after, lit("; ")), a...)
+					continue
+				}
+			}
+			if name, ok := r.helperName(id, hWrote, v.Type()); ok {
+				after = append(after, lit(fmt.Sprintf("; %s(&%s, %s)", name, id.Name, r.site(id))))
 			}
 		}
 		if len(after) > 0 && inList {
@@ -230,7 +249,7 @@ func (r *fileRW) assign(s *ast.AssignStmt, inList bool) {
 			r.assignN(s, inList)
 		}
 	default:
-		r.opAssign(s, s.Lhs[0], s.Rhs[0], strings.TrimSuffix(s.Tok.String(), "="))
+		r.opAssign(s, s.Lhs[0], s.Rhs[0], strings.TrimSuffix(s.Tok.String(), "="), inList)
 	}
 }
 
@@ -252,27 +271,27 @@ func (r *fileRW) assign1(s ast.Stmt, l, rhs ast.Expr) {
 	if !r.loc(l) || !r.info.Types[l].Addressable() {
 		return
 	}
-	if a := r.assignment(l, []part{r.ed.srcOf(rhs)}); a != nil {
+	if a := r.assignment(l, r.ed.srcOf(l), []part{r.ed.srcOf(rhs)}); a != nil {
 		r.ed.replace(s, a...)
 	}
 }
 
 // assignment returns the text of l = rhs for a shared location l whose
-// operands were visited: _xbAt(&l, pos).set(rhs), which reports the write
-// after rhs is evaluated and converts rhs as an assignment does, or, in a
-// file without generics, a wrapper _xbAssign(&l, rhs, pos) whose concrete
-// parameter types convert.
-func (r *fileRW) assignment(l ast.Expr, rhs []part) []part {
+// operands were visited, written target: _xbAt(&target, pos).set(rhs),
+// which reports the write after rhs is evaluated and converts rhs as an
+// assignment does, or, in a file without generics, a wrapper
+// _xbAssign(&target, rhs, pos) whose concrete parameter types convert.
+func (r *fileRW) assignment(l ast.Expr, target part, rhs []part) []part {
 	pos := r.site(l)
 	if r.generics {
-		out := []part{lit("_xbAt(&"), r.ed.srcOf(l), lit(", " + pos + ").set(")}
+		out := []part{lit("_xbAt(&"), target, lit(", " + pos + ").set(")}
 		return append(append(out, rhs...), lit(")"))
 	}
 	name, ok := r.helperName(l, hAssign, r.typeOf(l))
 	if !ok {
 		return nil
 	}
-	out := []part{lit(name + "(&"), r.ed.srcOf(l), lit(", ")}
+	out := []part{lit(name + "(&"), target, lit(", ")}
 	return append(append(out, rhs...), lit(", "+pos+")"))
 }
 
@@ -281,8 +300,22 @@ func isUntyped(t types.Type) bool {
 	return ok && b.Info()&types.IsUntyped != 0
 }
 
+// typedCall reports whether e is a call or a receive, whose value has the
+// type a temporary declared with := gets (not an untyped constant
+// expression, such as 1 << f(), which takes the type of its context).
+func (r *fileRW) typedCall(e ast.Expr) bool {
+	switch e := unparen(e).(type) {
+	case *ast.CallExpr:
+		return true
+	case *ast.UnaryExpr:
+		return e.Op == token.ARROW
+	}
+	return false
+}
+
 // opAssign handles l op= rhs (and l++ with rhs nil and op "+" or "-").
-func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string) {
+// inList says whether the statement may be replaced by a block.
+func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string, inList bool) {
 	if ix := r.mapIndex(l); ix != nil {
 		r.expr(ix.Index)
 		r.mapAccess(ix.X, hMapRMW)
@@ -305,13 +338,23 @@ func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string) {
 		} else {
 			val = append(val, lit("("), r.ed.srcOf(rhs), lit(")"))
 		}
-		if a := r.assignment(l, val); a != nil {
+		if a := r.assignment(l, r.ed.srcOf(l), val); a != nil {
 			r.ed.replace(s, a...)
 		}
 		return
 	}
 	name, ok := r.helperName(l, hRMW, lt)
 	if !ok {
+		return
+	}
+	if inList && rhs != nil && r.hasCall(rhs) && r.typedCall(rhs) {
+		// The target's calls come first, then rhs, then the read and the
+		// write, reported right before them (in the block they happen
+		// in, even when rhs ends blocks):
+		//	{ _xbp1 := &l; _xbv2 := rhs; *_xbRMW(_xbp1, pos) op= _xbv2 }
+		p, v := r.temp("_xbp"), r.temp("_xbv")
+		r.ed.replace(s, lit("{ "+p+" := &"), r.ed.srcOf(l), lit("; "+v+" := "), r.ed.srcOf(rhs),
+			lit("; *"+name+"("+p+", "+r.site(l)+") "+op+"= "+v+" }"))
 		return
 	}
 	r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
@@ -331,13 +374,28 @@ func (r *fileRW) incDec(s *ast.IncDecStmt) {
 	if s.Tok == token.DEC {
 		op = "-"
 	}
-	r.opAssign(s, s.X, nil, op)
+	r.opAssign(s, s.X, nil, op, false)
 }
 
-// assignN handles tuple assignments. After a right-hand side that calls
-// functions the writes are reported after the statement (when the targets
-// can be evaluated again); otherwise before the evaluation.
+// assignN handles tuple assignments. In a statement list, with targets
+// that can be evaluated after the right-hand side and values whose types
+// a temporary keeps (splitValues), the statement is split:
+//
+//	x, y = f()   becomes   { _xbv1, _xbv2 := f(); x = _xbv1; y = _xbv2 }
+//
+// with each store reported as a single assignment's is: right before it,
+// in its own block at access granularity, through the store buffer under
+// -memory tso|pso. Otherwise, after a right-hand side that calls functions
+// the writes are reported after the statement (when the targets can be
+// evaluated again: scheduler.Wrote, in the block of the write); otherwise
+// before the evaluation.
 func (r *fileRW) assignN(s *ast.AssignStmt, inList bool) {
+	if inList && r.pureTargets(s.Lhs) {
+		if vals := r.splitValues(s); vals != nil {
+			r.splitAssign(s, vals)
+			return
+		}
+	}
 	later := inList && r.anyCall(s.Rhs) && r.pureTargets(s.Lhs)
 	var after []part
 	for _, l := range s.Lhs {
@@ -366,6 +424,117 @@ func (r *fileRW) assignN(s *ast.AssignStmt, inList bool) {
 	if len(after) > 0 {
 		r.ed.replace(s, append([]part{r.ed.srcOf(s)}, after...)...)
 	}
+}
+
+// splitValue is the value a split assignment stores in one target: a
+// temporary of the value's own type, or the text of a constant (or nil)
+// right-hand side, which a temporary would give its default type.
+type splitValue struct {
+	temp bool
+	part part
+}
+
+// splitValues returns, per target of the assignment s, how a split
+// assignment gets the value it stores, or nil if s cannot be split: a
+// comma-ok form (v, ok = m[k], x.(T), <-ch) whose ok target has a type
+// other than bool (the untyped bool result converts to it, a bool
+// temporary would not).
+func (r *fileRW) splitValues(s *ast.AssignStmt) []splitValue {
+	vals := make([]splitValue, len(s.Lhs))
+	switch {
+	case len(s.Lhs) == 2 && len(s.Rhs) == 1 && r.commaOk(s.Rhs[0]):
+		if ok := s.Lhs[1]; !isBlank(ok) && !types.Identical(r.typeOf(ok), types.Typ[types.Bool]) {
+			return nil
+		}
+		vals[0].temp, vals[1].temp = true, true
+	case len(s.Rhs) == len(s.Lhs):
+		for i, e := range s.Rhs {
+			tv, ok := r.info.Types[e]
+			if !ok {
+				return nil
+			}
+			// A constant is stored as it is written: a temporary would
+			// give an untyped one its default type, not the target's.
+			vals[i] = splitValue{temp: tv.Value == nil && !tv.IsNil(), part: r.ed.srcOf(e)}
+		}
+	case len(s.Rhs) == 1:
+		call, ok := unparen(s.Rhs[0]).(*ast.CallExpr)
+		if !ok {
+			return nil
+		}
+		if tup, ok := r.typeOf(call).(*types.Tuple); !ok || tup.Len() != len(s.Lhs) {
+			return nil
+		}
+		for i := range vals {
+			vals[i].temp = true
+		}
+	default:
+		return nil
+	}
+	return vals
+}
+
+// commaOk reports whether e, the single value of a two-target assignment,
+// is a comma-ok expression: a map index, a type assertion or a receive.
+func (r *fileRW) commaOk(e ast.Expr) bool {
+	switch e := unparen(e).(type) {
+	case *ast.IndexExpr:
+		return isMap(r.typeOf(e.X))
+	case *ast.TypeAssertExpr:
+		return true
+	case *ast.UnaryExpr:
+		return e.Op == token.ARROW
+	}
+	return false
+}
+
+// splitAssign rewrites the tuple assignment s as a block that evaluates the
+// right-hand side into temporaries and then assigns the targets, left to
+// right (see assignN). The targets are evaluated after the right-hand
+// side, which the language allows: they make no calls (pureTargets).
+func (r *fileRW) splitAssign(s *ast.AssignStmt, vals []splitValue) {
+	var names []string
+	var rhs, assigns []part
+	temps, shared := false, false
+	for i, l := range s.Lhs {
+		val := vals[i]
+		if val.temp {
+			name := "_"
+			if !isBlank(l) {
+				name = r.temp("_xbv")
+				val.part = lit(name)
+				temps = true
+			}
+			names = append(names, name)
+			if len(s.Rhs) > 1 {
+				if len(rhs) > 0 {
+					rhs = append(rhs, lit(", "))
+				}
+				rhs = append(rhs, r.ed.srcOf(s.Rhs[i]))
+			}
+		}
+		if !isBlank(l) {
+			a, reported := r.assignPart(l, val.part)
+			shared = shared || reported
+			assigns = append(append(assigns, lit("; ")), a...)
+		}
+	}
+	if !shared {
+		return // no store to report: the statement stays as it is
+	}
+	if len(s.Rhs) == 1 {
+		rhs = []part{r.ed.srcOf(s.Rhs[0])}
+	}
+	out := []part{lit("{ ")}
+	if len(names) > 0 {
+		tok := " = "
+		if temps {
+			tok = " := "
+		}
+		out = append(append(out, lit(strings.Join(names, ", ")+tok)), rhs...)
+	}
+	out = append(append(out, assigns...), lit(" }"))
+	r.ed.replace(s, out...)
 }
 
 // pure reports whether evaluating e twice is the same as once: no calls

@@ -61,3 +61,21 @@ func TestOldRMWOrder(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestOldTuple assigns shared variables with tuple assignments, which the
+// rewriter splits into temporaries stored through the non-generic
+// wrappers of this go1.12 module.
+func TestOldTuple(t *testing.T) {
+	var a, b int
+	var ok bool
+	m := map[int]int{1: 2}
+	pair := func() (int, int) { return 1, 2 }
+	a, b = pair()
+	b, ok = m[1]
+	c, a := 3, b
+	done := make(chan bool)
+	go func() { done <- a == 2 && b == 2 && ok && c == 3 }()
+	if !<-done {
+		t.Errorf("a, b, ok, c = %d, %d, %v, %d; want 2, 2, true, 3", a, b, ok, c)
+	}
+}
