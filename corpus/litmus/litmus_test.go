@@ -182,6 +182,83 @@ func TestCoRR(t *testing.T) {
 	check(t, "CoRR", fmt.Sprintf("r0=%d r1=%d", r0, r1))
 }
 
+// TestRMW: x += y, whose value comes from another goroutine's store.
+func TestRMW(t *testing.T) {
+	skipUnlessXBTest(t)
+	var x, y, r0 int
+	both(func() { y = 1; r0 = x }, func() { x += y })
+	check(t, "RMW", fmt.Sprintf("r0=%d x=%d", r0, x))
+}
+
+// The same tests with the stores written as Go's other assignment forms:
+// a tuple assignment from a call (the values reach the variables after
+// the call returns, left to right) and comma-ok type assertions of a
+// call's result. A store is a store whatever the statement: the outcome
+// sets are those of the plain tests.
+
+// pair returns its arguments; the tuple assignments below store its
+// results.
+func pair(a, b int) (int, int) { return a, b }
+
+// boxed returns v as an interface, for comma-ok assertions.
+func boxed(v int) any { return v }
+
+func TestLBCalls(t *testing.T) {
+	skipUnlessXBTest(t)
+	var x, y, r0, r1 int
+	both(func() { r0 = x; y, _ = pair(1, 0) }, func() { r1 = y; x, _ = pair(1, 0) })
+	check(t, "LB+calls", fmt.Sprintf("r0=%d r1=%d", r0, r1))
+}
+
+func TestMPCall(t *testing.T) {
+	skipUnlessXBTest(t)
+	var x, y, r0, r1 int
+	both(func() { x, y = pair(1, 1) }, func() { r0 = y; r1 = x })
+	check(t, "MP+call", fmt.Sprintf("r0=%d r1=%d", r0, r1))
+}
+
+func TestCoRROk(t *testing.T) {
+	skipUnlessXBTest(t)
+	var x, r0, r1 int
+	var ok bool
+	both(func() { x, ok = boxed(1).(int) }, func() { r0 = x; r1 = x })
+	if !ok {
+		t.Error("boxed(1).(int) failed")
+	}
+	check(t, "CoRR+ok", fmt.Sprintf("r0=%d r1=%d", r0, r1))
+}
+
+// at returns i: a call in the target of x op= f() makes xbtest evaluate
+// the target once.
+func at(i int) int { return i }
+
+// load reads *p: a shared access inside the call of x op= load(&y).
+func load(p *int) int { return *p }
+
+func TestRMWCall(t *testing.T) {
+	skipUnlessXBTest(t)
+	var y, r0 int
+	x := make([]int, 1)
+	both(func() { y = 1; r0 = x[0] }, func() { x[at(0)] += load(&y) })
+	check(t, "RMW+call", fmt.Sprintf("r0=%d x=%d", r0, x[0]))
+}
+
+// flag is a bool of its own: v, ok = x.(T) with such an ok cannot go
+// through temporaries (the untyped result converts to flag, a bool
+// temporary would not), so xbtest reports the stores after the statement.
+type flag bool
+
+func TestCoRROkFlag(t *testing.T) {
+	skipUnlessXBTest(t)
+	var x, r0, r1 int
+	var ok flag
+	both(func() { x, ok = boxed(1).(int) }, func() { r0 = x; r1 = x })
+	if !ok {
+		t.Error("boxed(1).(int) failed")
+	}
+	check(t, "CoRR+okflag", fmt.Sprintf("r0=%d r1=%d", r0, r1))
+}
+
 // TestSBAssumingSC is SB asserting the outcomes sequential consistency
 // allows, as code written for a sequentially consistent machine would:
 // under -memory tso and pso xbtest reports the schedule in which both loads
