@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	litcorpus "github.com/xbtest/xbtest/corpus/litmus"
 	xb "github.com/xbtest/xbtest/scheduler"
@@ -393,5 +394,107 @@ func TestBufferedPointersStayAlive(t *testing.T) {
 	}
 	if inMemory != nil || got != 42 || freed.Load() {
 		t.Errorf("memory held %p before the flush, the goroutine loaded %d, object freed: %v; want nil, 42, false", inMemory, got, freed.Load())
+	}
+}
+
+// TestSynchronizationDrains checks that every synchronization operation of
+// a goroutine drains its store buffers (x86's LOCK'd instructions and
+// MFENCE): MP under PSO, where the writer's two stores go to different
+// FIFOs and may commit out of order, with the operation between them.
+// The reader then never sees the second store without the first. Without
+// an operation, or with a loop's back edge (Step, no fence), it does.
+func TestSynchronizationDrains(t *testing.T) {
+	type prims struct {
+		mu   xb.Mutex
+		rw   xb.RWMutex
+		cond *xb.Cond
+		ch   chan int
+		wg   xb.WaitGroup
+		once xb.Once
+		m    xb.Map
+		w32  int32
+		w64  int64
+		ptr  unsafe.Pointer
+	}
+	type op struct {
+		name           string
+		pre, mid, post func(p *prims)
+	}
+	nop := func(*prims) {}
+	ops := []op{
+		{"Mutex.Lock", nop, func(p *prims) { p.mu.Lock() }, func(p *prims) { p.mu.Unlock() }},
+		{"Mutex.Unlock", func(p *prims) { p.mu.Lock() }, func(p *prims) { p.mu.Unlock() }, nop},
+		{"Mutex.TryLock", nop, func(p *prims) { p.mu.TryLock() }, func(p *prims) { p.mu.Unlock() }},
+		{"RWMutex.RLock", nop, func(p *prims) { p.rw.RLock() }, func(p *prims) { p.rw.RUnlock() }},
+		{"RWMutex.RUnlock", func(p *prims) { p.rw.RLock() }, func(p *prims) { p.rw.RUnlock() }, nop},
+		{"RWMutex.Lock", nop, func(p *prims) { p.rw.Lock() }, func(p *prims) { p.rw.Unlock() }},
+		{"RWMutex.Unlock", func(p *prims) { p.rw.Lock() }, func(p *prims) { p.rw.Unlock() }, nop},
+		{"Cond.Signal", nop, func(p *prims) { p.cond.Signal() }, nop},
+		{"Cond.Broadcast", nop, func(p *prims) { p.cond.Broadcast() }, nop},
+		{"send", nop, func(p *prims) { xb.Send(p.ch, 1) }, nop},
+		{"receive", func(p *prims) { xb.Send(p.ch, 1) }, func(p *prims) { xb.Recv(p.ch) }, nop},
+		{"close", nop, func(p *prims) { xb.Close(p.ch) }, nop},
+		{"select", nop, func(p *prims) { xb.Select(true, xb.SendCase(p.ch, 1)) }, nop},
+		{"WaitGroup.Add", nop, func(p *prims) { p.wg.Add(1) }, func(p *prims) { p.wg.Done() }},
+		{"WaitGroup.Done", func(p *prims) { p.wg.Add(1) }, func(p *prims) { p.wg.Done() }, nop},
+		{"WaitGroup.Wait", nop, func(p *prims) { p.wg.Wait() }, nop},
+		{"Once.Do", nop, func(p *prims) { p.once.Do(func() {}) }, nop},
+		{"Map.Load", nop, func(p *prims) { p.m.Load(1) }, nop},
+		{"Map.Store", nop, func(p *prims) { p.m.Store(1, 1) }, nop},
+		{"atomic.LoadInt32", nop, func(p *prims) { xb.LoadInt32(&p.w32) }, nop},
+		{"atomic.StoreInt32", nop, func(p *prims) { xb.StoreInt32(&p.w32, 1) }, nop},
+		{"atomic.AddInt64", nop, func(p *prims) { xb.AddInt64(&p.w64, 1) }, nop},
+		{"atomic.CompareAndSwapInt64", nop, func(p *prims) { xb.CompareAndSwapInt64(&p.w64, 0, 1) }, nop},
+		{"atomic.SwapInt64", nop, func(p *prims) { xb.SwapInt64(&p.w64, 1) }, nop},
+		{"atomic.OrInt32", nop, func(p *prims) { xb.OrInt32(&p.w32, 1) }, nop},
+		{"atomic.LoadPointer", nop, func(p *prims) { xb.LoadPointer(&p.ptr) }, nop},
+		{"go", nop, func(p *prims) { xb.Go(func() {}) }, nop},
+		{"Fence", nop, func(*prims) { xb.Fence() }, nop},
+	}
+	const relaxed = "r0=1 r1=0"
+	reached := func(t *testing.T, mid func(*prims), pre, post func(*prims)) []string {
+		seen := map[string]bool{}
+		cfg := litConfig(xb.DefaultConfig(), xb.PSO)
+		res := xb.Explore(t.Name(), func(*xb.T) {
+			p := xb.New(new(prims))
+			p.cond = xb.NewCond(&p.mu)
+			p.ch = xb.MakeChan[int](1)
+			mem := xb.New(new([2]int64))
+			var r0, r1 int64
+			sp := xb.New(new(spawner))
+			sp.goWait(func() {
+				pre(p)
+				xb.Store(&mem[0], 1, 0)
+				mid(p)
+				xb.Store(&mem[1], 1, 0)
+				post(p)
+			})
+			sp.goWait(func() {
+				r0 = xb.Load(&mem[1], 0)
+				r1 = xb.Load(&mem[0], 0)
+			})
+			sp.wg.Wait()
+			seen[fmt.Sprintf("r0=%d r1=%d", r0, r1)] = true
+		}, cfg)
+		if res.Internal != "" || len(res.Findings) != 0 || !res.Complete {
+			t.Fatalf("internal %q, findings %v, complete %v", res.Internal, res.Findings, res.Complete)
+		}
+		return slices.Sorted(maps.Keys(seen))
+	}
+	for _, c := range []struct {
+		name string
+		mid  func(*prims)
+	}{{"nothing", nop}, {"Step", func(*prims) { xb.Step() }}} {
+		if got := reached(t, c.mid, nop, nop); !slices.Contains(got, relaxed) {
+			t.Errorf("with %s between the stores: outcomes %v, want %s among them", c.name, got, relaxed)
+		}
+	}
+	for _, o := range ops {
+		t.Run(o.name, func(t *testing.T) {
+			got := reached(t, o.mid, o.pre, o.post)
+			if slices.Contains(got, relaxed) || len(got) != 3 {
+				t.Errorf("outcomes %v: want the three of MP+mfence, not %s", got, relaxed)
+			}
+		})
 	}
 }
