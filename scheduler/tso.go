@@ -26,8 +26,9 @@ import (
 //     implements them with LOCK'd instructions or MFENCE. The exception is
 //     atomic loads: Go compiles them to a plain MOV on amd64, which does not
 //     wait for the buffer, so a real machine can run an atomic load before
-//     an earlier plain store is visible; xbtest drains there too, as issue 7
-//     specifies, and does not explore that reordering (for a plain store
+//     an earlier plain store is visible; xbtest drains there too (every
+//     sync/atomic operation is a fence in its model) and does not explore
+//     that reordering (for a plain store
 //     followed by an atomic load of another variable: fewer behaviours
 //     than the hardware, never more).
 //   - Accesses reported without their value (Read/Write: maps, the stores
