@@ -17,10 +17,11 @@
 //     snapshot: it forks one child per pending branch below it, each of
 //     which continues from that point instead of from the start.
 //   - Auto re-runs in the test binary while the test's package state is
-//     unchanged after every execution and no prefix costs more to replay
-//     than a fork; a zygote forked beforehand waits, and takes the
-//     exploration over (by fork, with snapshots) at the first execution
-//     that breaks either condition.
+//     unchanged after every execution and replaying prefixes costs less
+//     than forking (measured: a fork of this process against the time an
+//     execution took to reach the point the next one starts from); a
+//     zygote forked beforehand waits, and takes the exploration over (by
+//     fork, with snapshots) once either condition fails.
 //
 // Exploration state (the path, the new branches, findings, counters) flows
 // from a child to its parent over a pipe when the child can go no further;

@@ -32,8 +32,20 @@ type Fork struct {
 	parentDepth int
 	noSnapshot  string
 	every       bool // tests: a snapshot at every branch point
-	slow        bool // auto, in the root: a prefix took longer than a fork
+
+	// auto, in the root: reach[d] is how long the execution under way took
+	// to reach its branch point at depth d; dear counts the executions in a
+	// row whose successor had to replay a prefix dearer than a fork.
+	reach []time.Duration
+	dear  int
 }
+
+// dearInARow is how many executions in a row must have replayed a prefix
+// dearer than a fork before auto forks instead. One is not enough: on a
+// loaded machine, or when the collector runs, a cheap prefix now and then
+// takes longer than a fork, and a switch to forking costs every later
+// schedule a fork; a set-up that is really expensive is so every time.
+const dearInARow = 3
 
 // NewFork returns the fork strategy; auto re-runs in a child while that is
 // sound.
@@ -64,12 +76,13 @@ func (f *Fork) Name() string {
 // single-threaded (a child has only the thread that forked it), while the
 // root has the runtime's other threads, one of which might hold a runtime
 // lock at the instant of a fork and leave the child wedged. That one fork
-// from the root is guarded by the watchdog and retried once.
+// from the root is checked (forkZygote) and repeated if the zygote does not
+// come up.
 //
 // Under auto the root re-runs the body itself, with the zygote forked
 // beforehand and waiting; see exploreAuto.
 func (f *Fork) Explore(t Target) {
-	f.off, f.noSnapshot, f.parentDepth, f.slow = "", "", -1, false
+	f.off, f.noSnapshot, f.parentDepth, f.reach, f.dear = "", "", -1, f.reach[:0], 0
 	if why := f.unsafe(); why != "" {
 		f.off = why
 		t.Note("checkpoint " + f.Name() + ": cannot fork (" + why + "); re-running the test body instead")
@@ -88,35 +101,33 @@ func (f *Fork) Explore(t Target) {
 		f.exploreAuto(t)
 		return
 	}
-	forks0, snaps0, hangs0 := shm.forks.Load(), shm.snapshots.Load(), shm.hangs.Load()
-	for attempt := 1; ; attempt++ {
-		c, err := spawn()
-		if err != nil {
-			t.Fail(err.Error())
-			return
-		}
-		if c == nil {
-			t.Forked()
-			f.zygote(t, shm.forks.Load()-forks0, shm.snapshots.Load()-snaps0, shm.hangs.Load()-hangs0)
-		}
-		o := c.wait(f.stall, nil)
-		if o.stalled() && len(o.data) == 0 && attempt == 1 {
-			continue // wedged at birth: fork it again
-		}
-		if !o.ok() || len(o.data) == 0 {
-			t.Fail(fmt.Sprintf("checkpoint: the zygote (pid %d) %s before handing back its results", c.pid, o))
-			return
-		}
-		if err := t.Load(o.data); err != nil {
-			t.Fail("checkpoint: " + err.Error())
-		}
+	restore := gcOffForFork()
+	c, _, err := forkZygote(false)
+	if c != nil || err != nil {
+		restore()
+	}
+	if err != nil {
+		t.Fail(err.Error())
 		return
+	}
+	if c == nil {
+		t.Forked()
+		f.zygote(t)
+	}
+	o := c.wait(f.stall, nil)
+	if !o.ok() || len(o.data) == 0 {
+		t.Fail(fmt.Sprintf("checkpoint: the zygote (pid %d) %s before handing back its results", c.pid, o))
+		return
+	}
+	if err := t.Load(o.data); err != nil {
+		t.Fail("checkpoint: " + err.Error())
 	}
 }
 
 // exploreAuto re-runs the test body in the root for as long as that is
-// sound (package state unchanged after every execution) and cheap
-// (reaching no branch point took longer than a fork). A zygote, forked
+// sound (package state unchanged after every execution) and cheap (the
+// prefix the next execution replays, timed in this one, cost less than a
+// fork, but for at most dearInARow-1 executions in a row). A zygote, forked
 // before the first execution, waits meanwhile: if an execution changes
 // package state, or replaying prefixes turns out dearer than forking, the
 // root hands it the exploration state and it explores the rest by fork
@@ -127,7 +138,11 @@ func (f *Fork) Explore(t Target) {
 // auto forks only for the tests that need it.
 func (f *Fork) exploreAuto(t Target) {
 	f.forkCost = forkCost()
-	z, ctl, err := spawnWaiting()
+	restore := gcOffForFork()
+	z, ctl, err := forkZygote(true)
+	if z != nil || err != nil {
+		restore()
+	}
 	if err != nil {
 		t.Note("checkpoint auto: cannot fork (" + err.Error() + "); re-running the test body instead")
 		Rerun{}.Explore(t)
@@ -143,12 +158,19 @@ func (f *Fork) exploreAuto(t Target) {
 			t.Fail("checkpoint: " + err.Error())
 			leave(t.Save())
 		}
-		f.zygote(t, 0, 0, 0)
+		f.zygote(t)
 	}
 	for n := t.Next(); n >= 0; n = t.Next() {
+		f.reach = f.reach[:0]
 		t.RunFrom(n)
 		ok, why := t.Clean()
-		if ok && !f.slow {
+		if next := t.Next(); f.every || next >= 0 && next < len(f.reach) && f.reach[next] > f.forkCost {
+			f.dear++ // the next execution replays a prefix dearer than a fork
+		} else {
+			f.dear = 0
+		}
+		slow := f.dear >= dearInARow
+		if ok && !slow {
 			continue
 		}
 		// Hand over, even when nothing is left to explore: the findings
@@ -156,7 +178,7 @@ func (f *Fork) exploreAuto(t Target) {
 		if !ok {
 			t.Note("checkpoint auto: re-ran the test body until " + why + "; forked from a zygote after that")
 		} else {
-			t.Note(fmt.Sprintf("checkpoint auto: re-ran the test body until reaching a branch point took longer than a fork (%v); forked after that, with branch-point snapshots", f.forkCost.Round(time.Microsecond)))
+			t.Note(fmt.Sprintf("checkpoint auto: re-ran the test body until %d schedules in a row replayed a prefix dearer than a fork (%v); forked after that, with branch-point snapshots", dearInARow, f.forkCost.Round(time.Microsecond)))
 		}
 		writeAll(ctl, t.Save())
 		syscall.Close(ctl)
@@ -178,9 +200,9 @@ func (f *Fork) exploreAuto(t Target) {
 
 // zygote is the process the executions are forked from; it leaves when
 // exploration is over.
-func (f *Fork) zygote(t Target, forks0, snaps0, hangs0 int64) {
+func (f *Fork) zygote(t Target) {
 	f.forkCost = forkCost()
-	forks0, snaps0, hangs0 = shm.forks.Load(), shm.snapshots.Load(), shm.hangs.Load() // measuring does not count
+	forks0, snaps0, hangs0 := shm.forks.Load(), shm.snapshots.Load(), shm.hangs.Load() // measuring does not count
 	for n := t.Next(); n >= 0; n = t.Next() {
 		c, err := spawn()
 		if err != nil {
@@ -191,9 +213,7 @@ func (f *Fork) zygote(t Target, forks0, snaps0, hangs0 int64) {
 			t.Forked()
 			f.runChild(t, n)
 		}
-		ok, retry := f.collect(t, c)
-		retrying = retry
-		if !ok && !retry {
+		if !f.collect(t, c) {
 			break
 		}
 	}
@@ -226,41 +246,35 @@ func (f *Fork) runChild(t Target, n int) {
 	leave(t.Save())
 }
 
-// retrying is set (in the parent, inherited by the child) while a start is
-// forked a second time after a stall.
-var retrying bool
-
 // collect waits for a child and merges what it hands back. A child that
-// hung or wedged (see Wedged) on its first attempt is to be forked again:
-// collect then returns retry, and the caller forks the same start once more
-// with retrying set.
-func (f *Fork) collect(t Target, c *child) (ok, retry bool) {
+// hung (the program's goroutines are reported by the child's own watchdog;
+// this is the process stuck) or crashed loses the schedules it was
+// exploring: exploration stops, incomplete.
+func (f *Fork) collect(t Target, c *child) bool {
 	o := c.wait(f.stall, t.Alive)
-	if o.stalled() && !retrying {
-		shm.retries.Add(1)
-		return false, true
-	}
 	if !o.ok() || len(o.data) == 0 {
 		t.Fail(fmt.Sprintf("checkpoint: a forked child (pid %d) %s before handing back its results; the schedules it was exploring are lost", c.pid, o))
-		return false, false
+		return false
 	}
 	if err := t.Load(o.data); err != nil {
 		t.Fail("checkpoint: " + err.Error())
-		return false, false
+		return false
 	}
 	t.Alive()
-	return true, false
+	return true
 }
 
 // AtBranchPoint implements Backer.
 func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 	if f.parentDepth < 0 {
-		// The root (auto): no snapshot here, but a prefix dearer than a
-		// fork is a reason to hand the exploration to the zygote.
-		if f.auto && f.off == "" && (f.every || f.forkCost > 0 && elapsed > f.forkCost) {
-			// Reaching this branch point took longer than a fork: from
-			// here on, snapshots are cheaper than re-running the body.
-			f.slow = true
+		// The root (auto): no snapshot here, but what reaching this
+		// point cost tells whether replaying prefixes is dearer than
+		// forking (exploreAuto weighs it).
+		if f.auto && f.off == "" && f.forkCost > 0 {
+			for len(f.reach) <= d {
+				f.reach = append(f.reach, 0)
+			}
+			f.reach[d] = elapsed
 		}
 		return Stay
 	}
@@ -291,11 +305,7 @@ func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 			}
 			return Redirect
 		}
-		ok, retry := f.collect(t, c)
-		retrying = retry
-		if retry {
-			continue // the same child again (first stays as it was)
-		}
+		ok := f.collect(t, c)
 		first = false
 		if !ok || t.Next() < d {
 			leave(t.Save())
@@ -361,8 +371,5 @@ func (f *Fork) summarize(t Target, forks, snaps, hangs int64) {
 	t.Note(fmt.Sprintf("checkpoint %s; %d processes forked, %d branch-point snapshots (a fork costs %v here)", what, forks, snaps, f.forkCost.Round(time.Microsecond)))
 	if hangs > 0 {
 		t.Note(fmt.Sprintf("checkpoint: %d forked children hung and were killed", hangs))
-	}
-	if r := shm.retries.Load(); r > 0 {
-		t.Note(fmt.Sprintf("checkpoint: %d forked children stalled and were forked again", r))
 	}
 }

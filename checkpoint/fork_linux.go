@@ -5,6 +5,7 @@ package checkpoint
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -63,7 +64,6 @@ type shared struct {
 	forks     atomic.Int64  // children forked (all processes)
 	snapshots atomic.Int64  // branch-point snapshots taken
 	hangs     atomic.Int64  // children killed by the watchdog
-	retries   atomic.Int64  // children forked again after a stall
 }
 
 var shm *shared
@@ -72,6 +72,9 @@ var shm *shared
 func setupShared() error {
 	if shm != nil {
 		return nil
+	}
+	if err := findPoller(); err != nil {
+		return err
 	}
 	b, err := syscall.Mmap(-1, 0, os.Getpagesize(), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|syscall.MAP_ANON)
 	if err != nil {
@@ -89,6 +92,7 @@ func Beat() {
 		if self.beats++; self.beats&63 == 0 {
 			orphaned()
 		}
+		collectIfDue()
 	}
 }
 
@@ -111,6 +115,7 @@ type child struct {
 // spawn forks. In the parent it returns the child; in the child it returns
 // nil, having set up the child's side (pipe, death signal).
 func spawn() (*child, error) {
+	collectIfDue()
 	var p [2]int
 	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("checkpoint: pipe: %v", err)
@@ -129,8 +134,10 @@ func spawn() (*child, error) {
 		}
 		self.up, self.level, self.ppid = p[1], self.level+1, ppid
 		orphaned()
+		privatePoller()
 		shm.forks.Add(1)
 		shm.running.Store(int64(syscall.Getpid()))
+		shm.beat.Add(1)
 		return nil, nil
 	}
 	syscall.Close(p[1])
@@ -148,26 +155,158 @@ func Leave(state []byte) { leave(state) }
 // isRoot reports whether this process is the test binary itself.
 func isRoot() bool { return self.level == 0 }
 
-// spawnWaiting forks a child that is to wait for its parent's word: in the
-// parent it returns the child and the write end of a pipe to it, in the
-// child nil and the read end.
-func spawnWaiting() (*child, int, error) {
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
-		return nil, 0, fmt.Errorf("checkpoint: pipe: %v", err)
+// forkZygote forks the zygote from the root. Unlike every later fork, this
+// one copies a process with other threads (the runtime's monitor, idle
+// threads), and one of them may hold a runtime lock at the instant of the
+// fork, which nobody in the child would release, or be blocked in the
+// network poller (see checkIn). So the root first makes the second
+// unlikely (wakePoller), and the zygote first shows that its runtime works
+// (checkIn) and tells the root so; a zygote that does not within the
+// attempt's timeout is killed and forked again. In the parent forkZygote returns the
+// child (and, with waiting, the write end of a pipe the zygote reads its
+// instructions from); in the zygote nil (and the read end).
+func forkZygote(waiting bool) (*child, int, error) {
+	var err error
+	for attempt := 1; attempt <= zygoteAttempts; attempt++ {
+		var ctl [2]int
+		if waiting {
+			if err := syscall.Pipe2(ctl[:], syscall.O_CLOEXEC); err != nil {
+				return nil, 0, fmt.Errorf("checkpoint: pipe: %v", err)
+			}
+		}
+		wakePoller()
+		c, ferr := spawn()
+		switch {
+		case ferr != nil:
+			if waiting {
+				syscall.Close(ctl[0])
+				syscall.Close(ctl[1])
+			}
+			return nil, 0, ferr
+		case c == nil:
+			if waiting {
+				syscall.Close(ctl[1])
+			}
+			checkIn()
+			return nil, ctl[0], nil
+		}
+		if waiting {
+			syscall.Close(ctl[0])
+		}
+		if err = c.awaitCheckIn(time.Duration(attempt) * checkInTimeout); err == nil {
+			return c, ctl[1], nil
+		}
+		if waiting {
+			syscall.Close(ctl[1])
+		}
 	}
-	c, err := spawn()
-	switch {
-	case err != nil:
-		syscall.Close(p[0])
-		syscall.Close(p[1])
-		return nil, 0, err
-	case c == nil:
-		syscall.Close(p[1])
-		return nil, p[0], nil
+	return nil, 0, fmt.Errorf("checkpoint: the zygote %v, %d times", err, zygoteAttempts)
+}
+
+const (
+	zygoteAttempts = 3
+	checkInTimeout = 2 * time.Second // the first attempt's; then twice, three times that
+	checkInByte    = 'z'
+)
+
+// checkIn is the zygote's first act (see forkZygote): a collection (it
+// stops the world, and takes the scheduler's and the heap's locks), and two
+// short sleeps. The sleeps prove that the runtime can wait for a timer: if
+// another thread of the root was blocked in the network poller at the
+// instant of the fork, the runtime's record that a thread is polling (which
+// only that thread would clear) came along, and in the zygote a thread with
+// nothing to run would not poll but sleep until woken, which nothing would.
+// (wakePoller makes that rare; the first sleep lets whatever else was
+// runnable in the root run, so that the second must wait in the poller.)
+func checkIn() {
+	runtime.GC()
+	time.Sleep(time.Millisecond)
+	time.Sleep(time.Millisecond)
+	writeAll(self.up, []byte{checkInByte})
+}
+
+// wakePoller wakes a thread of the root that is blocked in the runtime's
+// network poller, and waits (a few milliseconds at most) until none is and
+// every other thread is blocked in a system call, so that the zygote is
+// not forked while a thread polls (see checkIn) or runs runtime code that
+// may hold a lock: a thread just woken from the poller is running until it
+// has recorded that it polls no more and parked. A woken thread cannot go
+// back to the poller meanwhile: that takes a P, and the only one
+// (GOMAXPROCS=1) is the caller's.
+func wakePoller() {
+	if !poller.known {
+		return
 	}
-	syscall.Close(p[0])
-	return c, p[1], nil
+	one := [8]byte{1}
+	for range 200 {
+		polling, running := otherThreads()
+		if polling {
+			syscall.Write(poller.wake, one[:])
+		} else if !running {
+			return
+		}
+		ts := syscall.NsecToTimespec(int64(20 * time.Microsecond))
+		syscall.RawSyscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+	}
+}
+
+// otherThreads reports whether another thread of this process is blocked
+// in epoll_pwait on the runtime's poller, and whether one is not blocked in
+// a system call at all (/proc/self/task/*/syscall gives a blocked thread's
+// system call and its arguments, and "running" for the others).
+func otherThreads() (polling, running bool) {
+	me := strconv.Itoa(syscall.Gettid())
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false, false
+	}
+	for _, task := range tasks {
+		if task.Name() == me {
+			continue
+		}
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/syscall")
+		if err != nil {
+			continue // gone
+		}
+		f := strings.Fields(string(b))
+		switch {
+		case len(f) == 0 || f[0] == "running":
+			running = true
+		case len(f) >= 2 && f[0] == strconv.Itoa(syscall.SYS_EPOLL_PWAIT):
+			if ep, err := strconv.ParseInt(strings.TrimPrefix(f[1], "0x"), 16, 64); err == nil && int(ep) == poller.ep {
+				polling = true
+			}
+		}
+	}
+	return polling, running
+}
+
+// awaitCheckIn waits for the zygote's check-in; on failure the zygote is
+// gone.
+func (c *child) awaitCheckIn(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var b [1]byte
+	for time.Now().Before(deadline) {
+		ready, err := pollIn(c.rd, 100*time.Millisecond)
+		if err != nil && err != syscall.EINTR {
+			break
+		}
+		if !ready {
+			continue
+		}
+		if n, err := syscall.Read(c.rd, b[:]); err == syscall.EINTR || err == syscall.EAGAIN {
+			continue
+		} else if n == 1 && b[0] == checkInByte {
+			return nil
+		}
+		break // EOF or garbage: it died
+	}
+	syscall.Kill(c.pid, syscall.SIGKILL)
+	o := c.wait(0, nil)
+	if o.status.Signaled() && o.status.Signal() == syscall.SIGKILL {
+		return fmt.Errorf("did not start within %v", timeout)
+	}
+	return fmt.Errorf("%s as it started", o)
 }
 
 // readAll reads fd to its end.
@@ -225,39 +364,17 @@ func (o outcome) String() string {
 	}
 }
 
-// exitWedged is the status of a child that gave up on an execution its
-// watchdog found stuck, for its parent to fork it again.
-const exitWedged = 75
-
-// Wedged is called when the watchdog finds the running execution stuck: a
-// goroutine that never reaches a scheduling point. In a forked child on its
-// first attempt the process exits, and its parent forks the same start
-// again: a child has only the thread that forked it, and the Go runtime
-// does not expect to lose the others, so a rare child can stall where a
-// second one does not. (The parent has the same state as before the first
-// attempt; what the child did is done again.) A stall that happens again is
-// the program's and is reported.
-func Wedged() {
-	if self.level >= 2 && !retrying {
-		syscall.Exit(exitWedged)
-	}
-}
-
-// stalled reports whether the child hung, was killed as hung, or gave up on
-// a stuck execution.
-func (o outcome) stalled() bool {
-	// SIGKILL without hung: the watchdog of an ancestor killed the child
-	// as the process that was running.
-	return o.hung || o.status.Exited() && o.status.ExitStatus() == exitWedged ||
-		o.status.Signaled() && o.status.Signal() == syscall.SIGKILL
-}
-
 // ok reports whether the child handed back its state and exited cleanly.
 func (o outcome) ok() bool { return !o.hung && o.status.Exited() && o.status.ExitStatus() == 0 }
 
-// wait reads everything the child sends until it exits. If the running
-// process (the child or one of its descendants) neither beats nor uses CPU
-// time for stall, it is killed. stall 0: no watchdog. alive, if set, is
+// wait reads everything the child sends until it exits. If the process
+// tree makes no progress for stall, the running process (the child or one
+// of its descendants) is killed. Progress is a beat (every few hundred
+// scheduling events, every fork, every child that ended) or CPU time used
+// by the running process: a child that runs one short execution may never
+// reach a scheduler beat, and its CPU time may round to zero ticks, so
+// forks and ends must count, or a healthy tree of short children looks
+// stuck. stall 0: no watchdog. alive, if set, is
 // called whenever the child makes progress (a snapshot's own watchdog must
 // not take the wait for a stuck execution).
 func (c *child) wait(stall time.Duration, alive func()) outcome {
@@ -310,6 +427,7 @@ func (c *child) wait(stall time.Duration, alive func()) outcome {
 		}
 	}
 	shm.running.Store(int64(syscall.Getpid()))
+	shm.beat.Add(1)
 	return out
 }
 

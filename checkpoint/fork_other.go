@@ -12,7 +12,7 @@ import (
 
 const forkSupported = false
 
-type shared struct{ forks, snapshots, hangs, retries counter }
+type shared struct{ forks, snapshots, hangs counter }
 
 type counter struct{}
 
@@ -40,15 +40,11 @@ func measureFork() time.Duration { return 0 }
 func hazards() []string          { return []string{"fork checkpoints need Linux"} }
 func residentPages() int64       { return 0 }
 
-func (outcome) stalled() bool { return false }
-
-// Wedged is a no-op without fork support.
-func Wedged() {}
-
-func spawnWaiting() (*child, int, error) { return nil, 0, errors.New("fork checkpoints need Linux") }
-func readAll(int) []byte                 { return nil }
-func writeAll(int, []byte)               {}
-func isRoot() bool                       { return true }
+func forkZygote(bool) (*child, int, error) { return nil, 0, errors.New("fork checkpoints need Linux") }
+func readAll(int) []byte                   { return nil }
+func writeAll(int, []byte)                 {}
+func isRoot() bool                         { return true }
+func gcOffForFork() func()                 { return func() {} }
 
 // InChild is false without fork support.
 func InChild() bool { return false }

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // hazards lists what would break in a forked child of this process right
@@ -47,76 +48,189 @@ func hazards() []string {
 			out = append(out, fmt.Sprintf("a goroutine waits on the network poller in %s", top))
 		}
 	}
+	if self.level > 0 {
+		// Forks below the zygote are safe because its processes have one
+		// thread; the program may have started more (LockOSThread, a
+		// system call that blocked).
+		if tasks, err := os.ReadDir("/proc/self/task"); err == nil && len(tasks) > 1 {
+			out = append(out, fmt.Sprintf("the program started threads in this forked process (it has %d)", len(tasks)))
+		}
+	}
 	return dedup(append(out, polled()...))
 }
 
 var stackBuf []byte
 
-// epolls are the epoll descriptors of the process (the runtime's poller
-// makes one, once).
-var epolls []int
-
 // polled lists the descriptors registered with the runtime's network
-// poller, other than the poller's own wake-up eventfd: the kernel lists the
-// targets of an epoll instance in /proc/self/fdinfo.
+// poller, other than the poller's own wake-up eventfd.
 func polled() []string {
-	if len(epolls) == 0 {
-		ents, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			return []string{"cannot list open files: " + err.Error()}
-		}
-		for _, e := range ents {
-			if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && target == "anon_inode:[eventpoll]" {
-				if fd, err := strconv.Atoi(e.Name()); err == nil {
-					epolls = append(epolls, fd)
-				}
-			}
-		}
+	if err := findPoller(); err != nil {
+		return []string{err.Error()}
 	}
-	kind := map[int]string{}
-	var fds []int
-	for _, ep := range epolls {
-		b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(ep))
-		if err != nil {
+	if !poller.known {
+		return nil
+	}
+	targets, err := epollTargets(poller.ep)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	slices.SortFunc(targets, func(a, b epollTarget) int { return a.fd - b.fd })
+	var out []string
+	for _, t := range targets {
+		if t.fd == poller.wake {
 			continue
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.Fields(line)
-			if len(f) < 2 || f[0] != "tfd:" {
-				continue
-			}
-			fd, err := strconv.Atoi(f[1])
-			if err != nil {
-				continue
-			}
-			target, _ := os.Readlink("/proc/self/fd/" + f[1])
-			if target != "anon_inode:[eventfd]" {
-				kind[fd] = target
-				fds = append(fds, fd)
-			}
-		}
-	}
-	sort.Ints(fds)
-	var out []string
-	for _, fd := range fds {
-		what := kind[fd]
+		what, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(t.fd))
 		switch {
 		case strings.HasPrefix(what, "socket:"):
 			what = "a socket"
 		case strings.HasPrefix(what, "pipe:"):
 			what = "a pipe"
 		}
-		out = append(out, fmt.Sprintf("the network poller watches %s (fd %d): its epoll instance would be shared with a forked child", what, fd))
+		out = append(out, fmt.Sprintf("the network poller watches %s (fd %d): a forked child would share it with this process", what, t.fd))
 	}
 	return out
 }
 
-func firstFunc(body string) string {
-	line, _, _ := strings.Cut(body, "\n")
-	if i := strings.LastIndexByte(line, '('); i > 0 {
-		line = line[:i]
+// The runtime's network poller is an epoll instance and an eventfd it wakes
+// itself with. A forked child would share both with its parent (and its
+// siblings): readiness of a descriptor the child registers could be taken
+// by another process, which would also read the data word (a pointer into
+// the child's memory) as its own, and a wake-up meant for one process could
+// be eaten by another. So every child gets a poller of its own (see
+// privatePoller); poller records, once per tree, the descriptor numbers the
+// runtime uses, which a child inherits.
+var poller struct {
+	known    bool
+	ep, wake int    // the runtime's epoll and eventfd descriptors
+	wakeData uint64 // the data word the runtime registered the eventfd with
+}
+
+// epollTarget is one descriptor an epoll instance watches.
+type epollTarget struct {
+	fd     int
+	events uint32
+	data   uint64
+}
+
+// epollTargets lists what the epoll instance ep watches, as the kernel
+// shows it in /proc/self/fdinfo ("tfd: 5 events: 19 data: 4d07e0 ...").
+func epollTargets(ep int) ([]epollTarget, error) {
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(ep))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: reading the network poller's descriptors: %v", err)
 	}
-	return line
+	var out []epollTarget
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[0] != "tfd:" || f[2] != "events:" || f[4] != "data:" {
+			continue
+		}
+		fd, err1 := strconv.Atoi(f[1])
+		ev, err2 := strconv.ParseUint(f[3], 16, 32)
+		data, err3 := strconv.ParseUint(f[5], 16, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("checkpoint: cannot read the network poller's descriptors from %q", line)
+		}
+		out = append(out, epollTarget{fd, uint32(ev), data})
+	}
+	return out, nil
+}
+
+// findPoller finds the runtime's poller: the epoll instance that watches an
+// eventfd. It makes the runtime create its poller first (opening a file
+// does), so that every process of the tree knows it.
+func findPoller() error {
+	if poller.known {
+		return nil
+	}
+	if f, err := os.Open("/proc/self/stat"); err == nil {
+		f.Close()
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("checkpoint: cannot list open files: %v", err)
+	}
+	for _, e := range ents {
+		ep, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if target, _ := os.Readlink("/proc/self/fd/" + e.Name()); target != "anon_inode:[eventpoll]" {
+			continue
+		}
+		targets, err := epollTargets(ep)
+		if err != nil {
+			return err
+		}
+		for _, t := range targets {
+			if target, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(t.fd)); target == "anon_inode:[eventfd]" {
+				poller.known, poller.ep, poller.wake, poller.wakeData = true, ep, t.fd, t.data
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// privatePoller gives a new child a poller of its own: a new epoll instance
+// and eventfd in place of the inherited ones, under the same descriptor
+// numbers the runtime holds, the eventfd registered as the runtime did. (At
+// a fork the inherited instance watches nothing else: polled is a hazard.)
+// The eventfd starts signalled: a wake-up the parent had in flight would
+// otherwise be lost to the child, whose runtime would wait for it forever.
+func privatePoller() {
+	if !poller.known {
+		return
+	}
+	fail := func(what string, err error) {
+		writeAll(2, []byte("xbtest: checkpoint: a forked child cannot make a network poller of its own: "+what+": "+err.Error()+"\n"))
+		syscall.Exit(5)
+	}
+	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		fail("epoll_create1", err)
+	}
+	const efdCloexec, efdNonblock = 0x80000, 0x800
+	wake, _, errno := syscall.RawSyscall(syscall.SYS_EVENTFD2, 0, efdCloexec|efdNonblock, 0)
+	if errno != 0 {
+		fail("eventfd2", errno)
+	}
+	if err := syscall.Dup3(int(wake), poller.wake, syscall.O_CLOEXEC); err != nil {
+		fail("dup3", err)
+	}
+	syscall.Close(int(wake))
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(poller.wakeData), Pad: int32(poller.wakeData >> 32)}
+	if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, poller.wake, &ev); err != nil {
+		fail("epoll_ctl", err)
+	}
+	if err := syscall.Dup3(ep, poller.ep, syscall.O_CLOEXEC); err != nil {
+		fail("dup3", err)
+	}
+	syscall.Close(ep)
+	one := [8]byte{1}
+	syscall.Write(poller.wake, one[:])
+}
+
+// firstFunc names the first function of a goroutine's stack that is not the
+// runtime's or a system call wrapper: where the program is.
+func firstFunc(body string) string {
+	first := ""
+	for _, line := range strings.Split(body, "\n") {
+		if line == "" || line[0] == '\t' || strings.HasPrefix(line, "created by ") {
+			continue
+		}
+		if i := strings.LastIndexByte(line, '('); i > 0 {
+			line = line[:i]
+		}
+		if first == "" {
+			first = line
+		}
+		if !strings.HasPrefix(line, "runtime.") && !strings.HasPrefix(line, "syscall.") && !strings.HasPrefix(line, "internal/") && !strings.HasPrefix(line, "golang.org/x/sys/") {
+			return line
+		}
+	}
+	return first
 }
 
 func dedup(s []string) []string {

@@ -2,9 +2,14 @@ package scheduler_test
 
 import (
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -68,11 +73,11 @@ func TestCheckpointStrategiesAgree(t *testing.T) {
 		for cname, cfg := range cfgs {
 			want := outcome(explore(t, p.name, p.body, cfg))
 			for bname, mk := range backers() {
-				if strings.HasSuffix(bname, "+snapshots") && (!smallTree[p.name] || os.Getenv("XBTEST_SNAPSHOT_STRESS") == "") {
+				if strings.HasSuffix(bname, "+snapshots") && !smallTree[p.name] && os.Getenv("XBTEST_SNAPSHOT_STRESS") == "" {
 					// A snapshot at every branch point makes a chain of
-					// processes as deep as the path. Such chains stall
-					// now and then (see checkpoint's README section), so
-					// this stress is run on demand:
+					// processes as deep as the path and forks about once
+					// per branch; for the large trees that takes minutes,
+					// so it runs on demand:
 					// XBTEST_SNAPSHOT_STRESS=1 go test ./scheduler -run TestCheckpointStrategiesAgree
 					continue
 				}
@@ -178,4 +183,133 @@ func TestCheckpointPackageState(t *testing.T) {
 	}
 	clear(registry)
 	registered = 0
+}
+
+// viaPipe has each execution wait on the network poller before its
+// goroutines start: a goroutine xbtest does not control (as a library's
+// would be) writes to a pipe after a moment, and the test goroutine reads
+// it. A forked child must be woken by its own poller: were the epoll
+// instance shared with the other processes of the tree, the pipe's
+// readiness could go to one of them, and the child would wait until its
+// watchdog gave up.
+func viaPipe(body func(*xb.T)) func(*xb.T) {
+	return func(t *xb.T) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatalf("pipe: %v", err)
+		}
+		defer r.Close()
+		defer w.Close()
+		go func() {
+			time.Sleep(time.Millisecond)
+			w.Write([]byte{1})
+		}()
+		var b [1]byte
+		if n, err := r.Read(b[:]); n != 1 || err != nil {
+			t.Fatalf("read %d bytes: %v", n, err)
+		}
+		body(t)
+	}
+}
+
+func TestForkedChildPollsAlone(t *testing.T) {
+	body := viaPipe(splitSync)
+	cfg := xb.DefaultConfig()
+	cfg.Watchdog = 5 * time.Second
+	want := outcome(explore(t, "SplitSync via a pipe", body, cfg))
+	for _, name := range []string{"fork", "fork+snapshots"} {
+		cfg.Backer = backers()[name]()
+		res := explore(t, "SplitSync via a pipe", body, cfg)
+		if got := outcome(res); got != want {
+			t.Errorf("under %s:\n%s\nwant (rerun):\n%s", name, got, want)
+		}
+		// The pipe is still open at the branch points: a snapshot's
+		// children would share it.
+		if name == "fork+snapshots" && !slices.ContainsFunc(res.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "checkpoint: no branch-point snapshots: the network poller watches a pipe (fd ")
+		}) {
+			t.Errorf("under %s: no note on the pipe: %q", name, res.Notes)
+		}
+	}
+}
+
+// With something a forked child would lose, fork and auto re-run the test
+// body instead, and say why. Each hazard is made in a process of its own
+// (os/signal's receiver, for one, never goes away).
+func TestForkHazards(t *testing.T) {
+	if h := os.Getenv("XBTEST_HAZARD"); h != "" {
+		exploreWithHazard(t, h)
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs the test binary once per hazard")
+	}
+	for _, h := range []struct{ name, why string }{
+		{"signal", "signal.Notify is in use (os/signal's receiver would stop in a forked child)"},
+		{"locked", "a goroutine is locked to its OS thread (runtime.LockOSThread) in "},
+		{"syscall", "a goroutine xbtest does not control is in a system call in github.com/xbtest/xbtest/scheduler_test.exploreWithHazard.func2"},
+		{"socket", "the network poller watches a socket (fd "},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestForkHazards$", "-test.v")
+		cmd.Env = append(os.Environ(), "XBTEST_HAZARD="+h.name)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: %v\n%s", h.name, err, out)
+			continue
+		}
+		for _, backer := range []string{"fork", "auto"} {
+			want := "checkpoint " + backer + ": forking is unsafe here (" + h.why
+			if !strings.Contains(string(out), want) {
+				t.Errorf("%s under %s: no note %q in\n%s", h.name, backer, want, out)
+			}
+		}
+	}
+}
+
+func exploreWithHazard(t *testing.T, hazard string) {
+	release := make(chan struct{})
+	defer close(release)
+	switch hazard {
+	case "signal":
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGUSR1)
+		defer signal.Stop(c)
+	case "locked":
+		locked := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(locked)
+			<-release
+		}()
+		<-locked
+	case "syscall":
+		var p [2]int
+		if err := syscall.Pipe(p[:]); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			var b [1]byte
+			syscall.Read(p[0], b[:]) // blocks in the kernel until the write below
+		}()
+		defer syscall.Write(p[1], []byte{1})
+		time.Sleep(100 * time.Millisecond) // until it is in the read
+	case "socket":
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+	default:
+		t.Fatalf("unknown hazard %q", hazard)
+	}
+	want := outcome(explore(t, "SplitSync", splitSync, xb.DefaultConfig()))
+	for _, name := range []string{"fork", "auto"} {
+		cfg := xb.DefaultConfig()
+		cfg.Backer = backers()[name]()
+		res := explore(t, "SplitSync", splitSync, cfg)
+		if got := outcome(res); got != want {
+			t.Errorf("under %s with %s:\n%s\nwant (rerun):\n%s", name, hazard, got, want)
+		}
+		t.Logf("notes under %s: %s", name, strings.Join(res.Notes, "; "))
+	}
 }

@@ -216,7 +216,6 @@ func (d *driver) execute(r *run) endReason {
 	}
 	r.resume(t0)
 	if !r.wait(d.tick) {
-		checkpoint.Wedged() // a forked child may exit here, to be forked again
 		r.abandon(r.cur, "has not reached a scheduling point")
 		r.dead.Store(true)
 		return endInternal

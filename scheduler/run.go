@@ -963,7 +963,6 @@ func (r *run) teardown() bool {
 		r.cur = t
 		t.w.wake <- struct{}{}
 		if !r.waitAck() {
-			checkpoint.Wedged()
 			r.abandon(t, "did not finish unwinding")
 			return false
 		}
