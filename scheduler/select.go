@@ -75,6 +75,9 @@ func (c *recvCase[T]) ready(r *run, m *chanState) bool {
 	if len(c.ch) > 0 || hasLive(m.sendq) || m.closed {
 		return true
 	}
+	if m.timer != nil {
+		return r.clock.dueNow(m.timer)
+	}
 	// Empty and no sender: a receive commits to nothing unless the channel
 	// was closed by code xbtest does not control.
 	if _, _, got := tryRecv(c.ch); got {
@@ -91,6 +94,10 @@ func (c *recvCase[T]) store(v T) {
 }
 
 func (c *recvCase[T]) commit(r *run, m *chanState) bool {
+	if m.timer != nil && r.clock.dueNow(m.timer) {
+		c.store(as[T](r.clock.takeTimer(m.timer)))
+		return true
+	}
 	if v, ok, got := tryRecv(c.ch); got {
 		if ok {
 			refill(r, m, bidi(c.ch))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -319,5 +320,145 @@ func TestTickAfterFailedLockExploresOrders(t *testing.T) {
 	})
 	if !slices.Equal(got, []string{"case 0", "case 1"}) {
 		t.Errorf("got %q", got)
+	}
+}
+
+// Timer channels behave as Go 1.23's: nothing is buffered, so len and cap
+// are 0; a due timer's value waits for a receiver, stamped with the
+// deadline; Stop and Reset report a due timer nobody received from as
+// pending and leave no stale value; a ticker nobody read drops the ticks it
+// missed (the first receive gets the first missed tick at once, the next
+// waits for the next period).
+func TestTimerChannelsFollowGo123(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			start := xb.TimeNow()
+			since := func(v time.Time) time.Duration { return v.Sub(start) }
+			xb.Go(func() {})
+			tk := xb.TimeNewTicker(100 * time.Millisecond)
+			xb.TimeSleep(time.Second)
+			a := xb.Recv(tk.C)
+			b := xb.Recv(tk.C) // at 1.1s
+			xb.TickerOf(tk).Stop()
+			tm := xb.TimeNewTimer(100 * time.Millisecond) // due at 1.2s
+			xb.TimeSleep(200 * time.Millisecond)
+			l, c := xb.Len(tm.C), cap(tm.C)
+			stopped := xb.TimerOf(tm).Stop()
+			i, _ := xb.Select(true, xb.RecvCase(tm.C, nil))
+			reset := xb.TimerOf(tm).Reset(100 * time.Millisecond) // due at 1.4s
+			xb.TimeSleep(200 * time.Millisecond)
+			reset2 := xb.TimerOf(tm).Reset(100 * time.Millisecond) // due at 1.6s
+			v := xb.Recv(tm.C)
+			out(fmt.Sprint(since(a), " ", since(b), " len ", l, " cap ", c, " ", stopped, " ", i, " ", reset, " ", reset2, " ", since(v), " ", xb.TimerOf(tm).Stop()))
+		}
+	})
+	// What the same calls print under go test with Go 1.26's real timers.
+	want := []string{"100ms 1.1s len 0 cap 0 true -1 false true 1.6s false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A time.After that lost its select is never fired: nobody waits on it, so
+// it moves no time and adds no orders. The loop below leaves eight of them
+// behind, all due at the same instant; before, every order of their firings
+// was explored after the test returned.
+func TestAbandonedTimersAddNoSchedules(t *testing.T) {
+	loop := func(timeout func() <-chan time.Time) func(*xb.T) {
+		return func(t *xb.T) {
+			ch := xb.MakeChan[int](0)
+			xb.Go(func() {
+				for i := range 8 {
+					xb.Send(ch, i)
+				}
+				xb.Close(ch)
+			})
+			for {
+				i, ok := xb.Select(false, xb.RecvCase(ch, nil), xb.RecvCase(timeout(), nil))
+				if i == 1 {
+					t.Errorf("timed out")
+				}
+				if !ok {
+					return
+				}
+			}
+		}
+	}
+	never := explore(t, "never", loop(func() <-chan time.Time { return xb.MakeChan[time.Time](0) }), xb.DefaultConfig())
+	after := explore(t, "after", loop(func() <-chan time.Time { return xb.TimeAfter(time.Second) }), xb.DefaultConfig())
+	if after.Schedules != never.Schedules || len(after.Findings) != 0 {
+		t.Errorf("with time.After: %d schedules, findings %v; with a channel nobody sends on: %d", after.Schedules, after.Findings, never.Schedules)
+	}
+}
+
+// Two AfterFunc functions due at the same instant start in either order;
+// due at different instants, only in the order of their deadlines.
+func TestAfterFuncsAtOneInstantRunInEitherOrder(t *testing.T) {
+	prog := func(da, db time.Duration) func(out func(string)) func(*xb.T) {
+		return func(out func(string)) func(*xb.T) {
+			return func(*xb.T) {
+				var mu xb.Mutex
+				var wg xb.WaitGroup
+				var got []string
+				wg.Add(2)
+				for _, f := range []struct {
+					name string
+					d    time.Duration
+				}{{"a", da}, {"b", db}} {
+					xb.TimeAfterFunc(f.d, func() {
+						mu.Lock()
+						got = append(got, f.name)
+						mu.Unlock()
+						wg.Done()
+					})
+				}
+				wg.Wait()
+				out(strings.Join(got, ""))
+			}
+		}
+	}
+	if got := reach(t, prog(time.Second, time.Second)); !slices.Equal(got, []string{"ab", "ba"}) {
+		t.Errorf("equal deadlines: %q, want both orders", got)
+	}
+	if got := reach(t, prog(time.Second, 2*time.Second)); !slices.Equal(got, []string{"ab"}) {
+		t.Errorf("a first: %q", got)
+	}
+	if got := reach(t, prog(2*time.Second, time.Second)); !slices.Equal(got, []string{"ba"}) {
+		t.Errorf("b first: %q", got)
+	}
+}
+
+// Goroutines woken at one instant by timers run in either order, whichever
+// kind of timer wakes them.
+func TestTimersAtOneInstantWakeInEitherOrder(t *testing.T) {
+	waits := map[string]func(){
+		"Sleep": func() { xb.TimeSleep(time.Second) },
+		"After": func() { xb.Recv(xb.TimeAfter(time.Second)) },
+		"Timer": func() { xb.Recv(xb.TimeNewTimer(time.Second).C) },
+		"Tick":  func() { xb.Recv(xb.TimeTick(time.Second)) },
+	}
+	for name, wait := range waits {
+		got := reach(t, func(out func(string)) func(*xb.T) {
+			return func(*xb.T) {
+				var mu xb.Mutex
+				var got []string
+				done := xb.MakeChan[bool](0)
+				for _, s := range []string{"a", "b"} {
+					xb.Go(func() {
+						wait()
+						mu.Lock()
+						got = append(got, s)
+						mu.Unlock()
+						xb.Send(done, true)
+					})
+				}
+				xb.Recv(done)
+				xb.Recv(done)
+				out(strings.Join(got, ""))
+			}
+		})
+		if !slices.Equal(got, []string{"ab", "ba"}) {
+			t.Errorf("%s: %q, want both orders", name, got)
+		}
 	}
 }
