@@ -221,3 +221,15 @@ func (c TickerCtl) Reset(d time.Duration) {
 		return true
 	})
 }
+
+// TimerStop replaces the method expression (*time.Timer).Stop.
+func TimerStop(t *time.Timer) bool { return TimerOf(t).Stop() }
+
+// TimerReset replaces the method expression (*time.Timer).Reset.
+func TimerReset(t *time.Timer, d time.Duration) bool { return TimerOf(t).Reset(d) }
+
+// TickerStop replaces the method expression (*time.Ticker).Stop.
+func TickerStop(t *time.Ticker) { TickerOf(t).Stop() }
+
+// TickerReset replaces the method expression (*time.Ticker).Reset.
+func TickerReset(t *time.Ticker, d time.Duration) { TickerOf(t).Reset(d) }
