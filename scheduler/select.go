@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -207,11 +208,44 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 			c.enqueue(models[i], t, sel, i)
 		}
 	}
-	r.parkHere(t, "select", -1)
+	r.parkHere(t, selectOn(cases, models), -1)
 	if _, send := cases[sel.chosen].(sendCaseMarker); send && !sel.ok {
 		panic(runtimeError("send on closed channel"))
 	}
 	return sel.chosen, sel.ok
+}
+
+// selectOn describes a blocked select for reports: "select", followed by
+// its cases when one of them is a timer's or a context's channel, which
+// the position of the select does not name ("select: chan send; chan
+// receive (ctx.Done() of the context made at f.go:12)").
+func selectOn(cases []Case, models []*chanState) string {
+	named := false
+	for _, m := range models {
+		if m != nil && m.what != "" {
+			named = true
+		}
+	}
+	if !named {
+		return "select"
+	}
+	var b strings.Builder
+	b.WriteString("select: ")
+	sep := ""
+	for i, m := range models {
+		if m == nil {
+			continue
+		}
+		b.WriteString(sep)
+		sep = "; "
+		if _, send := cases[i].(sendCaseMarker); send {
+			b.WriteString("chan send")
+		} else {
+			b.WriteString("chan receive")
+		}
+		b.WriteString(m.what)
+	}
+	return b.String()
 }
 
 // sendCaseMarker identifies send cases.

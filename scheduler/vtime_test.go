@@ -297,6 +297,23 @@ func TestBlockedOnTimerChannelIsNamed(t *testing.T) {
 	if g := f.Goroutines; len(g) != 1 || g[0].On != "chan receive (ctx.Done() of the context made at "+made+")" {
 		t.Errorf("goroutines %+v", g)
 	}
+	// A select names its cases when one of them is such a channel.
+	var after string
+	f = one(t, func(*xb.T) {
+		made = next()
+		ctx, _ := xb.ContextWithCancel(context.Background())
+		ch := xb.MakeChan[int](0)
+		after = next()
+		tm := xb.TimeNewTimer(time.Hour)
+		xb.TimerOf(tm).Stop()
+		xb.Go(func() {
+			xb.Select(false, xb.SendCase(ch, 1), xb.RecvCase(ctx.Done(), nil), xb.RecvCase(tm.C, nil))
+		})
+	}, xb.KindLeak, "blocked forever")
+	want := "select: chan send; chan receive (ctx.Done() of the context made at " + made + "); chan receive (time.Timer.C, made at " + after + ")"
+	if g := f.Goroutines; len(g) != 1 || g[0].On != want {
+		t.Errorf("goroutines %+v, want one on %s", g, want)
+	}
 }
 
 // A goroutine that fails to take a lock held by a sleeper leaves nothing
