@@ -161,8 +161,7 @@ func Send[T any](ch chan<- T, v T) {
 	}
 	m := r.model(chanPtr(ch))
 	if m == nil {
-		ch <- v
-		r.yield(t)
+		sendNative(r, t, ch, v)
 		return
 	}
 	r.dataAccess(m.addr, 1, true)
@@ -216,9 +215,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	}
 	m := r.model(chanPtr(ch))
 	if m == nil {
-		v, ok := <-ch
-		r.yield(t)
-		return v, ok
+		return recvNative(r, t, ch)
 	}
 	r.dataAccess(m.addr, 1, true)
 	r.raceChan(t, m, false)

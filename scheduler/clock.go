@@ -23,7 +23,8 @@ import (
 // that runs next cannot run (it sleeps or waits on a timer channel, or does
 // not exist yet, an AfterFunc's), which is exactly when the explorer ticked,
 // since time advances only when the enabled set is empty and every goroutine
-// a tick enables was waiting.
+// a tick enables was waiting. (A wait for a channel xbtest does not control,
+// the last resort of a tick, native.go, is caught up with the same way.)
 
 // epoch is virtual time zero, the same for every execution, so that time.Now
 // reads the same on every replay of a schedule (and in every process).
@@ -153,22 +154,25 @@ func (c *clock) takeTimer(tm *vtimer) time.Time {
 
 // advance is a tick: it moves the clock to the next deadline and fires the
 // timers due there, instant after instant, until enough() holds or no timer
-// can fire. t is the goroutine whose code runs the tick (the one that ended
+// can fire. With no timer left, goroutines waiting on channels xbtest does
+// not control are waited for for real (awaitNative). t is the goroutine whose code runs the tick (the one that ended
 // the last block). It reports whether enough() holds.
 func (r *run) advance(t *thread, enough func() bool) bool {
 	c := &r.clock
 	for !enough() {
 		when, ok := c.next()
-		if !ok {
+		if !ok && (len(r.natives) == 0 || !r.awaitNative()) {
 			return false
 		}
-		c.now = when
 		if r.exploring {
 			if n := len(r.ex.path); n > 0 {
 				r.ex.path[n-1].tick = true
 			}
 		}
-		r.fireDue(t)
+		if ok {
+			c.now = when
+			r.fireDue(t)
+		}
 	}
 	return true
 }
@@ -176,7 +180,7 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 // catchUp ticks in a replayed prefix until goroutine n can run (see the
 // comment at the top).
 func (r *run) catchUp(t *thread, n int32) {
-	if n < 0 || len(r.clock.pending) == 0 {
+	if n < 0 || len(r.clock.pending) == 0 && len(r.natives) == 0 {
 		return
 	}
 	r.advance(t, func() bool {
@@ -208,6 +212,7 @@ func (r *run) fireDue(t *thread) {
 		for _, tm := range due {
 			if tm.firesAtOnce() {
 				r.fire(t, tm)
+				r.pollNativeAfterFire()
 				opts = nil
 				break
 			}
@@ -229,6 +234,7 @@ func (r *run) fireDue(t *thread) {
 		for _, tm := range due {
 			if tm.seq == s {
 				r.fire(t, tm)
+				r.pollNativeAfterFire()
 			}
 		}
 	}
@@ -251,6 +257,15 @@ func (tm *vtimer) firesAtOnce() bool {
 		return true
 	}
 	return false
+}
+
+// pollNativeAfterFire wakes the goroutines waiting on channels xbtest does
+// not control that a timer readied (the Done channel of a context derived,
+// by code xbtest does not control, from one the timer cancelled).
+func (r *run) pollNativeAfterFire() {
+	if len(r.natives) > 0 {
+		r.pollNative(nil)
+	}
 }
 
 // tickChoice takes a choice among equal deadlines; a replayed tick takes
