@@ -133,7 +133,9 @@ func newCtx(r *run, t *thread, parent context.Context) *vctx {
 		case <-pd:
 			c.cancel(t, false, false, parent.Err(), context.Cause(parent))
 		default:
-			r.watchCtx(c, pd)
+			r.watch(pd, func() {
+				c.cancel(r.cur, true, true, parent.Err(), context.Cause(parent))
+			}, func() bool { return c.err != nil })
 		}
 	}
 	return c
@@ -312,8 +314,32 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	if r != nil {
 		c = vctxOf(r, ctx)
 	}
-	if c == nil {
+	if c == nil && (r == nil || ctx.Done() == nil) {
 		return context.AfterFunc(ctx, f)
+	}
+	if c == nil {
+		// A context xbtest did not make: f starts, on a goroutine xbtest
+		// controls, when a scheduling point or a tick finds it done.
+		r.event(t)
+		a := &ctxAfter{f: f, owner: t}
+		r.racePublish(t, unsafe.Pointer(a), roleSend)
+		stopped, started := false, false
+		r.watch(ctx.Done(), func() {
+			started = true
+			r.spawnFor(r.cur, t, f, true, unsafe.Pointer(a))
+		}, func() bool { return stopped })
+		r.yield(t)
+		return func() bool {
+			r2, t := enter()
+			if r2 != r {
+				return false
+			}
+			r.event(t)
+			was := !stopped && !started
+			stopped = true
+			r.yield(t)
+			return was
+		}
 	}
 	r.event(t)
 	r.dataAccess(c.m.addr, 1, true)

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"context"
 	"reflect"
 	"time"
 )
@@ -34,21 +33,23 @@ import (
 // notControlled describes a channel the scheduler did not make, in reports.
 const notControlled = " (a channel made by code xbtest does not control)"
 
-// nativeWait is a goroutine (or a context, see watchCtx) waiting on
-// channels xbtest does not control.
+// nativeWait is a goroutine waiting on channels xbtest does not control, or
+// a watch (see watch): something to do when a context xbtest did not make
+// is done.
 type nativeWait struct {
 	t     *thread              // the goroutine, or nil for a watch
 	cases []reflect.SelectCase // its operations, then a default case
 	got   func(i int, v reflect.Value, ok bool)
 	sel   *selectWait // a select's: served by a modelled case meanwhile
-	ctx   *vctx       // a watch's: cancelled meanwhile
+	fire  func()      // a watch's action
+	gone  func() bool // a watch's: no longer needed
 	stuck bool        // nothing made it ready while the scheduler waited for real
 	panic any         // a send on a closed channel: the goroutine panics when it resumes
 }
 
 // live reports whether w still waits.
 func (w *nativeWait) live() bool {
-	return (w.sel == nil || !w.sel.done) && (w.ctx == nil || w.ctx.err == nil)
+	return (w.sel == nil || !w.sel.done) && (w.gone == nil || !w.gone())
 }
 
 // try performs one of w's operations if one can proceed without blocking.
@@ -104,7 +105,7 @@ func (r *run) pollNative(parking *thread) {
 
 // nativeDone completes w, whose operation proceeded: the goroutine is woken
 // by the block under way (which readied the channel) or the tick, or the
-// watched context is cancelled.
+// watch's action runs, as a tick's would.
 func (r *run) nativeDone(w *nativeWait) {
 	if !r.ticking {
 		for _, c := range w.cases[:len(w.cases)-1] {
@@ -120,7 +121,7 @@ func (r *run) nativeDone(w *nativeWait) {
 	}
 	ticking := r.ticking
 	r.ticking = true
-	w.ctx.cancel(r.cur, true, true, w.ctx.parent.Err(), context.Cause(w.ctx.parent))
+	w.fire()
 	r.ticking = ticking
 }
 
@@ -197,10 +198,12 @@ func realSelect(cases []reflect.SelectCase) (i int, v reflect.Value, ok, closed 
 	return i, v, ok, false
 }
 
-// watchCtx cancels c when parent, a context xbtest did not make, is done.
-func (r *run) watchCtx(c *vctx, parent <-chan struct{}) {
-	w := newNativeWait(nil, []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(parent)}}, func(int, reflect.Value, bool) {})
-	w.ctx = c
+// watch runs fire, as a tick does, when a scheduling point or a tick finds
+// done (the Done channel of a context xbtest did not make) closed, unless
+// gone() by then.
+func (r *run) watch(done <-chan struct{}, fire func(), gone func() bool) {
+	w := newNativeWait(nil, []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(done)}}, func(int, reflect.Value, bool) {})
+	w.fire, w.gone = fire, gone
 	r.natives = append(r.natives, w)
 }
 

@@ -141,3 +141,23 @@ func TestNativeSendOnClosedChannelPanicsInTheSender(t *testing.T) {
 		t.Errorf("goroutines %+v", f.Goroutines)
 	}
 }
+
+// context.AfterFunc on a context xbtest did not make starts the function on
+// a goroutine xbtest controls once a scheduling point finds the context
+// done; stopping it before prevents that.
+func TestContextAfterFuncOnAContextOfUnmodifiedCode(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			parent, cancel := context.WithCancel(context.Background()) // not rewritten
+			ran := xb.MakeChan[string](1)
+			xb.ContextAfterFunc(parent, func() { xb.Send(ran, "ran") })
+			stop := xb.ContextAfterFunc(parent, func() { xb.Send(ran, "stopped one ran") })
+			stopped := stop()
+			xb.Go(func() { cancel() })
+			out(fmt.Sprint(xb.Recv(ran), " ", stopped, " ", stop()))
+		}
+	})
+	if want := []string{"ran true false"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
