@@ -263,17 +263,63 @@ func TestSleepOrdersGoroutinesByDeadline(t *testing.T) {
 	}
 }
 
-// An hour of virtual sleep under exploration costs microseconds of real time.
+// An hour of virtual sleep under exploration costs microseconds of real
+// time: two goroutines sleep an hour each, every schedule explored.
 func BenchmarkSleepHour(b *testing.B) {
+	var res *xb.Result
 	for b.Loop() {
-		res := xb.Explore("sleep", func(*xb.T) {
+		res = xb.Explore("sleep", func(*xb.T) {
 			xb.Go(func() { xb.TimeSleep(time.Hour) })
 			xb.TimeSleep(time.Hour)
 		}, xb.DefaultConfig())
-		if res.Internal != "" || len(res.Findings) != 0 {
+		if res.Internal != "" || len(res.Findings) != 0 || !res.Complete {
 			b.Fatal(res.Internal, res.Findings)
 		}
 	}
+	b.ReportMetric(float64(res.Schedules), "schedules/op")
+}
+
+// heartbeatHour beats every second on a ticker while the test sleeps an
+// hour (and half a second, so that the last beat and the end do not race),
+// then stops it: 3600 ticks, each a scheduling point.
+func heartbeatHour(out func(string)) func(*xb.T) {
+	return func(t *xb.T) {
+		stop := xb.MakeChan[struct{}](0)
+		beats := xb.MakeChan[int](0)
+		xb.Go(func() {
+			tk := xb.TimeNewTicker(time.Second)
+			n := 0
+			for {
+				if i, _ := xb.Select(false, xb.RecvCase(tk.C, nil), xb.RecvCase(stop, nil)); i == 1 {
+					xb.TickerOf(tk).Stop()
+					xb.Send(beats, n)
+					return
+				}
+				n++
+			}
+		})
+		xb.TimeSleep(time.Hour + time.Second/2)
+		xb.Close(stop)
+		out(fmt.Sprint(xb.Recv(beats), " beats"))
+	}
+}
+
+func TestHeartbeatHour(t *testing.T) {
+	if got := reach(t, heartbeatHour); !slices.Equal(got, []string{"3600 beats"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// An hour of heartbeats: 3600 ticks of the virtual clock.
+func BenchmarkHeartbeatHour(b *testing.B) {
+	var res *xb.Result
+	for b.Loop() {
+		res = xb.Explore("heartbeat", heartbeatHour(func(string) {}), xb.DefaultConfig())
+		if res.Internal != "" || len(res.Findings) != 0 || !res.Complete {
+			b.Fatal(res.Internal, res.Findings)
+		}
+	}
+	b.ReportMetric(float64(res.Schedules), "schedules/op")
 }
 
 // A goroutine waiting on a stopped timer's channel or a context nobody
