@@ -486,6 +486,10 @@ func TestAfterFuncsAtOneInstantRunInEitherOrder(t *testing.T) {
 	if got := reach(t, prog(time.Second, 2*time.Second)); !slices.Equal(got, []string{"ab"}) {
 		t.Errorf("a first: %q", got)
 	}
+	// Nothing to choose: each function runs alone at its instant.
+	if res := explore(t, t.Name(), prog(time.Second, 2*time.Second)(func(string) {}), xb.DefaultConfig()); res.Schedules != 1 {
+		t.Errorf("different deadlines: %d schedules, want 1", res.Schedules)
+	}
 	if got := reach(t, prog(2*time.Second, time.Second)); !slices.Equal(got, []string{"ba"}) {
 		t.Errorf("b first: %q", got)
 	}
