@@ -160,7 +160,7 @@ type run struct {
 	snapshots bool
 	started   time.Time
 	drv       *driver
-	resumed   atomic.Int64 // bumped when a forked child takes over
+	resumed   atomic.Int64 // bumped when a forked child takes over, or while a real wait is progress (native.go)
 
 	replay    []decision
 	k         int // the decision being replayed
