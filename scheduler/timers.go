@@ -13,12 +13,17 @@ import (
 // scheduler made (so its operations are modelled) and drives. Outside an
 // execution every hook is the real function.
 
-// TimeNow replaces time.Now.
+// TimeNow replaces time.Now. Reading the clock is no scheduling point, but
+// it is a step: a loop that polls the clock without blocking, which never
+// sees time pass, is stopped by the step bound.
 func TimeNow() time.Time {
-	r, _ := enter()
+	r, t := enter()
 	if r == nil {
 		return time.Now()
 	}
+	t.unfenced = true // reading the clock is no fence (tso.go)
+	r.event(t)
+	t.unfenced = false
 	return epoch.Add(r.clock.now)
 }
 

@@ -529,3 +529,18 @@ func TestTimersAtOneInstantWakeInEitherOrder(t *testing.T) {
 		}
 	}
 }
+
+// Time does not pass while a goroutine runs: a loop that polls the clock
+// spins, and the step bound stops it.
+func TestPollingTheClockIsStoppedByTheStepBound(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 1000
+	res := xb.Explore("poll", func(*xb.T) {
+		xb.Go(func() {})
+		for start := xb.TimeNow(); xb.TimeSince(start) < time.Second; {
+		}
+	}, cfg)
+	if res.Complete || res.Bound != "steps" || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "goroutine T0 exceeded 1000 scheduling steps") {
+		t.Errorf("complete=%v bound=%q warnings=%q internal=%q", res.Complete, res.Bound, res.Warnings, res.Internal)
+	}
+}
