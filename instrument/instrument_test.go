@@ -226,6 +226,11 @@ func TestBasic(t *testing.T) {
 		"TestHelpersSubtests": {"assertion"},
 		// rnd: math/rand draws the same numbers in every execution.
 		"TestRandomWork": none,
+		// clock: embedded timers, method values and expressions, function
+		// values and dot imports of time run on the virtual clock.
+		"TestClockForms":     none,
+		"TestClockContext":   none,
+		"TestClockDotImport": none,
 		// memdeps, with the default algorithm: lock enters are writes.
 		"TestMemGlobal":   {"assertion"},
 		"TestMemField":    {"assertion"},
@@ -363,7 +368,7 @@ func checkLines(t *testing.T, overlay map[string]string) {
 			if _, generated := map[string]bool{"Go": true, "Step": true, "Alloc": true, "Pointer": true, "Sizeof": true,
 				"RunTest": true, "T": true, "Send": true, "Recv": true, "Recv2": true, "Close": true, "MakeChan": true, "Select": true,
 				"SendCase": true, "RecvCase": true, "set": true, "ok": true, "c": true, "v": true, "next": true, "val": true, "New": true,
-				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "RegisterExprs": true, "Rand": true, "RandV2": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated {
+				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "RegisterExprs": true, "Rand": true, "RandV2": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated || clockName(id.Name) {
 				return true
 			}
 			n++
@@ -376,6 +381,25 @@ func checkLines(t *testing.T, overlay map[string]string) {
 	if n < 500 {
 		t.Errorf("only %d identifiers checked", n)
 	}
+}
+
+// clockName reports whether name is a scheduler function the rewriter puts
+// in place of a time or context function or method.
+func clockName(name string) bool {
+	for _, m := range clockFuncs {
+		for _, n := range m {
+			if n == name {
+				return true
+			}
+		}
+	}
+	for t, n := range clockMethods {
+		// t: the embedded field a promoted Stop or Reset is called on.
+		if n == name || t == name || strings.TrimSuffix(n, "Of")+"Stop" == name || strings.TrimSuffix(n, "Of")+"Reset" == name {
+			return true
+		}
+	}
+	return false
 }
 
 // TestOldModule rewrites a module whose go.mod says go 1.12: the rewritten

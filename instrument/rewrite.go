@@ -476,6 +476,9 @@ func (r *fileRW) selector(e *ast.SelectorExpr) {
 		}
 		r.methodRecv(e, sel)
 	case types.MethodExpr:
+		if r.clockMethodExpr(e, sel) {
+			return
+		}
 		r.typeExpr(e.X)
 	}
 }

@@ -3,6 +3,7 @@ package instrument
 import (
 	"go/ast"
 	"go/types"
+	"strings"
 )
 
 // schedulerPath is the package rewritten code calls.
@@ -141,25 +142,77 @@ func syncType(t types.Type) bool {
 }
 
 // clockMethod wraps the receiver of a Stop or Reset method of *time.Timer
-// or *time.Ticker: xb.TimerOf(x).Stop. The receiver is visited first.
+// or *time.Ticker: t.Stop() becomes xb.TimerOf(t).Stop(). A method promoted
+// from an embedded timer names the embedded field (w.Stop() becomes
+// xb.TimerOf((w).Timer).Stop()), and one called on an addressable
+// time.Timer value takes its address. The receiver is visited first.
 func (r *fileRW) clockMethod(e *ast.SelectorExpr, sel *types.Selection) bool {
-	fn, ok := sel.Obj().(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "time" || fn.Name() != "Stop" && fn.Name() != "Reset" {
+	ctl := clockMethodCtl(sel.Obj())
+	if ctl == "" {
 		return false
+	}
+	t := r.typeOf(e.X)
+	path := ""
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		if p, ok := under(t).(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := under(t).(*types.Struct)
+		if !ok {
+			return false
+		}
+		f := st.Field(i)
+		path += "." + f.Name()
+		t = f.Type()
+	}
+	// A time.Timer value: the code compiles, so it is addressable (the
+	// method is called on its address).
+	addr := !isPointer(t)
+	r.expr(e.X)
+	switch {
+	case path == "" && !addr:
+		r.ed.replace(e.X, lit(r.X(ctl)+"("), r.ed.srcOf(e.X), lit(")"))
+	case addr:
+		r.ed.replace(e.X, lit(r.X(ctl)+"(&("), r.ed.srcOf(e.X), lit(path+"))"))
+	default:
+		r.ed.replace(e.X, lit(r.X(ctl)+"(("), r.ed.srcOf(e.X), lit(")"+path+")"))
+	}
+	return true
+}
+
+// clockMethodCtl returns the scheduler function whose result carries
+// method obj when obj is Stop or Reset of *time.Timer or *time.Ticker
+// ("TimerOf", "TickerOf"), or "".
+func clockMethodCtl(obj types.Object) string {
+	fn, ok := obj.(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "time" || fn.Name() != "Stop" && fn.Name() != "Reset" {
+		return ""
 	}
 	recv := fn.Type().(*types.Signature).Recv()
 	if recv == nil {
-		return false
+		return ""
 	}
 	p, ok := types.Unalias(recv.Type()).(*types.Pointer)
 	if !ok {
-		return false
+		return ""
 	}
 	n, ok := types.Unalias(p.Elem()).(*types.Named)
-	if !ok || clockMethods[n.Obj().Name()] == "" || !isPointer(r.typeOf(e.X)) || len(sel.Index()) != 1 {
+	if !ok {
+		return ""
+	}
+	return clockMethods[n.Obj().Name()]
+}
+
+// clockMethodExpr replaces the method expression (*time.Timer).Stop (or
+// Reset, or a Ticker's) by the scheduler's function of the same type,
+// xb.TimerStop. A method expression of a type that embeds a timer is left
+// alone (it calls the real method).
+func (r *fileRW) clockMethodExpr(e *ast.SelectorExpr, sel *types.Selection) bool {
+	ctl := clockMethodCtl(sel.Obj())
+	if ctl == "" || len(sel.Index()) != 1 {
 		return false
 	}
-	r.expr(e.X)
-	r.ed.replace(e.X, lit(r.X(clockMethods[n.Obj().Name()])+"("), r.ed.srcOf(e.X), lit(")"))
+	r.ed.replace(e, lit(r.X(strings.TrimSuffix(ctl, "Of")+sel.Obj().Name())))
 	return true
 }

@@ -69,6 +69,10 @@ var badInput = map[string]struct {
 		xb.Go(func() {})
 		<-make(chan int) // a real channel: unmodified code blocks for real
 	}, "goroutine T0 has not reached a scheduling point within 300ms: it is blocked or spinning in code xbtest does not control"},
+	"sleeps-in-uncontrolled-code": {func(t *xb.T) {
+		xb.Go(func() {})
+		time.Sleep(time.Hour) // the real clock: code xbtest does not rewrite
+	}, "goroutine T0 has not reached a scheduling point within 300ms: it is blocked or spinning in code xbtest does not control"},
 	"spins-without-scheduling-points": {func(t *xb.T) {
 		xb.Go(func() {})
 		for {

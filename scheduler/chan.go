@@ -29,7 +29,8 @@ type chanState struct {
 	id     int32
 	addr   unsafe.Pointer
 	closed bool
-	what   string // for reports: the channel of a timer or context, "" for others
+	what   string  // for reports: the channel of a timer or context, "" for others
+	timer  *vtimer // the timer whose channel this is (clock.go), or nil
 	recvq  []*sudog
 	sendq  []*sudog
 }
@@ -160,8 +161,7 @@ func Send[T any](ch chan<- T, v T) {
 	}
 	m := r.model(chanPtr(ch))
 	if m == nil {
-		ch <- v
-		r.yield(t)
+		sendNative(r, t, ch, v)
 		return
 	}
 	r.dataAccess(m.addr, 1, true)
@@ -215,12 +215,15 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	}
 	m := r.model(chanPtr(ch))
 	if m == nil {
-		v, ok := <-ch
-		r.yield(t)
-		return v, ok
+		return recvNative(r, t, ch)
 	}
 	r.dataAccess(m.addr, 1, true)
 	r.raceChan(t, m, false)
+	if tm := m.timer; tm != nil && r.clock.dueNow(tm) {
+		v := r.clock.takeTimer(tm)
+		r.yield(t)
+		return as[T](v), true
+	}
 	if v, ok, got := tryRecv(ch); got {
 		if ok {
 			refill(r, m, bidi(ch))

@@ -23,7 +23,8 @@ import (
 // that runs next cannot run (it sleeps or waits on a timer channel, or does
 // not exist yet, an AfterFunc's), which is exactly when the explorer ticked,
 // since time advances only when the enabled set is empty and every goroutine
-// a tick enables was waiting.
+// a tick enables was waiting. (A wait for a channel xbtest does not control,
+// the last resort of a tick, native.go, is caught up with the same way.)
 
 // epoch is virtual time zero, the same for every execution, so that time.Now
 // reads the same on every replay of a schedule (and in every process).
@@ -45,6 +46,7 @@ type vtimer struct {
 	period  time.Duration // a ticker's
 	seq     int32         // creation order: the default order of equal deadlines
 	pending bool
+	anon    bool    // tkChan of time.After or time.Tick: nobody can Stop or Reset it
 	t       *thread // tkSleep: the sleeper; tkFunc: the goroutine that called AfterFunc
 	ch      chan time.Time
 	m       *chanState
@@ -96,11 +98,14 @@ func (c *clock) stop(tm *vtimer) bool {
 	return true
 }
 
-// dormant: a ticker whose tick cannot change anything until someone receives
-// (its buffer is full and nobody waits). It does not move the clock, or a
-// forgotten ticker would make every tick loop forever.
-func (tm *vtimer) dormant() bool {
-	return tm.period > 0 && len(tm.ch) == cap(tm.ch) && !hasLive(tm.m.recvq)
+// idle: a channel timer nobody waits on. As in Go 1.23 and later, a timer
+// channel is unbuffered: the value is sent when a receiver comes (Recv and
+// Select take it at once from a timer that is due, see takeTimer), so a
+// channel timer with no goroutine parked on its channel has nothing to do
+// at its deadline and does not move the clock. A time.After that lost its
+// select, a ticker nobody reads, never tick.
+func (tm *vtimer) idle() bool {
+	return tm.kind == tkChan && !hasLive(tm.m.recvq)
 }
 
 // next returns the earliest deadline of a timer that can fire.
@@ -108,10 +113,10 @@ func (c *clock) next() (time.Duration, bool) {
 	var when time.Duration
 	found := false
 	for _, tm := range c.pending {
-		if tm.dormant() {
+		if tm.idle() {
 			continue
 		}
-		w := max(tm.when, c.now) // a ticker that was dormant is due at once
+		w := max(tm.when, c.now)
 		if !found || w < when {
 			when, found = w, true
 		}
@@ -123,7 +128,7 @@ func (c *clock) next() (time.Duration, bool) {
 func (c *clock) due() []*vtimer {
 	var out []*vtimer
 	for _, tm := range c.pending {
-		if tm.when <= c.now && !tm.dormant() {
+		if tm.when <= c.now && !tm.idle() {
 			out = append(out, tm)
 		}
 	}
@@ -131,24 +136,43 @@ func (c *clock) due() []*vtimer {
 	return out
 }
 
+// dueNow reports whether tm is a pending timer whose deadline has come.
+func (c *clock) dueNow(tm *vtimer) bool { return tm.pending && tm.when <= c.now }
+
+// takeTimer is the send of a due channel timer: the time of its deadline;
+// a ticker moves to its next deadline after now (ticks missed while nobody
+// received are dropped, as Go's are), a timer stops.
+func (c *clock) takeTimer(tm *vtimer) time.Time {
+	v := epoch.Add(tm.when)
+	if tm.period > 0 {
+		tm.when += ((c.now-tm.when)/tm.period + 1) * tm.period
+	} else {
+		c.stop(tm)
+	}
+	return v
+}
+
 // advance is a tick: it moves the clock to the next deadline and fires the
 // timers due there, instant after instant, until enough() holds or no timer
-// can fire. t is the goroutine whose code runs the tick (the one that ended
+// can fire. With no timer left, goroutines waiting on channels xbtest does
+// not control are waited for for real (awaitNative). t is the goroutine whose code runs the tick (the one that ended
 // the last block). It reports whether enough() holds.
 func (r *run) advance(t *thread, enough func() bool) bool {
 	c := &r.clock
 	for !enough() {
 		when, ok := c.next()
-		if !ok {
+		if !ok && (len(r.natives) == 0 || !r.awaitNative()) {
 			return false
 		}
-		c.now = when
 		if r.exploring {
 			if n := len(r.ex.path); n > 0 {
 				r.ex.path[n-1].tick = true
 			}
 		}
-		r.fireDue(t)
+		if ok {
+			c.now = when
+			r.fireDue(t)
+		}
 	}
 	return true
 }
@@ -156,7 +180,7 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 // catchUp ticks in a replayed prefix until goroutine n can run (see the
 // comment at the top).
 func (r *run) catchUp(t *thread, n int32) {
-	if n < 0 || len(r.clock.pending) == 0 {
+	if n < 0 || len(r.clock.pending) == 0 && len(r.natives) == 0 {
 		return
 	}
 	r.advance(t, func() bool {
@@ -164,13 +188,15 @@ func (r *run) catchUp(t *thread, n int32) {
 	})
 }
 
-// fireDue fires the timers due now. A sleep's timer fires at once: the
-// sleeper is the only goroutine that can observe it, so its order with the
-// rest changes nothing the explorer does not already order (the woken
-// goroutines' blocks). Any other timer (a channel's, a context's, an
-// AfterFunc's) can be observed by goroutines other than those it wakes (a
-// select over it and another channel, Stop's result, Err), so its order is
-// a choice: which of them fires next, or, once the instant has woken some
+// fireDue fires the timers due now. Some fire at once, in creation order:
+// a sleep's, and a time.After's or time.Tick's whose channel only plain
+// receives wait on. Only the goroutines they wake can observe them (nobody
+// can stop them, and a receive on a due timer's channel takes its value
+// anyway), so their order with the rest changes nothing the explorer does
+// not already order (the woken goroutines' blocks). Any other timer can be
+// observed by goroutines other than those it wakes (a select over it and
+// another channel, Stop's or Reset's result, Err), so its order is a
+// choice: which of them fires next, or, once the instant has woken some
 // goroutine, none (-1): the woken goroutines run first, as they could in a
 // real program, and the rest fire when every goroutine blocks again.
 func (r *run) fireDue(t *thread) {
@@ -184,8 +210,9 @@ func (r *run) fireDue(t *thread) {
 		}
 		var opts []int32
 		for _, tm := range due {
-			if tm.kind == tkSleep {
+			if tm.firesAtOnce() {
 				r.fire(t, tm)
+				r.pollNativeAfterFire()
 				opts = nil
 				break
 			}
@@ -207,8 +234,37 @@ func (r *run) fireDue(t *thread) {
 		for _, tm := range due {
 			if tm.seq == s {
 				r.fire(t, tm)
+				r.pollNativeAfterFire()
 			}
 		}
+	}
+}
+
+// firesAtOnce: see fireDue.
+func (tm *vtimer) firesAtOnce() bool {
+	switch tm.kind {
+	case tkSleep:
+		return true
+	case tkChan:
+		if !tm.anon {
+			return false
+		}
+		for _, sg := range tm.m.recvq {
+			if sg.sel != nil && sg.live() {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// pollNativeAfterFire wakes the goroutines waiting on channels xbtest does
+// not control that a timer readied (the Done channel of a context derived,
+// by code xbtest does not control, from one the timer cancelled).
+func (r *run) pollNativeAfterFire() {
+	if len(r.natives) > 0 {
+		r.pollNative(nil)
 	}
 }
 
@@ -235,18 +291,8 @@ func (r *run) fire(t *thread, tm *vtimer) {
 		c.stop(tm)
 		r.wakeUp(tm.t, -1)
 	case tkChan:
-		v := epoch.Add(tm.when)
-		if tm.period > 0 {
-			if tm.when += tm.period; tm.when <= c.now {
-				tm.when += ((c.now-tm.when)/tm.period + 1) * tm.period // ticks missed while dormant are dropped
-			}
-		} else {
-			c.stop(tm)
-		}
 		if sg := popLive(&tm.m.recvq); sg != nil {
-			r.deliver(sg, v, true)
-		} else {
-			trySend(tm.ch, v) // a full ticker buffer drops the tick, as Go's does
+			r.deliver(sg, c.takeTimer(tm), true)
 		}
 	case tkFunc:
 		c.stop(tm)

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -39,6 +40,12 @@ type vctx struct {
 	timer        *vtimer
 	children     []*vctx
 	afters       []*ctxAfter
+
+	// The functions code xbtest does not control registered (AfterFunc):
+	// a real goroutine may remove one (a real timer cancelling a context
+	// derived from c), hence the lock.
+	mu      sync.Mutex
+	foreign []*func()
 }
 
 // ctxAfter is a function registered by context.AfterFunc.
@@ -70,8 +77,13 @@ func (c *vctx) String() string {
 	return "context.WithCancel"
 }
 
-// read is the frame of Err and Cause.
+// read is the frame of Err and Cause. Called by a function of the
+// context package that c's cancellation runs (see AfterFunc), it only
+// reads.
 func (c *vctx) read(get func() error) error {
+	if c.r.quiet > 0 {
+		return get()
+	}
 	r, t := enter()
 	if r == nil || r != c.r {
 		return get()
@@ -115,15 +127,56 @@ func newCtx(r *run, t *thread, parent context.Context) *vctx {
 		return c
 	}
 	if pd := parent.Done(); pd != nil {
-		// A context xbtest did not make: it cannot be watched without a
-		// goroutine; one already cancelled is honoured.
+		// A context xbtest did not make: c is cancelled when a scheduling
+		// point finds the parent done (native.go).
 		select {
 		case <-pd:
 			c.cancel(t, false, false, parent.Err(), context.Cause(parent))
 		default:
+			r.watch(pd, func() {
+				c.cancel(r.cur, true, true, parent.Err(), context.Cause(parent))
+			}, func() bool { return c.err != nil })
 		}
 	}
 	return c
+}
+
+// AfterFunc makes a vctx what the context package calls an afterFuncer: a
+// context that code xbtest does not control derives from c (a library's
+// context.WithCancel(ctx)) is then cancelled by f, which c's cancellation
+// calls at the same scheduling point, instead of by a goroutine of the
+// context package waiting on c's Done channel, which xbtest would not
+// control. f only reads c (Err, Cause) and cancels contexts that are not
+// the scheduler's; the stop function may be called from any goroutine.
+func (c *vctx) AfterFunc(f func()) (stop func() bool) {
+	p := &f
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		c.runForeign([]*func(){p})
+		return func() bool { return false }
+	}
+	c.foreign = append(c.foreign, p)
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		i := slices.Index(c.foreign, p)
+		if i >= 0 {
+			c.foreign = slices.Delete(c.foreign, i, i+1)
+		}
+		return i >= 0
+	}
+}
+
+// runForeign calls the functions code xbtest does not control registered
+// with AfterFunc, with the hooks of c's Err and Cause quiet.
+func (c *vctx) runForeign(fs []*func()) {
+	c.r.quiet++
+	defer func() { c.r.quiet-- }()
+	for _, f := range fs {
+		(*f)()
+	}
 }
 
 // cancel closes c's Done channel, cancels its children and starts its
@@ -137,12 +190,17 @@ func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
 	if cause == nil {
 		cause = err
 	}
+	c.mu.Lock()
 	c.err, c.cause = err, cause
+	foreign := c.foreign
+	c.foreign = nil
+	c.mu.Unlock()
 	if !byClock {
 		r.racePublish(t, c.m.addr, roleSend)
 	}
 	close(c.done)
 	r.closed(c.m)
+	c.runForeign(foreign)
 	for _, k := range c.children {
 		k.cancel(t, byClock, false, err, cause)
 	}
@@ -256,8 +314,32 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	if r != nil {
 		c = vctxOf(r, ctx)
 	}
-	if c == nil {
+	if c == nil && (r == nil || ctx.Done() == nil) {
 		return context.AfterFunc(ctx, f)
+	}
+	if c == nil {
+		// A context xbtest did not make: f starts, on a goroutine xbtest
+		// controls, when a scheduling point or a tick finds it done.
+		r.event(t)
+		a := &ctxAfter{f: f, owner: t}
+		r.racePublish(t, unsafe.Pointer(a), roleSend)
+		stopped, started := false, false
+		r.watch(ctx.Done(), func() {
+			started = true
+			r.spawnFor(r.cur, t, f, true, unsafe.Pointer(a))
+		}, func() bool { return stopped })
+		r.yield(t)
+		return func() bool {
+			r2, t := enter()
+			if r2 != r {
+				return false
+			}
+			r.event(t)
+			was := !stopped && !started
+			stopped = true
+			r.yield(t)
+			return was
+		}
 	}
 	r.event(t)
 	r.dataAccess(c.m.addr, 1, true)

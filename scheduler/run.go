@@ -160,7 +160,7 @@ type run struct {
 	snapshots bool
 	started   time.Time
 	drv       *driver
-	resumed   atomic.Int64 // bumped when a forked child takes over
+	resumed   atomic.Int64 // bumped when a forked child takes over, or while a real wait is progress (native.go)
 
 	replay    []decision
 	k         int // the decision being replayed
@@ -183,9 +183,11 @@ type run struct {
 	rand1 *randv1.Rand // this execution's math/rand source (see rand.go)
 	rand2 *randv2.Rand
 
-	clock    clock // virtual time (see clock.go)
-	ticking  bool  // a tick is firing timers: wake-ups carry no happens-before edge
-	tickWoke int   // goroutines the tick under way has woken or started
+	natives  []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
+	quiet    int           // the context package runs on a vctx's cancellation: Err and Cause are no scheduling points
+	clock    clock         // virtual time (see clock.go)
+	ticking  bool          // a tick is firing timers: wake-ups carry no happens-before edge
+	tickWoke int           // goroutines the tick under way has woken or started
 
 	findings []*Finding
 
@@ -230,6 +232,9 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
 	r.clock.reset()
+	clear(r.natives)
+	r.natives = r.natives[:0]
+	r.quiet = 0
 	r.ticking = false
 	r.findings = r.findings[:0]
 	r.warnings = r.warnings[:0]
@@ -365,6 +370,13 @@ const (
 func (r *run) point(t *thread, kind pointKind) *thread {
 	if faultHook != nil {
 		faultHook()
+	}
+	if len(r.natives) > 0 {
+		var parking *thread
+		if kind == ptPark {
+			parking = t
+		}
+		r.pollNative(parking)
 	}
 	if r.exploring {
 		if r.ex.guide != nil {

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -75,6 +76,9 @@ func (c *recvCase[T]) ready(r *run, m *chanState) bool {
 	if len(c.ch) > 0 || hasLive(m.sendq) || m.closed {
 		return true
 	}
+	if m.timer != nil {
+		return r.clock.dueNow(m.timer)
+	}
 	// Empty and no sender: a receive commits to nothing unless the channel
 	// was closed by code xbtest does not control.
 	if _, _, got := tryRecv(c.ch); got {
@@ -91,6 +95,10 @@ func (c *recvCase[T]) store(v T) {
 }
 
 func (c *recvCase[T]) commit(r *run, m *chanState) bool {
+	if m.timer != nil && r.clock.dueNow(m.timer) {
+		c.store(as[T](r.clock.takeTimer(m.timer)))
+		return true
+	}
 	if v, ok, got := tryRecv(c.ch); got {
 		if ok {
 			refill(r, m, bidi(c.ch))
@@ -188,23 +196,73 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 	if !live {
 		r.parkForever(t, "select with no cases")
 	}
-	if len(native) > 0 && len(native) == countLive(cases) {
-		// Only channels made by code xbtest does not control: block for real.
-		i, ok := nativeSelect(false, cases)
-		r.yield(t)
-		return i, ok
-	}
 	sel := &selectWait{}
 	for i, c := range cases {
 		if models[i] != nil {
 			c.enqueue(models[i], t, sel, i)
 		}
 	}
-	r.parkHere(t, "select", -1)
+	if len(native) == 0 {
+		r.parkHere(t, selectOn(cases, models), -1)
+	} else {
+		// Channels made by code xbtest does not control (native.go).
+		rc := make([]reflect.SelectCase, len(native))
+		for j, i := range native {
+			rc[j] = cases[i].reflectCase()
+			r.dataAccess(cases[i].chanAddr(), 1, true)
+		}
+		w := newNativeWait(t, rc, func(j int, v reflect.Value, ok bool) {
+			i := native[j]
+			cases[i].received(v, ok)
+			sel.chosen, sel.ok = i, ok
+		})
+		w.sel = sel
+		r.parkNative(t, w, selectOn(cases, models))
+	}
 	if _, send := cases[sel.chosen].(sendCaseMarker); send && !sel.ok {
 		panic(runtimeError("send on closed channel"))
 	}
 	return sel.chosen, sel.ok
+}
+
+// selectOn describes a blocked select for reports: "select", followed by
+// its cases when one of them is a timer's or a context's channel, or one
+// xbtest does not control, which the position of the select does not name
+// ("select: chan send; chan receive (ctx.Done() of the context made at
+// f.go:12)").
+func selectOn(cases []Case, models []*chanState) string {
+	what := func(i int) string {
+		if models[i] != nil {
+			return models[i].what
+		}
+		return notControlled
+	}
+	named := false
+	for i, c := range cases {
+		if c.chanAddr() != nil && what(i) != "" {
+			named = true
+		}
+	}
+	if !named {
+		return "select"
+	}
+	var b strings.Builder
+	b.WriteString("select: ")
+	sep := ""
+	for i, c := range cases {
+		if c.chanAddr() == nil {
+			continue
+		}
+		b.WriteString(sep)
+		sep = "; "
+		if _, send := c.(sendCaseMarker); send {
+			b.WriteString("chan send")
+		} else {
+			b.WriteString("chan receive")
+		}
+		b.WriteString(what(i))
+	}
+	return b.String()
 }
 
 // sendCaseMarker identifies send cases.

@@ -13,12 +13,17 @@ import (
 // scheduler made (so its operations are modelled) and drives. Outside an
 // execution every hook is the real function.
 
-// TimeNow replaces time.Now.
+// TimeNow replaces time.Now. Reading the clock is no scheduling point, but
+// it is a step: a loop that polls the clock without blocking, which never
+// sees time pass, is stopped by the step bound.
 func TimeNow() time.Time {
-	r, _ := enter()
+	r, t := enter()
 	if r == nil {
 		return time.Now()
 	}
+	t.unfenced = true // reading the clock is no fence (tso.go)
+	r.event(t)
+	t.unfenced = false
 	return epoch.Add(r.clock.now)
 }
 
@@ -45,11 +50,15 @@ func TimeSleep(d time.Duration) {
 	r.parkHere(t, "time.Sleep", -1)
 }
 
-// newChanTimer makes a timer whose C is a modelled channel.
+// newChanTimer makes a timer whose C is a modelled channel. The channel is
+// unbuffered, as Go 1.23's timer channels look (len and cap are 0): the
+// scheduler hands the value to a receiver (see takeTimer), so Stop and Reset
+// never leave a stale value behind.
 func (r *run) newChanTimer(t *thread, d, period time.Duration, what string) *vtimer {
-	ch := MakeChan[time.Time](1)
+	ch := MakeChan[time.Time](0)
 	tm := &vtimer{kind: tkChan, t: t, ch: ch, m: r.model(chanPtr(ch)), period: period}
 	tm.m.what = " (" + what + ", made at " + callerPos(3) + ")"
+	tm.m.timer = tm
 	r.clock.start(tm, d)
 	return tm
 }
@@ -67,7 +76,15 @@ func TimeNewTimer(d time.Duration) *time.Timer {
 }
 
 // TimeAfter replaces time.After.
-func TimeAfter(d time.Duration) <-chan time.Time { return TimeNewTimer(d).C }
+func TimeAfter(d time.Duration) <-chan time.Time {
+	r, t := enter()
+	if r == nil {
+		return time.After(d)
+	}
+	tm := r.newChanTimer(t, d, 0, "time.After")
+	tm.anon = true
+	return tm.ch
+}
 
 // TimeAfterFunc replaces time.AfterFunc: at the deadline f starts on a new
 // goroutine, a child of the caller.
@@ -104,7 +121,13 @@ func TimeTick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
 	}
-	return TimeNewTicker(d).C
+	r, t := enter()
+	if r == nil {
+		return time.Tick(d)
+	}
+	tm := r.newChanTimer(t, d, d, "time.Tick")
+	tm.anon = true
+	return tm.ch
 }
 
 // TimerCtl carries the methods of a *time.Timer that touch the clock:
@@ -124,8 +147,10 @@ func (r *run) vtimerOf(t *time.Timer) *vtimer {
 }
 
 // timerOp is the common frame of Stop and Reset: an operation on the timer's
-// channel (it drains a value already sent, as Go 1.23's timers do, so a
-// receiver elsewhere depends on its order) and a block boundary.
+// channel (a receiver elsewhere depends on its order) and a block boundary.
+// As in Go 1.23 and later, nothing is ever buffered in the channel, so
+// neither leaves a stale value, and each reports whether the timer was
+// pending: a timer that is due but whose value nobody received still is.
 func (r *run) timerOp(t *thread, tm *vtimer, key unsafe.Pointer, op func() bool) bool {
 	r.event(t)
 	if tm.m != nil {
@@ -133,9 +158,6 @@ func (r *run) timerOp(t *thread, tm *vtimer, key unsafe.Pointer, op func() bool)
 	}
 	r.dataAccess(key, 1, true)
 	was := op()
-	if tm.ch != nil {
-		tryRecv(tm.ch)
-	}
 	r.yield(t)
 	return was
 }
@@ -204,3 +226,15 @@ func (c TickerCtl) Reset(d time.Duration) {
 		return true
 	})
 }
+
+// TimerStop replaces the method expression (*time.Timer).Stop.
+func TimerStop(t *time.Timer) bool { return TimerOf(t).Stop() }
+
+// TimerReset replaces the method expression (*time.Timer).Reset.
+func TimerReset(t *time.Timer, d time.Duration) bool { return TimerOf(t).Reset(d) }
+
+// TickerStop replaces the method expression (*time.Ticker).Stop.
+func TickerStop(t *time.Ticker) { TickerOf(t).Stop() }
+
+// TickerReset replaces the method expression (*time.Ticker).Reset.
+func TickerReset(t *time.Ticker, d time.Duration) { TickerOf(t).Reset(d) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -262,17 +263,63 @@ func TestSleepOrdersGoroutinesByDeadline(t *testing.T) {
 	}
 }
 
-// An hour of virtual sleep under exploration costs microseconds of real time.
+// An hour of virtual sleep under exploration costs microseconds of real
+// time: two goroutines sleep an hour each, every schedule explored.
 func BenchmarkSleepHour(b *testing.B) {
+	var res *xb.Result
 	for b.Loop() {
-		res := xb.Explore("sleep", func(*xb.T) {
+		res = xb.Explore("sleep", func(*xb.T) {
 			xb.Go(func() { xb.TimeSleep(time.Hour) })
 			xb.TimeSleep(time.Hour)
 		}, xb.DefaultConfig())
-		if res.Internal != "" || len(res.Findings) != 0 {
+		if res.Internal != "" || len(res.Findings) != 0 || !res.Complete {
 			b.Fatal(res.Internal, res.Findings)
 		}
 	}
+	b.ReportMetric(float64(res.Schedules), "schedules/op")
+}
+
+// heartbeatHour beats every second on a ticker while the test sleeps an
+// hour (and half a second, so that the last beat and the end do not race),
+// then stops it: 3600 ticks, each a scheduling point.
+func heartbeatHour(out func(string)) func(*xb.T) {
+	return func(t *xb.T) {
+		stop := xb.MakeChan[struct{}](0)
+		beats := xb.MakeChan[int](0)
+		xb.Go(func() {
+			tk := xb.TimeNewTicker(time.Second)
+			n := 0
+			for {
+				if i, _ := xb.Select(false, xb.RecvCase(tk.C, nil), xb.RecvCase(stop, nil)); i == 1 {
+					xb.TickerOf(tk).Stop()
+					xb.Send(beats, n)
+					return
+				}
+				n++
+			}
+		})
+		xb.TimeSleep(time.Hour + time.Second/2)
+		xb.Close(stop)
+		out(fmt.Sprint(xb.Recv(beats), " beats"))
+	}
+}
+
+func TestHeartbeatHour(t *testing.T) {
+	if got := reach(t, heartbeatHour); !slices.Equal(got, []string{"3600 beats"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+// An hour of heartbeats: 3600 ticks of the virtual clock.
+func BenchmarkHeartbeatHour(b *testing.B) {
+	var res *xb.Result
+	for b.Loop() {
+		res = xb.Explore("heartbeat", heartbeatHour(func(string) {}), xb.DefaultConfig())
+		if res.Internal != "" || len(res.Findings) != 0 || !res.Complete {
+			b.Fatal(res.Internal, res.Findings)
+		}
+	}
+	b.ReportMetric(float64(res.Schedules), "schedules/op")
 }
 
 // A goroutine waiting on a stopped timer's channel or a context nobody
@@ -295,6 +342,23 @@ func TestBlockedOnTimerChannelIsNamed(t *testing.T) {
 	}, xb.KindLeak, "blocked forever")
 	if g := f.Goroutines; len(g) != 1 || g[0].On != "chan receive (ctx.Done() of the context made at "+made+")" {
 		t.Errorf("goroutines %+v", g)
+	}
+	// A select names its cases when one of them is such a channel.
+	var after string
+	f = one(t, func(*xb.T) {
+		made = next()
+		ctx, _ := xb.ContextWithCancel(context.Background())
+		ch := xb.MakeChan[int](0)
+		after = next()
+		tm := xb.TimeNewTimer(time.Hour)
+		xb.TimerOf(tm).Stop()
+		xb.Go(func() {
+			xb.Select(false, xb.SendCase(ch, 1), xb.RecvCase(ctx.Done(), nil), xb.RecvCase(tm.C, nil))
+		})
+	}, xb.KindLeak, "blocked forever")
+	want := "select: chan send; chan receive (ctx.Done() of the context made at " + made + "); chan receive (time.Timer.C, made at " + after + ")"
+	if g := f.Goroutines; len(g) != 1 || g[0].On != want {
+		t.Errorf("goroutines %+v, want one on %s", g, want)
 	}
 }
 
@@ -319,5 +383,164 @@ func TestTickAfterFailedLockExploresOrders(t *testing.T) {
 	})
 	if !slices.Equal(got, []string{"case 0", "case 1"}) {
 		t.Errorf("got %q", got)
+	}
+}
+
+// Timer channels behave as Go 1.23's: nothing is buffered, so len and cap
+// are 0; a due timer's value waits for a receiver, stamped with the
+// deadline; Stop and Reset report a due timer nobody received from as
+// pending and leave no stale value; a ticker nobody read drops the ticks it
+// missed (the first receive gets the first missed tick at once, the next
+// waits for the next period).
+func TestTimerChannelsFollowGo123(t *testing.T) {
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			start := xb.TimeNow()
+			since := func(v time.Time) time.Duration { return v.Sub(start) }
+			xb.Go(func() {})
+			tk := xb.TimeNewTicker(100 * time.Millisecond)
+			xb.TimeSleep(time.Second)
+			a := xb.Recv(tk.C)
+			b := xb.Recv(tk.C) // at 1.1s
+			xb.TickerOf(tk).Stop()
+			tm := xb.TimeNewTimer(100 * time.Millisecond) // due at 1.2s
+			xb.TimeSleep(200 * time.Millisecond)
+			l, c := xb.Len(tm.C), cap(tm.C)
+			stopped := xb.TimerOf(tm).Stop()
+			i, _ := xb.Select(true, xb.RecvCase(tm.C, nil))
+			reset := xb.TimerOf(tm).Reset(100 * time.Millisecond) // due at 1.4s
+			xb.TimeSleep(200 * time.Millisecond)
+			reset2 := xb.TimerOf(tm).Reset(100 * time.Millisecond) // due at 1.6s
+			v := xb.Recv(tm.C)
+			out(fmt.Sprint(since(a), " ", since(b), " len ", l, " cap ", c, " ", stopped, " ", i, " ", reset, " ", reset2, " ", since(v), " ", xb.TimerOf(tm).Stop()))
+		}
+	})
+	// What the same calls print under go test with Go 1.26's real timers.
+	want := []string{"100ms 1.1s len 0 cap 0 true -1 false true 1.6s false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A time.After that lost its select is never fired: nobody waits on it, so
+// it moves no time and adds no orders. The loop below leaves eight of them
+// behind, all due at the same instant; before, every order of their firings
+// was explored after the test returned.
+func TestAbandonedTimersAddNoSchedules(t *testing.T) {
+	loop := func(timeout func() <-chan time.Time) func(*xb.T) {
+		return func(t *xb.T) {
+			ch := xb.MakeChan[int](0)
+			xb.Go(func() {
+				for i := range 8 {
+					xb.Send(ch, i)
+				}
+				xb.Close(ch)
+			})
+			for {
+				i, ok := xb.Select(false, xb.RecvCase(ch, nil), xb.RecvCase(timeout(), nil))
+				if i == 1 {
+					t.Errorf("timed out")
+				}
+				if !ok {
+					return
+				}
+			}
+		}
+	}
+	never := explore(t, "never", loop(func() <-chan time.Time { return xb.MakeChan[time.Time](0) }), xb.DefaultConfig())
+	after := explore(t, "after", loop(func() <-chan time.Time { return xb.TimeAfter(time.Second) }), xb.DefaultConfig())
+	if after.Schedules != never.Schedules || len(after.Findings) != 0 {
+		t.Errorf("with time.After: %d schedules, findings %v; with a channel nobody sends on: %d", after.Schedules, after.Findings, never.Schedules)
+	}
+}
+
+// Two AfterFunc functions due at the same instant start in either order;
+// due at different instants, only in the order of their deadlines.
+func TestAfterFuncsAtOneInstantRunInEitherOrder(t *testing.T) {
+	prog := func(da, db time.Duration) func(out func(string)) func(*xb.T) {
+		return func(out func(string)) func(*xb.T) {
+			return func(*xb.T) {
+				var mu xb.Mutex
+				var wg xb.WaitGroup
+				var got []string
+				wg.Add(2)
+				for _, f := range []struct {
+					name string
+					d    time.Duration
+				}{{"a", da}, {"b", db}} {
+					xb.TimeAfterFunc(f.d, func() {
+						mu.Lock()
+						got = append(got, f.name)
+						mu.Unlock()
+						wg.Done()
+					})
+				}
+				wg.Wait()
+				out(strings.Join(got, ""))
+			}
+		}
+	}
+	if got := reach(t, prog(time.Second, time.Second)); !slices.Equal(got, []string{"ab", "ba"}) {
+		t.Errorf("equal deadlines: %q, want both orders", got)
+	}
+	if got := reach(t, prog(time.Second, 2*time.Second)); !slices.Equal(got, []string{"ab"}) {
+		t.Errorf("a first: %q", got)
+	}
+	// Nothing to choose: each function runs alone at its instant.
+	if res := explore(t, t.Name(), prog(time.Second, 2*time.Second)(func(string) {}), xb.DefaultConfig()); res.Schedules != 1 {
+		t.Errorf("different deadlines: %d schedules, want 1", res.Schedules)
+	}
+	if got := reach(t, prog(2*time.Second, time.Second)); !slices.Equal(got, []string{"ba"}) {
+		t.Errorf("b first: %q", got)
+	}
+}
+
+// Goroutines woken at one instant by timers run in either order, whichever
+// kind of timer wakes them.
+func TestTimersAtOneInstantWakeInEitherOrder(t *testing.T) {
+	waits := map[string]func(){
+		"Sleep": func() { xb.TimeSleep(time.Second) },
+		"After": func() { xb.Recv(xb.TimeAfter(time.Second)) },
+		"Timer": func() { xb.Recv(xb.TimeNewTimer(time.Second).C) },
+		"Tick":  func() { xb.Recv(xb.TimeTick(time.Second)) },
+	}
+	for name, wait := range waits {
+		got := reach(t, func(out func(string)) func(*xb.T) {
+			return func(*xb.T) {
+				var mu xb.Mutex
+				var got []string
+				done := xb.MakeChan[bool](0)
+				for _, s := range []string{"a", "b"} {
+					xb.Go(func() {
+						wait()
+						mu.Lock()
+						got = append(got, s)
+						mu.Unlock()
+						xb.Send(done, true)
+					})
+				}
+				xb.Recv(done)
+				xb.Recv(done)
+				out(strings.Join(got, ""))
+			}
+		})
+		if !slices.Equal(got, []string{"ab", "ba"}) {
+			t.Errorf("%s: %q, want both orders", name, got)
+		}
+	}
+}
+
+// Time does not pass while a goroutine runs: a loop that polls the clock
+// spins, and the step bound stops it.
+func TestPollingTheClockIsStoppedByTheStepBound(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 1000
+	res := xb.Explore("poll", func(*xb.T) {
+		xb.Go(func() {})
+		for start := xb.TimeNow(); xb.TimeSince(start) < time.Second; {
+		}
+	}, cfg)
+	if res.Complete || res.Bound != "steps" || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "goroutine T0 exceeded 1000 scheduling steps") {
+		t.Errorf("complete=%v bound=%q warnings=%q internal=%q", res.Complete, res.Bound, res.Warnings, res.Internal)
 	}
 }

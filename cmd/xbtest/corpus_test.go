@@ -26,6 +26,10 @@ type manifestEntry struct {
 	Kinds      []string `json:"kinds"`
 	Findings   *int     `json:"findings"` // the exact number of findings, if given
 	Schedules  int      `json:"schedules"`
+	// Where the findings are, if given: each finding's position, and each
+	// goroutine of each finding as "ID (state on) at pos" (sorted).
+	Positions  []string `json:"positions"`
+	Goroutines []string `json:"goroutines"`
 	Todo       string   `json:"todo"`
 }
 
@@ -112,6 +116,12 @@ func TestCorpus(t *testing.T) {
 				if e.Findings != nil && len(s.kinds) != *e.Findings {
 					t.Errorf("%s %s: %d findings %v, want %d", e.Package, e.Test, len(s.kinds), s.kinds, *e.Findings)
 				}
+				if e.Positions != nil && !slices.Equal(slices.Sorted(slices.Values(s.positions)), slices.Sorted(slices.Values(e.Positions))) {
+					t.Errorf("%s %s: findings at %q, want %q", e.Package, e.Test, s.positions, e.Positions)
+				}
+				if e.Goroutines != nil && !slices.Equal(slices.Sorted(slices.Values(s.goroutines)), slices.Sorted(slices.Values(e.Goroutines))) {
+					t.Errorf("%s %s: goroutines %q, want %q", e.Package, e.Test, s.goroutines, e.Goroutines)
+				}
 				if e.Schedules != 0 && s.Schedules != e.Schedules {
 					t.Errorf("%s %s: %d schedules, want %d", e.Package, e.Test, s.Schedules, e.Schedules)
 				}
@@ -131,11 +141,13 @@ func TestCorpus(t *testing.T) {
 }
 
 type summary struct {
-	Package   string
-	Test      string
-	Schedules int
-	Complete  bool
-	kinds     []string
+	Package    string
+	Test       string
+	Schedules  int
+	Complete   bool
+	kinds      []string
+	positions  []string
+	goroutines []string
 }
 
 // parseJSONLines reads xbtest -json output, keyed by module-relative
@@ -165,6 +177,13 @@ func parseJSONLines(t *testing.T, b []byte) map[string]*summary {
 		key := strings.TrimPrefix(f["package"].(string), "github.com/xbtest/xbtest/") + "/" + f["test"].(string)
 		if s := out[key]; s != nil {
 			s.kinds = append(s.kinds, f["kind"].(string))
+			pos, _ := f["pos"].(string)
+			s.positions = append(s.positions, pos)
+			gs, _ := f["goroutines"].([]any)
+			for _, g := range gs {
+				g := g.(map[string]any)
+				s.goroutines = append(s.goroutines, fmt.Sprintf("%v (%v on %v) at %v", g["id"], g["state"], g["on"], g["pos"]))
+			}
 		} else {
 			t.Errorf("finding without summary: %v", f)
 		}

@@ -158,3 +158,20 @@ func (c *Cache) Get(k string) string {
 	defer c.mu.Unlock()
 	return c.m[k]
 }
+
+// Heartbeat counts a beat every interval until stop is closed, then stops
+// its ticker and sends the count on beats.
+func Heartbeat(interval time.Duration, stop <-chan struct{}, beats chan<- int) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	n := 0
+	for {
+		select {
+		case <-t.C:
+			n++
+		case <-stop:
+			beats <- n
+			return
+		}
+	}
+}

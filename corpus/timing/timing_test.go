@@ -143,3 +143,18 @@ func TestSleepOrderingFixed(t *testing.T) {
 		t.Errorf("Get(k) = %q after the warm-up, want v", got)
 	}
 }
+
+// TestHeartbeatHour runs an hour of heartbeats (3600 ticks of the virtual
+// clock, in milliseconds of real time). The test sleeps half a second past
+// the hour so that the last beat and the stop do not race.
+func TestHeartbeatHour(t *testing.T) {
+	corpus(t)
+	stop := make(chan struct{})
+	beats := make(chan int)
+	go Heartbeat(time.Second, stop, beats)
+	time.Sleep(time.Hour + time.Second/2)
+	close(stop)
+	if n := <-beats; n != 3600 {
+		t.Errorf("%d beats in an hour, want 3600", n)
+	}
+}
