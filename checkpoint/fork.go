@@ -164,8 +164,8 @@ func (f *Fork) exploreAuto(t Target) {
 		f.reach = f.reach[:0]
 		t.RunFrom(n)
 		ok, why := t.Clean()
-		if next := t.Next(); f.every || next >= 0 && next < len(f.reach) && f.reach[next] > f.forkCost {
-			f.dear++ // the next execution replays a prefix dearer than a fork
+		if f.every || f.dearer(t) {
+			f.dear++
 		} else {
 			f.dear = 0
 		}
@@ -196,6 +196,21 @@ func (f *Fork) exploreAuto(t Target) {
 	z.wait(f.stall, nil)
 	t.Note("checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)")
 	t.Describe()
+}
+
+// dearer reports whether the next execution, re-run in this process, would
+// replay a prefix dearer than forking a process that holds it: this
+// execution timed that prefix, and a fork costs the fork itself (measured)
+// and the exploration state handed to the child and back (timed, when it
+// matters, by encoding it once).
+func (f *Fork) dearer(t Target) bool {
+	next := t.Next()
+	if next < 0 || next >= len(f.reach) || f.reach[next] <= f.forkCost {
+		return false
+	}
+	start := time.Now()
+	t.Save()
+	return f.reach[next] > f.forkCost+2*time.Since(start)
 }
 
 // zygote is the process the executions are forked from; it leaves when

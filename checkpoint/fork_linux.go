@@ -238,7 +238,7 @@ func wakePoller() {
 		return
 	}
 	one := [8]byte{1}
-	for range 200 {
+	for range 50 {
 		polling, running := otherThreads()
 		if polling {
 			syscall.Write(poller.wake, one[:])

@@ -2,6 +2,8 @@ package scheduler_test
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/xbtest/xbtest/checkpoint"
@@ -39,8 +41,10 @@ func withSetup(mb float64) func(*xb.T) {
 
 // BenchmarkCheckpoint compares how exploration backs up: schedules per
 // second of Performance 3 3 (no set-up) and of tests whose set-up builds
-// 1 to 64 MB, under each strategy. The crossover is the set-up cost above
-// which fork (with branch-point snapshots) beats re-running the body.
+// 0.25 to 50 MB, under each strategy. The crossover is the set-up cost above
+// which fork (with branch-point snapshots) beats re-running the body; auto
+// should follow the better of the two ("forked" is the share of its
+// explorations that handed over to forking).
 func BenchmarkCheckpoint(b *testing.B) {
 	strategies := []struct {
 		name string
@@ -50,25 +54,36 @@ func BenchmarkCheckpoint(b *testing.B) {
 		{"fork", func() checkpoint.Backer { return checkpoint.NewFork(false) }},
 		{"auto", func() checkpoint.Backer { return checkpoint.NewFork(true) }},
 	}
-	workloads := []struct {
+	type workload struct {
 		name string
 		body func(*xb.T)
-		algo xb.Algorithm
-	}{{"Performance33", perfPlain(3, 3), xb.ExitBlockRWDD}}
-	for _, mb := range []float64{0.25, 1, 4, 16, 64} {
-		workloads = append(workloads, struct {
-			name string
-			body func(*xb.T)
-			algo xb.Algorithm
-		}{fmt.Sprintf("setup%gMB", mb), withSetup(mb), xb.ExitBlockRWDD})
+	}
+	workloads := []workload{{"Performance33", perfPlain(3, 3)}}
+	for _, mb := range []float64{0.25, 0.5, 1, 2, 4, 8, 16, 50} {
+		workloads = append(workloads, workload{fmt.Sprintf("setup%gMB", mb), withSetup(mb)})
 	}
 	for _, w := range workloads {
 		for _, s := range strategies {
 			b.Run(w.name+"/"+s.name, func(b *testing.B) {
 				cfg := xb.DefaultConfig()
-				cfg.Algorithm = w.algo
 				cfg.Backer = s.mk()
-				benchSchedules(b, w.body, cfg)
+				total, forked, runs := 0, 0, 0
+				for b.Loop() {
+					res := xb.Explore("bench", w.body, cfg)
+					if res.Internal != "" || len(res.Findings) > 0 {
+						b.Fatal(res.Internal, res.Findings)
+					}
+					total += res.Schedules
+					runs++
+					if slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "forked after that") }) {
+						forked++
+					}
+				}
+				b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "schedules/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/schedule")
+				if s.name == "auto" {
+					b.ReportMetric(float64(forked)/float64(runs), "forked")
+				}
 			})
 		}
 	}
