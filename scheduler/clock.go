@@ -216,6 +216,16 @@ func (r *run) fireDue(t *thread) {
 // the recorded one.
 func (r *run) tickChoice(t *thread, opts []int32) int32 {
 	if r.exploring {
+		if g := r.ex.guide; g != nil {
+			if c, recorded, why := g.tickChoice(opts); recorded {
+				if why != "" {
+					r.guideDiverged(r.cur, why)
+				}
+				d := &r.ex.path[len(r.ex.path)-1]
+				d.choices = append(d.choices, c)
+				return c
+			}
+		}
 		return r.ex.chooseTick(opts)
 	}
 	d := &r.replay[r.k]
