@@ -147,6 +147,9 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 			if n := len(r.ex.path); n > 0 {
 				r.ex.path[n-1].tick = true
 			}
+			if g := r.ex.guide; g != nil && r.trace && len(g.steps) < maxSteps {
+				g.steps = append(g.steps, TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
+			}
 		}
 		r.fireDue(t)
 	}

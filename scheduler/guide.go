@@ -56,9 +56,10 @@ type hint struct {
 }
 
 // TraceStep is one scheduling point of a guided execution: the goroutine, the
-// operation and where it happened in the source.
+// operation and where it happened in the source. A step without a goroutine
+// is virtual time advancing (Op says to when): the timers due then fire.
 type TraceStep struct {
-	G     string `json:"g"`
+	G     string `json:"g,omitempty"`
 	Op    string `json:"op"`
 	Pos   string `json:"pos,omitempty"`
 	Block int    `json:"block"` // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
@@ -208,6 +209,9 @@ func (g *guide) tickChoice(options []int32) (c int32, recorded bool, why string)
 	}
 	b := &g.blocks[g.owed]
 	if g.owedN >= len(b.Choices) {
+		if g.owed == len(g.blocks)-1 {
+			return 0, false, "" // after the schedule (a prefix, in minimisation): the explorer chooses
+		}
 		return 0, true, fmt.Sprintf("block %d: %s made more notify, select or timer choices than recorded: a tick offered timers %v", g.owed, b.Goroutine, options)
 	}
 	c = b.Choices[g.owedN]
@@ -238,6 +242,14 @@ func (r *run) anchor(t *thread, kind pointKind) Block {
 	}
 	if kind == ptSpawn {
 		b.Op = "go"
+	}
+	if buf := t.flushOf; buf != nil {
+		// A flush: the store it committed, in the goroutine that made it.
+		b.Op = "flush"
+		if file, line := buf.flushed.fileLine(); file != "" {
+			b.Pos, b.Src = shortPos(file, line), sourceLine(file, line)
+		}
+		return b
 	}
 	file, line, fn := userFrame(t.pcs)
 	if file != "" {
@@ -286,7 +298,7 @@ func opName(pcs []uintptr) string {
 			break
 		}
 	}
-	name = strings.NewReplacer("(*", "", ")", "").Replace(name)
+	name = strings.NewReplacer("(*", "", ")", "", "[...]", "").Replace(name)
 	if name == "" {
 		return "?"
 	}
