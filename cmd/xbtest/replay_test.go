@@ -9,13 +9,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/replay"
+	"github.com/xbtest/xbtest/scheduler"
 )
 
 // replayJSON runs xbtest -replay FILE -json in dir and returns its status,
@@ -330,7 +333,7 @@ func TestReplayBadFiles(t *testing.T) {
 	good := filepath.Join(dir, "good.json")
 	s := &replay.Schedule{Package: "example.com/p", Test: "TestX", Finding: replay.Finding{Kind: "deadlock"},
 		Decisions: []replay.Decision{{Kind: replay.KindBlock, Goroutine: "T0", Points: 1}}}
-	p, err := replay.Write(dir, s, 1)
+	p, err := replay.Write(dir, "p", s, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,4 +464,117 @@ func chromium(t *testing.T, browser string, args ...string) []byte {
 		t.Fatalf("%s %v: %v\n%s", browser, args, err, stderr.String())
 	}
 	return out
+}
+
+// TestScheduleSize: the report gives the size of a finding's schedule and
+// says what minimisation made of it.
+func TestScheduleSize(t *testing.T) {
+	blocks := []scheduler.Block{{Goroutine: "T0"}, {Goroutine: "T0.1", Preempt: true}, {Goroutine: "T0", Mid: true}}
+	for _, c := range []struct {
+		sh   *scheduler.Shortened
+		want string
+		from *jsonSize
+	}{
+		{nil, "3 blocks, 1 preemptions", nil},
+		{&scheduler.Shortened{Blocks: 3, Preemptions: 1, Tries: 4}, "3 blocks, 1 preemptions; no shorter one in 4 tries", nil},
+		{&scheduler.Shortened{Blocks: 9, Preemptions: 5, Tries: 12}, "3 blocks, 1 preemptions; shortened from 9 blocks, 5 preemptions", &jsonSize{Blocks: 9, Preemptions: 5}},
+	} {
+		f := &scheduler.Finding{Kind: scheduler.KindAssertion, Blocks: blocks, Shortened: c.sh}
+		if got := scheduleSize(f); got != c.want {
+			t.Errorf("scheduleSize = %q, want %q", got, c.want)
+		}
+		var out bytes.Buffer
+		rp := &reporter{out: &out, o: &options{json: true}, cwd: "/w"}
+		rp.finding(instrument.Package{ImportPath: "p"}, scheduler.Report{Result: &scheduler.Result{Test: "TestX"}}, f, "/w/xbtest-out/p.TestX.1.json")
+		var got struct {
+			jsonSize
+			Replay string
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%v: %s", err, out.String())
+		}
+		want := jsonSize{Blocks: 3, Preemptions: 1, From: c.from}
+		if !reflect.DeepEqual(got.jsonSize, want) || got.Replay != "xbtest-out/p.TestX.1.json" {
+			t.Errorf("JSON %s, want size %+v", out.String(), want)
+		}
+	}
+}
+
+const twoOutcomes = `package config
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestNew(t *testing.T) {
+	var mu sync.Mutex
+	x := 0
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); mu.Lock(); x = 1; mu.Unlock() }()
+	mu.Lock()
+	seen := x
+	mu.Unlock()
+	wg.Wait()
+	if seen == 1 {
+		t.Errorf("PKG saw 1")
+	}
+	if seen == 0 {
+		t.Errorf("PKG saw 0")
+	}
+}
+`
+
+// TestScheduleFileNames: packages with the same name get files of their
+// own, and a new run of a test removes the files of the findings it no
+// longer has.
+func TestScheduleFileNames(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":                  "module example.com/names\n\ngo 1.22\n",
+		"a/config/config_test.go": strings.ReplaceAll(twoOutcomes, "PKG", "a"),
+		"b/config/config_test.go": strings.ReplaceAll(twoOutcomes, "PKG", "b"),
+	})
+	out := t.TempDir()
+	record := func(wantFiles ...string) {
+		t.Helper()
+		status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "./...")
+		if status != exitFindings {
+			t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+		var names []string
+		for _, f := range files {
+			names = append(names, filepath.Base(f))
+		}
+		if !slices.Equal(names, wantFiles) {
+			t.Fatalf("files %v, want %v", names, wantFiles)
+		}
+		// Each finding names the file that holds its own schedule.
+		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			var ev map[string]any
+			json.Unmarshal([]byte(l), &ev)
+			if ev["event"] != "finding" {
+				continue
+			}
+			file := ev["replay"].(string)
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(dir, file)
+			}
+			s, err := replay.Read(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Package != ev["package"] || s.Finding.Message != ev["message"] {
+				t.Errorf("finding %v of %v: its file %s holds %q of %s", ev["message"], ev["package"], ev["replay"], s.Finding.Message, s.Package)
+			}
+		}
+	}
+	record("a_config.TestNew.1.json", "a_config.TestNew.2.json", "b_config.TestNew.1.json", "b_config.TestNew.2.json")
+	// b's second check is fixed: its second file goes.
+	fixed := strings.ReplaceAll(strings.Replace(twoOutcomes, "\tif seen == 0 {\n\t\tt.Errorf(\"PKG saw 0\")\n\t}\n", "", 1), "PKG", "b")
+	if err := os.WriteFile(filepath.Join(dir, "b/config/config_test.go"), []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record("a_config.TestNew.1.json", "a_config.TestNew.2.json", "b_config.TestNew.1.json")
 }
