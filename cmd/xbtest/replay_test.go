@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,10 +53,22 @@ func replayEvents(t *testing.T, stdout string) (finding, rep map[string]any) {
 	return finding, rep
 }
 
+// buildCommand builds xbtest into a temporary directory (run in the
+// package's directory, as go test starts a test).
+func buildCommand(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "xbtest")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // checkReplays replays every schedule file a corpus run wrote into dir (n
-// findings), each in a fresh test process: the same kind at the same
-// position, exit status 1.
-func checkReplays(t *testing.T, dir string, n int) {
+// findings), each with the xbtest binary bin in a process of its own (in
+// parallel subtests): the same kind at the same position, with the same
+// message, exit status 1.
+func checkReplays(t *testing.T, bin, dir string, n int) {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) != n {
@@ -62,16 +76,18 @@ func checkReplays(t *testing.T, dir string, n int) {
 	}
 	for _, f := range files {
 		t.Run("replay "+filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
 			s, err := replay.Read(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			status, finding, rep, stderr := replayJSON(t, t.TempDir(), f)
+			status, stdout, stderr := runCommand(t, bin, t.TempDir(), "-json", "-replay", f)
+			finding, rep := replayEvents(t, stdout)
 			if status != exitFindings || finding == nil || rep == nil || rep["reproduced"] != true {
 				t.Fatalf("status %d, finding %v, replay %v\n%s", status, finding, rep, stderr)
 			}
-			if finding["kind"] != s.Finding.Kind || finding["pos"] != s.Finding.Pos {
-				t.Errorf("replayed %v at %v, recorded %s at %s", finding["kind"], finding["pos"], s.Finding.Kind, s.Finding.Pos)
+			if finding["kind"] != s.Finding.Kind || finding["pos"] != s.Finding.Pos || finding["message"] != s.Finding.Message {
+				t.Errorf("replayed %v at %v: %q; recorded %s at %s: %q", finding["kind"], finding["pos"], finding["message"], s.Finding.Kind, s.Finding.Pos, s.Finding.Message)
 			}
 		})
 	}
@@ -343,7 +359,7 @@ func TestReplayBadFiles(t *testing.T) {
 		"corrupt":   {"{\"version\": 2, garbage", "corrupt or truncated"},
 		"truncated": {string(b[:len(b)*2/3]), "corrupt or truncated"},
 		"newer":     {strings.Replace(string(b), `"version": 2`, `"version": 3`, 1), "version 3 is newer than this xbtest's (2)"},
-		"flush":     {strings.Replace(string(b), `"kind": "block"`, `"kind": "flush"`, 1), `kind "flush", which this xbtest cannot replay`},
+		"kind":      {strings.Replace(string(b), `"kind": "block"`, `"kind": "warp"`, 1), `decision 0 has kind "warp", which this xbtest cannot replay`},
 	} {
 		f := filepath.Join(dir, name+".json")
 		os.WriteFile(f, []byte(c.content), 0o644)
@@ -577,4 +593,108 @@ func TestScheduleFileNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	record("a_config.TestNew.1.json", "a_config.TestNew.2.json", "b_config.TestNew.1.json")
+}
+
+// TestCorpusReplayAfterEdits takes a finding of each kind from the corpus,
+// in a copy of its package (a module of its own), and replays its schedule
+// after an edit that moves every line and adds an unused function (the
+// same finding, one line lower) and after one that starts and joins a
+// goroutine at the top of the test (a divergence at the first block, exit
+// status 2). Each step is a process of its own; the cases run in parallel.
+func TestCorpusReplayAfterEdits(t *testing.T) {
+	root := repoRoot(t)
+	bin := buildCommand(t)
+	for _, c := range []struct {
+		dir, test string
+		flags     []string
+	}{
+		{"corpus/thesis/deadlockwait", "TestDeadlockWait", nil},
+		{"corpus/thesis/deadlock", "TestDeadlock", nil},
+		{"corpus/races", "TestDoubleCheckedInit", nil},
+		{"corpus/timing", "TestContextLeak", nil},
+		{"corpus/litmus", "TestSBAssumingSC", []string{"-memory", "tso", "-race", "off"}},
+	} {
+		t.Run(c.test, func(t *testing.T) {
+			t.Parallel()
+			pkg := filepath.Base(c.dir)
+			orig := map[string]string{"go.mod": "module example.com/copy\n\ngo 1.26\n"}
+			sources, _ := filepath.Glob(filepath.Join(root, c.dir, "*.go"))
+			for _, f := range sources {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				orig[pkg+"/"+filepath.Base(f)] = string(b)
+			}
+			dir := writeModule(t, orig)
+			out := t.TempDir()
+			args := append(append([]string{"-o", out, "-run", "^" + c.test + "$"}, c.flags...), "./"+pkg)
+			if status, stdout, stderr := runCommand(t, bin, dir, args...); status != exitFindings {
+				t.Fatalf("recording: status %d\n%s\n%s", status, stdout, stderr)
+			}
+			file := filepath.Join(out, pkg+"."+c.test+".1.json")
+			s, err := replay.Read(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edit := func(f func(name, src string) string) {
+				t.Helper()
+				for name, src := range orig {
+					if strings.HasSuffix(name, ".go") {
+						if err := os.WriteFile(filepath.Join(dir, name), []byte(f(name, src)), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+
+			edit(func(name, src string) string {
+				unused := "unusedAfterTheEdit_" + strings.NewReplacer("/", "_", ".", "_").Replace(name)
+				return "// An edit that moves every line.\n" + src + "\nfunc " + unused + "() {}\n"
+			})
+			status, stdout, stderr := runCommand(t, bin, t.TempDir(), "-json", "-replay", file)
+			finding, rep := replayEvents(t, stdout)
+			f, line, _ := strings.Cut(s.Finding.Pos, ":")
+			n, _ := strconv.Atoi(line)
+			want := fmt.Sprintf("%s:%d", f, n+1)
+			if status != exitFindings || finding == nil || rep["reproduced"] != true || finding["kind"] != s.Finding.Kind || finding["pos"] != want {
+				t.Errorf("after an unrelated edit: status %d, finding %v, replay %v; want the %s at %s\n%s", status, finding, rep, s.Finding.Kind, want, stderr)
+			}
+
+			head := regexp.MustCompile(`(?m)^func ` + c.test + `\(t \*testing\.T\)\s*\{`)
+			edited := 0
+			edit(func(name, src string) string {
+				if loc := head.FindStringIndex(src); loc != nil && strings.HasSuffix(name, "_test.go") {
+					edited++
+					return src[:loc[1]] + " { c := make(chan int); go func() { c <- 1 }(); <-c };" + src[loc[1]:]
+				}
+				return src
+			})
+			if edited != 1 {
+				t.Fatalf("the test's function found in %d files", edited)
+			}
+			status, stdout, _ = runCommand(t, bin, t.TempDir(), "-replay", file)
+			if status != exitError || !strings.Contains(stdout, "xbtest: replay diverged") || !strings.Contains(stdout, "  block 0: T0 ") || !strings.Contains(stdout, "--- DIVERGED: "+c.test) {
+				t.Errorf("after an edit of the schedule: status %d\n%s", status, stdout)
+			}
+		})
+	}
+}
+
+// runCommand runs the xbtest binary bin in dir and returns its exit status
+// and output.
+func runCommand(t *testing.T, bin, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
 }
