@@ -143,9 +143,6 @@ func (g *genFile) source() []byte {
 	}
 	fmt.Fprintf(&b, "package %s\n\nimport (\n", g.pkgName)
 	fmt.Fprintf(&b, "\t%s %s\n\t%s \"unsafe\"\n", genXB, quote(schedulerPath), genUnsafe)
-	if g.generics {
-		b.WriteString("\t_xbreflect \"reflect\"\n\t_xbsort \"sort\"\n\t_xbstrings \"strings\"\n")
-	}
 	for _, imp := range g.imports.decls() {
 		fmt.Fprintf(&b, "\t%s\n", imp)
 	}
@@ -371,7 +368,7 @@ func _xbMapIter[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) (*_xbMapIt[K
 		for k := range m {
 			it.keys = append(it.keys, k)
 		}
-		_xbSortKeys(it.keys)
+		_xbs.SortKeys(it.keys)
 	}
 	var k K
 	var v V
@@ -396,76 +393,5 @@ func (it *_xbMapIt[K, V]) next(k *K, v *V) bool {
 		return true
 	}
 	return false
-}
-
-func _xbSortKeys[K comparable](keys []K) {
-	switch ks := any(keys).(type) {
-	case []string:
-		_xbsort.Strings(ks)
-		return
-	case []int:
-		_xbsort.Ints(ks)
-		return
-	}
-	_xbsort.SliceStable(keys, func(i, j int) bool {
-		return _xbCompare(_xbreflect.ValueOf(&keys[i]).Elem(), _xbreflect.ValueOf(&keys[j]).Elem()) < 0
-	})
-}
-
-// _xbCompare is a total order on comparable values, by content where there
-// is one.
-func _xbCompare(a, b _xbreflect.Value) int {
-	cmp := func(less, greater bool) int {
-		if less {
-			return -1
-		}
-		if greater {
-			return 1
-		}
-		return 0
-	}
-	switch a.Kind() {
-	case _xbreflect.Bool:
-		return cmp(!a.Bool() && b.Bool(), a.Bool() && !b.Bool())
-	case _xbreflect.Int, _xbreflect.Int8, _xbreflect.Int16, _xbreflect.Int32, _xbreflect.Int64:
-		return cmp(a.Int() < b.Int(), a.Int() > b.Int())
-	case _xbreflect.Uint, _xbreflect.Uint8, _xbreflect.Uint16, _xbreflect.Uint32, _xbreflect.Uint64, _xbreflect.Uintptr:
-		return cmp(a.Uint() < b.Uint(), a.Uint() > b.Uint())
-	case _xbreflect.Float32, _xbreflect.Float64:
-		x, y := a.Float(), b.Float()
-		return cmp(x < y || x != x && y == y, x > y || y != y && x == x)
-	case _xbreflect.Complex64, _xbreflect.Complex128:
-		x, y := a.Complex(), b.Complex()
-		if c := cmp(real(x) < real(y), real(x) > real(y)); c != 0 {
-			return c
-		}
-		return cmp(imag(x) < imag(y), imag(x) > imag(y))
-	case _xbreflect.String:
-		return _xbstrings.Compare(a.String(), b.String())
-	case _xbreflect.Pointer, _xbreflect.Chan, _xbreflect.UnsafePointer:
-		return cmp(a.Pointer() < b.Pointer(), a.Pointer() > b.Pointer())
-	case _xbreflect.Array:
-		for i := 0; i < a.Len(); i++ {
-			if c := _xbCompare(a.Index(i), b.Index(i)); c != 0 {
-				return c
-			}
-		}
-	case _xbreflect.Struct:
-		for i := 0; i < a.NumField(); i++ {
-			if c := _xbCompare(a.Field(i), b.Field(i)); c != 0 {
-				return c
-			}
-		}
-	case _xbreflect.Interface:
-		if a.IsNil() || b.IsNil() {
-			return cmp(a.IsNil() && !b.IsNil(), !a.IsNil() && b.IsNil())
-		}
-		ta, tb := a.Elem().Type().String(), b.Elem().Type().String()
-		if ta != tb {
-			return _xbstrings.Compare(ta, tb)
-		}
-		return _xbCompare(a.Elem(), b.Elem())
-	}
-	return 0
 }
 `

@@ -58,6 +58,12 @@ var clockFuncs = map[string]map[string]string{
 		"AfterFunc": "ContextAfterFunc", "Cause": "ContextCause"},
 }
 
+// mapsFuncs are the iterators of package maps, redirected to versions that
+// yield in the fixed order of rewritten map loops (maps.Keys(m) becomes
+// xb.MapsKeys(m)), so that what a test sees of a map's order is the same in
+// every execution.
+var mapsFuncs = map[string]string{"Keys": "MapsKeys", "Values": "MapsValues", "All": "MapsAll"}
+
 // clockMethods: t.Stop() on a *time.Timer becomes xb.TimerOf(t).Stop().
 var clockMethods = map[string]string{"Timer": "TimerOf", "Ticker": "TickerOf"}
 
@@ -82,6 +88,9 @@ func (r *fileRW) replacement(obj types.Object) string {
 	}
 	if _, isFunc := obj.(*types.Func); isFunc {
 		if n := clockFuncs[obj.Pkg().Path()][obj.Name()]; n != "" {
+			return r.X(n)
+		}
+		if n := mapsFuncs[obj.Name()]; n != "" && obj.Pkg().Path() == "maps" {
 			return r.X(n)
 		}
 	}

@@ -7,11 +7,15 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"strings"
 )
 
 // Version is the format version this xbtest writes and reads. Version 1
@@ -103,9 +107,50 @@ func (s *Schedule) Preemptions() int {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// Write stores s in dir as the n-th finding of its test (a new run of the
-// same test replaces the files of the last one) and returns the path.
-func Write(dir string, s *Schedule, n int) (string, error) {
+// Stems names the schedule files of packages: by the last element of the
+// import path, or as many of the last elements as it takes to tell the
+// packages of one run apart (a/config and b/config are a_config and
+// b_config; in the unlikely case that still leaves two alike, a hash of
+// the import path follows).
+func Stems(pkgs []string) map[string]string {
+	stems := map[string]string{}
+	for n := 1; len(stems) < len(pkgs); n++ {
+		count := map[string]int{}
+		suffix := func(p string) string {
+			el := strings.Split(p, "/")
+			return strings.Join(el[max(0, len(el)-n):], "_")
+		}
+		for _, p := range pkgs {
+			count[suffix(p)]++
+		}
+		for _, p := range pkgs {
+			if _, done := stems[p]; !done && (count[suffix(p)] == 1 || n > strings.Count(p, "/")) {
+				stems[p] = suffix(p)
+			}
+		}
+	}
+	uses := map[string]int{}
+	for _, s := range stems {
+		uses[s]++
+	}
+	for p, s := range stems {
+		if uses[s] > 1 {
+			h := fnv.New32a()
+			h.Write([]byte(p))
+			stems[p] = fmt.Sprintf("%s-%08x", s, h.Sum32())
+		}
+	}
+	return stems
+}
+
+// fileName is the name of the n-th schedule file of a test.
+func fileName(stem, test string, n int) string {
+	return fmt.Sprintf("%s.%d.json", unsafeName.ReplaceAllString(stem+"."+test, "_"), n)
+}
+
+// Write stores s in dir as the n-th finding of its test, in a file named
+// stem.TEST.n.json (stem from Stems), and returns the path.
+func Write(dir, stem string, s *Schedule, n int) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -113,13 +158,38 @@ func Write(dir string, s *Schedule, n int) (string, error) {
 	if s.XBTest == "" {
 		s.XBTest = ToolVersion()
 	}
-	base := unsafeName.ReplaceAllString(filepath.Base(s.Package)+"."+s.Test, "_")
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%s.%d.json", base, n))
+	path := filepath.Join(dir, fileName(stem, s.Test, n))
 	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Prune removes the files of a test's findings after the first keep that
+// an earlier run left in dir (files of package pkg named as Write names
+// them), so that a new run of the test replaces its files. It returns the
+// paths it removed.
+func Prune(dir, stem, pkg, test string, keep int) ([]string, error) {
+	var removed []string
+	for n := keep + 1; ; n++ {
+		path := filepath.Join(dir, fileName(stem, test, n))
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return removed, nil
+		}
+		if err != nil {
+			return removed, err
+		}
+		var probe struct{ Package, Test string }
+		if json.Unmarshal(b, &probe) != nil || probe.Package != pkg || probe.Test != test {
+			continue // not ours: leave it
+		}
+		if err := os.Remove(path); err != nil {
+			return removed, err
+		}
+		removed = append(removed, path)
+	}
 }
 
 // Read loads a schedule file, refusing files it cannot trust.

@@ -168,6 +168,9 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 			if n := len(r.ex.path); n > 0 {
 				r.ex.path[n-1].tick = true
 			}
+			if g := r.ex.guide; g != nil && r.trace && len(g.steps) < maxSteps {
+				g.steps = append(g.steps, TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
+			}
 		}
 		if ok {
 			c.now = when
@@ -272,6 +275,16 @@ func (r *run) pollNativeAfterFire() {
 // the recorded one.
 func (r *run) tickChoice(t *thread, opts []int32) int32 {
 	if r.exploring {
+		if g := r.ex.guide; g != nil {
+			if c, recorded, why := g.tickChoice(opts); recorded {
+				if why != "" {
+					r.guideDiverged(r.cur, why)
+				}
+				d := &r.ex.path[len(r.ex.path)-1]
+				d.choices = append(d.choices, c)
+				return c
+			}
+		}
 		return r.ex.chooseTick(opts)
 	}
 	d := &r.replay[r.k]

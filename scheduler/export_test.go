@@ -70,7 +70,7 @@ func WorstSchedule(name string, body func(*T), cfg Config, k Kind) []Block {
 // exploration does before reporting it.
 func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []Block, k Kind) ([]Block, *Shortened) {
 	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &Result{}}
-	f, _, _ := d.follow(blocks, false, func(f *Finding) bool { return f.Kind == k })
+	f, _, _ := d.follow(blocks, false, Want{Kind: k}.matches)
 	if f == nil {
 		return nil, nil
 	}

@@ -1,17 +1,27 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"strings"
 	"time"
 )
 
+// Degrees to which a finding is the one a schedule should lead to.
+const (
+	matchNone  = iota
+	matchWeak  // the same kind at the same place (after an edit, say), with another message
+	matchExact // the same finding
+)
+
 // follow runs guided executions along blocks until one ends: an execution
 // that finds a goroutine blocked on a lock, or a TryLock, ends early (as in
-// exploration) and the next one starts over knowing it. It returns the first
-// finding that match accepts, the guide and the last execution's end.
-func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) bool) (*Finding, *guide, endReason) {
+// exploration) and the next one starts over knowing it. It returns the
+// finding that match rates highest (an exact one at once, a weak one when
+// the last execution has no exact one), the guide and the last execution's
+// end.
+func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) int) (*Finding, *guide, endReason) {
 	cfg := *d.cfg
 	cfg.Algorithm = ExitBlockDD
 	cfg.Trace = trace
@@ -27,21 +37,25 @@ func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) bool) (
 		r.number = 1
 		why := d.execute(r)
 		d.ex.triedAll = d.ex.triedAll || ex.triedAll
+		var weak *Finding
 		for _, f := range r.findings {
-			if match(f) {
+			switch match(f) {
+			case matchExact:
 				return f, g, why
+			case matchWeak:
+				weak = cmp.Or(weak, f)
 			}
 		}
 		if g.div != "" || r.internal != "" || tainted.Load() != nil {
 			if r.internal != "" && g.div == "" {
 				g.div = r.internal
 			}
-			return nil, g, why
+			return weak, g, why
 		}
 		if why == endAbort && len(g.hints) > hints || why == endRestart {
 			continue
 		}
-		return nil, g, why
+		return weak, g, why
 	}
 	return nil, g, endInternal
 }
@@ -72,7 +86,12 @@ func (d *driver) minimise(f *Finding) {
 			return false
 		}
 		tries++
-		g, _, _ := d.follow(cand, false, func(g *Finding) bool { return g.key == f.key })
+		g, _, _ := d.follow(cand, false, func(g *Finding) int {
+			if g.key == f.key {
+				return matchExact
+			}
+			return matchNone
+		})
 		if g == nil {
 			return false
 		}
@@ -177,24 +196,32 @@ type ReplayOutcome struct {
 
 // Want is the finding a replayed schedule must lead to.
 type Want struct {
-	Kind Kind   `json:"kind"`
-	Pos  string `json:"pos,omitempty"`
-	Src  string `json:"src,omitempty"`
+	Kind    Kind   `json:"kind"`
+	Pos     string `json:"pos,omitempty"`
+	Src     string `json:"src,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
-// matches reports whether a finding is the wanted one: the same kind at
-// the same position, or at a position whose line moved but whose file and
-// source text are the same.
-func (w Want) matches(f *Finding) bool {
+// matches rates a finding against the wanted one: the same kind at the same
+// position, or at a position whose line moved but whose file and source
+// text are the same, is a weak match, and exact with the same message too
+// (an execution may have several findings of a kind at one position: races
+// on two variables accessed on one line).
+func (w Want) matches(f *Finding) int {
 	if f.Kind != w.Kind {
-		return false
+		return matchNone
 	}
-	if w.Pos == "" || f.Pos == w.Pos {
-		return true
+	if w.Pos != "" && f.Pos != w.Pos {
+		wf, _, _ := strings.Cut(w.Pos, ":")
+		ff, _, _ := strings.Cut(f.Pos, ":")
+		if wf != ff || w.Src == "" || sourceAt(f.Pos) != w.Src {
+			return matchNone
+		}
 	}
-	wf, _, _ := strings.Cut(w.Pos, ":")
-	ff, _, _ := strings.Cut(f.Pos, ":")
-	return wf == ff && w.Src != "" && sourceAt(f.Pos) == w.Src
+	if w.Message == "" || f.Message == w.Message {
+		return matchExact
+	}
+	return matchWeak
 }
 
 // Replay follows a recorded schedule once, with tracing (xbtest -replay):

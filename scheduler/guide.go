@@ -39,8 +39,12 @@ type guide struct {
 	midRun  bool // the last, mid-block block has started
 	div     string
 	hints   []hint // goroutines found blocked on a lock, learnt by earlier attempts
-	steps   []TraceStep
-	found   []int // len(steps) when each finding of the execution was added
+	// The block that ended last, and how many of its recorded choices it
+	// took: the rest belong to the tick that follows it (see clock.go), if
+	// time advances before the next block (-1: the next block has started).
+	owed, owedN int
+	steps       []TraceStep
+	found       []int // len(steps) when each finding of the execution was added
 }
 
 // hint: at path depth depth, goroutine b.t is blocked on a lock (the
@@ -52,9 +56,10 @@ type hint struct {
 }
 
 // TraceStep is one scheduling point of a guided execution: the goroutine, the
-// operation and where it happened in the source.
+// operation and where it happened in the source. A step without a goroutine
+// is virtual time advancing (Op says to when): the timers due then fire.
 type TraceStep struct {
-	G     string `json:"g"`
+	G     string `json:"g,omitempty"`
 	Op    string `json:"op"`
 	Pos   string `json:"pos,omitempty"`
 	Block int    `json:"block"` // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
@@ -63,7 +68,7 @@ type TraceStep struct {
 const maxSteps = 100000 // steps kept for a report
 
 func (g *guide) reset() {
-	g.i, g.choiceN, g.div, g.midRun = 0, 0, "", false
+	g.i, g.choiceN, g.div, g.midRun, g.owed = 0, 0, "", false, -1
 	g.steps, g.found = g.steps[:0], g.found[:0]
 }
 
@@ -99,9 +104,9 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 				g.i, t.id(), describeAnchor(*b), b.Points, describeAnchor(a)))
 		}
 	}
-	if g.choiceN != len(b.Choices) {
-		r.guideDiverged(t, fmt.Sprintf("block %d: %s made %d notify/select choice(s), the schedule has %d", g.i, t.id(), g.choiceN, len(b.Choices)))
-	}
+	// Recorded choices the block did not take are the tick's after it;
+	// pick checks they were taken.
+	g.owed, g.owedN = g.i, g.choiceN
 	g.i++
 	g.choiceN = 0
 	r.bpoints = 0
@@ -146,6 +151,13 @@ func (g *guide) pick(ex *explorer) int32 {
 			ex.st.blocked = append(ex.st.blocked, h.b)
 		}
 	}
+	if g.owed >= 0 && g.div == "" {
+		if b := &g.blocks[g.owed]; g.owedN != len(b.Choices) {
+			g.div = fmt.Sprintf("block %d: %s made %d notify, select or timer choice(s), the schedule has %d", g.owed, b.Goroutine, g.owedN, len(b.Choices))
+			return -1
+		}
+	}
+	g.owed = -1
 	if g.i >= len(g.blocks) || g.midRun {
 		return -1
 	}
@@ -186,6 +198,30 @@ func (g *guide) choice(options []int32) (int32, bool, bool) {
 	return c, contains(options, c), true
 }
 
+// tickChoice returns the schedule's choice at a tick: which of the timers
+// due at the new instant fires next (or -1, see fireDue), recorded among the
+// choices of the block before the tick. recorded is false when the tick
+// comes after the schedule (the explorer chooses).
+// why says what does not fit when the recorded choice is not available.
+func (g *guide) tickChoice(options []int32) (c int32, recorded bool, why string) {
+	if g.owed < 0 {
+		return 0, false, "" // inside the last, mid-block block
+	}
+	b := &g.blocks[g.owed]
+	if g.owedN >= len(b.Choices) {
+		if g.owed == len(g.blocks)-1 {
+			return 0, false, "" // after the schedule (a prefix, in minimisation): the explorer chooses
+		}
+		return 0, true, fmt.Sprintf("block %d: %s made more notify, select or timer choices than recorded: a tick offered timers %v", g.owed, b.Goroutine, options)
+	}
+	c = b.Choices[g.owedN]
+	g.owedN++
+	if !contains(options, c) {
+		return c, true, fmt.Sprintf("block %d: the recorded timer choice %d is not among those due at the tick after it (%v)", g.owed, c, options)
+	}
+	return c, true, ""
+}
+
 func (r *run) guideDiverged(t *thread, why string) {
 	r.ex.guide.div = why
 	r.end(endDiverged)
@@ -206,6 +242,14 @@ func (r *run) anchor(t *thread, kind pointKind) Block {
 	}
 	if kind == ptSpawn {
 		b.Op = "go"
+	}
+	if buf := t.flushOf; buf != nil {
+		// A flush: the store it committed, in the goroutine that made it.
+		b.Op = "flush"
+		if file, line := buf.flushed.fileLine(); file != "" {
+			b.Pos, b.Src = shortPos(file, line), sourceLine(file, line)
+		}
+		return b
 	}
 	file, line, fn := userFrame(t.pcs)
 	if file != "" {
@@ -254,7 +298,7 @@ func opName(pcs []uintptr) string {
 			break
 		}
 	}
-	name = strings.NewReplacer("(*", "", ")", "").Replace(name)
+	name = strings.NewReplacer("(*", "", ")", "", "[...]", "").Replace(name)
 	if name == "" {
 		return "?"
 	}

@@ -69,6 +69,16 @@ func (p Pos) File() string {
 	return s
 }
 
+// fileLine returns p's file and line ("" if unknown).
+func (p Pos) fileLine() (string, int) {
+	positions.Lock()
+	defer positions.Unlock()
+	if p == 0 || int(p) >= len(positions.file) {
+		return "", 0
+	}
+	return positions.file[p], int(positions.line[p])
+}
+
 // String returns file:line.
 func (p Pos) String() string {
 	positions.Lock()

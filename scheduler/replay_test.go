@@ -1,7 +1,10 @@
 package scheduler_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	xb "github.com/xbtest/xbtest/scheduler"
 )
@@ -93,6 +96,137 @@ func TestMinimise(t *testing.T) {
 			got := xb.Replay(p.name, p.body, xb.DefaultConfig(), short, xb.Want{Kind: p.kind})
 			if !got.Replay.Reproduced {
 				t.Errorf("the short schedule does not lead to the %s: %s", p.kind, got.Replay.Diverged)
+			}
+		})
+	}
+}
+
+// decisionProgs are findings that need a decision beyond which goroutine
+// runs a block: the order of two timers due at the same instant (a tick's
+// choice), a select with two ready cases, a Cond.Signal with two waiters,
+// and a store-buffer flush under PSO (the flag's store commits before the
+// data's). The assertion's message carries what the program saw.
+var decisionProgs = []struct {
+	name string
+	mem  xb.Memory
+	body func(*xb.T)
+	// needs reports whether a schedule has the decision the finding needs.
+	needs func([]xb.Block) bool
+}{
+	{"TimerOrder", xb.SC, func(t *xb.T) {
+		done := xb.MakeChan[bool](0)
+		xb.Go(func() { xb.Send(done, true) })
+		xb.Recv(done)
+		t1, t2 := xb.TimeNewTimer(time.Second), xb.TimeNewTimer(time.Second)
+		if i, _ := xb.Select(false, xb.RecvCase(t1.C, nil), xb.RecvCase(t2.C, nil)); i == 1 {
+			t.Errorf("the second timer fired first, at %v", xb.TimeNow().Format(time.TimeOnly))
+		}
+	}, hasChoices},
+	{"SelectChoice", xb.SC, func(t *xb.T) {
+		a, b := xb.MakeChan[int](1), xb.MakeChan[int](1)
+		done := xb.MakeChan[bool](0)
+		xb.Go(func() { xb.Send(a, 1); xb.Send(b, 2); xb.Send(done, true) })
+		xb.Recv(done)
+		var v int
+		if i, _ := xb.Select(false, xb.RecvCase(a, &v), xb.RecvCase(b, &v)); i == 1 {
+			t.Errorf("took b's %d although a was ready too", v)
+		}
+	}, hasChoices},
+	{"SignalChoice", xb.SC, func(t *xb.T) {
+		var mu xb.Mutex
+		c := xb.NewCond(&mu)
+		var ready, wg xb.WaitGroup
+		woke := xb.MakeChan[int](2)
+		for i := range 2 {
+			ready.Add(1)
+			wg.Add(1)
+			xb.Go(func() {
+				defer wg.Done()
+				mu.Lock()
+				ready.Done()
+				c.Wait() // releases mu: both wait when the test locks it
+				mu.Unlock()
+				xb.Send(woke, i)
+			})
+		}
+		ready.Wait()
+		mu.Lock()
+		c.Signal()
+		mu.Unlock()
+		first := xb.Recv(woke)
+		mu.Lock()
+		c.Signal()
+		mu.Unlock()
+		wg.Wait()
+		if first == 1 {
+			t.Errorf("the signal woke waiter %d", first)
+		}
+	}, hasChoices},
+	{"Flush", xb.PSO, func(t *xb.T) {
+		var data, flag, r0, r1 int
+		var wg xb.WaitGroup
+		wg.Add(2)
+		xb.Go(func() {
+			defer wg.Done()
+			xb.Store(&data, 1, 0)
+			xb.Store(&flag, 1, 0)
+		})
+		xb.Go(func() {
+			defer wg.Done()
+			r0 = xb.Load(&flag, 0)
+			r1 = xb.Load(&data, 0)
+		})
+		wg.Wait()
+		if r0 == 1 && r1 == 0 {
+			t.Errorf("saw flag %d but data %d", r0, r1)
+		}
+	}, func(bs []xb.Block) bool {
+		return slices.ContainsFunc(bs, func(b xb.Block) bool { return strings.HasSuffix(b.Goroutine, " store buffer") })
+	}},
+}
+
+func hasChoices(bs []xb.Block) bool {
+	return slices.ContainsFunc(bs, func(b xb.Block) bool { return len(b.Choices) > 0 })
+}
+
+// TestReplayDecisions follows the schedules of decisionProgs' findings:
+// each has the decision it needs and leads to the same finding, with the
+// same message, at the same position; without the decision (the choices
+// dropped, or the flush's block) it does not.
+func TestReplayDecisions(t *testing.T) {
+	for _, p := range decisionProgs {
+		t.Run(p.name, func(t *testing.T) {
+			cfg := xb.DefaultConfig()
+			if p.mem != xb.SC {
+				cfg = litConfig(cfg, p.mem)
+			}
+			res := explore(t, p.name, p.body, cfg)
+			if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindAssertion {
+				t.Fatalf("findings %v", res.Findings)
+			}
+			f := res.Findings[0]
+			if !p.needs(f.Blocks) {
+				t.Fatalf("the schedule lacks the decision: %+v", f.Blocks)
+			}
+			want := xb.Want{Kind: f.Kind, Pos: f.Pos, Src: f.Src}
+			got := xb.Replay(p.name, p.body, cfg, f.Blocks, want)
+			if out := got.Replay; !out.Reproduced || out.Diverged != "" || got.Internal != "" {
+				t.Fatalf("not reproduced: diverged %q, internal %q, findings %v\nblocks %+v", out.Diverged, got.Internal, got.Findings, f.Blocks)
+			}
+			if g := got.Findings[0]; g.Message != f.Message || g.Pos != f.Pos {
+				t.Errorf("replayed %q at %s, recorded %q at %s", g.Message, g.Pos, f.Message, f.Pos)
+			}
+			// Without the decision the schedule leads elsewhere or diverges.
+			var without []xb.Block
+			for _, b := range f.Blocks {
+				if strings.HasSuffix(b.Goroutine, " store buffer") {
+					continue
+				}
+				b.Choices = nil
+				without = append(without, b)
+			}
+			if got := xb.Replay(p.name, p.body, cfg, without, want); got.Replay.Reproduced {
+				t.Errorf("reproduced without the decision: %+v", without)
 			}
 		})
 	}

@@ -97,6 +97,7 @@ type storeBuf struct {
 	addr    uintptr // PSO: the address of the FIFO
 	q       []bufEntry
 	head    int
+	flushed Pos // the store the flusher committed last: its block's anchor
 }
 
 func (b *storeBuf) name() string {
@@ -109,17 +110,20 @@ func (b *storeBuf) len() int { return len(b.q) - b.head }
 type bufEntry interface {
 	at() (addr, size uintptr)
 	commit()
+	where() Pos // the store's source position
 }
 
 type typedEntry[T any] struct {
-	p *T
-	v T
+	p   *T
+	v   T
+	pos Pos
 }
 
 func (e *typedEntry[T]) at() (uintptr, uintptr) {
 	return uintptr(unsafe.Pointer(e.p)), unsafe.Sizeof(e.v)
 }
-func (e *typedEntry[T]) commit() { *e.p = e.v }
+func (e *typedEntry[T]) commit()    { *e.p = e.v }
+func (e *typedEntry[T]) where() Pos { return e.pos }
 
 // Load returns *p as the running goroutine sees it: under TSO and PSO its
 // newest buffered store to p, else memory. Under SC it is Read and *p. The
@@ -255,7 +259,7 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 	// No block boundary: the store is invisible to other goroutines until
 	// its flush, which is an event of its own.
 	b := r.bufferFor(t, addr, size)
-	b.q = append(b.q, &typedEntry[T]{p, v})
+	b.q = append(b.q, &typedEntry[T]{p, v, pos})
 	t.pending++
 	if b.len() == 1 {
 		r.wakeFlusher(b)
@@ -337,6 +341,7 @@ func (r *run) wakeFlusher(b *storeBuf) {
 func (r *run) flushLoop(f *thread, b *storeBuf) {
 	for {
 		r.event(f)
+		b.flushed = b.q[b.head].where()
 		addr, size := r.commitOldest(b)
 		if r.exploring {
 			r.ex.access(addr, size, true)

@@ -73,6 +73,7 @@ func TestCorpus(t *testing.T) {
 		e := &m.Entries[i]
 		groups[e.group()] = append(groups[e.group()], e)
 	}
+	bin := buildCommand(t)
 	t.Chdir(root)
 	for flags, entries := range groups {
 		t.Run(flags, func(t *testing.T) {
@@ -135,7 +136,7 @@ func TestCorpus(t *testing.T) {
 			if status != want {
 				t.Errorf("exit status %d, want %d\nstderr: %s", status, want, errOut.String())
 			}
-			checkReplays(t, outDir, strings.Count(out.String(), `"replay_command":"xbtest -replay `))
+			checkReplays(t, bin, outDir, strings.Count(out.String(), `"replay_command":"xbtest -replay `))
 		})
 	}
 }

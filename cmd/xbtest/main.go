@@ -30,6 +30,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/xbtest/xbtest/instrument"
+	"github.com/xbtest/xbtest/replay"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -73,7 +74,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer plan.Cleanup()
 
-	rp := &reporter{out: stdout, errOut: stderr, o: o, cwd: cwd()}
+	var paths []string
+	for _, p := range plan.Packages {
+		paths = append(paths, p.ImportPath)
+	}
+	rp := &reporter{out: stdout, errOut: stderr, o: o, cwd: cwd(), stems: replay.Stems(paths)}
 	progress := func(s string) { fmt.Fprintf(stderr, "xbtest: %s\n", s) }
 	status := exitOK
 	for _, p := range plan.Packages {

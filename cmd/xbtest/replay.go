@@ -59,7 +59,7 @@ func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *z
 		return exitError
 	}
 	defer os.RemoveAll(tmp)
-	spec := scheduler.ReplaySpec{Want: scheduler.Want{Kind: scheduler.Kind(s.Finding.Kind), Pos: s.Finding.Pos, Src: s.Finding.Src}}
+	spec := scheduler.ReplaySpec{Want: scheduler.Want{Kind: scheduler.Kind(s.Finding.Kind), Pos: s.Finding.Pos, Src: s.Finding.Src, Message: s.Finding.Message}}
 	spec.Blocks = blocksOf(s)
 	b, _ := json.Marshal(spec)
 	o.replaySpec = filepath.Join(tmp, "replay.json")
@@ -146,9 +146,19 @@ func (rp *reporter) replayed(p instrument.Package, s *replay.Schedule, r *schedu
 			from = len(steps) - 10 // the last steps before the divergence
 			fmt.Fprintf(w, "  ... %d earlier steps (-v shows them)\n", from)
 		}
+		gw, ow := 8, 22 // column widths: the longest goroutine name and operation
+		for _, st := range steps[from:] {
+			if st.G != "" {
+				gw, ow = max(gw, len(st.G)), max(ow, len(st.Op))
+			}
+		}
 		for i := from; i < len(steps); i++ {
 			st := steps[i]
-			fmt.Fprintf(w, "  %4d  block %-3d %-8s %-22s %s\n", i+1, st.Block, st.G, st.Op, st.Pos)
+			if st.G == "" { // virtual time advancing, between blocks
+				fmt.Fprintf(w, "  %4d            %-*s %s\n", i+1, gw, "", st.Op)
+				continue
+			}
+			fmt.Fprintf(w, "  %4d  block %-3d %-*s %-*s %s\n", i+1, st.Block, gw, st.G, ow, st.Op, st.Pos)
 			if i+1 == out.FindingStep && out.Reproduced {
 				fmt.Fprintf(w, "        >>> %s\n", s.Finding.Kind)
 			}
@@ -163,6 +173,9 @@ func (rp *reporter) replayed(p instrument.Package, s *replay.Schedule, r *schedu
 		for _, f := range r.Findings {
 			f.Blocks = blocksOf(s)
 			rp.finding(p, *r, f, rp.o.replay)
+			if f.Message != s.Finding.Message {
+				fmt.Fprintf(w, "xbtest: the same %s at the same place, but the message has changed since the schedule was recorded: it was %q\n", f.Kind, s.Finding.Message)
+			}
 		}
 		fmt.Fprintf(w, "--- FAIL: %s (replayed %d steps: the same %s)\n", r.Test, len(out.Steps), s.Finding.Kind)
 	case out.Diverged != "":

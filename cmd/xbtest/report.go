@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -26,7 +27,8 @@ type reporter struct {
 	out, errOut io.Writer
 	o           *options
 	cwd         string
-	replaying   bool // xbtest -replay: the finding's file is the replayed one
+	replaying   bool              // xbtest -replay: the finding's file is the replayed one
+	stems       map[string]string // import path: the stem of its schedule files (replay.Stems)
 }
 
 // jsonGoroutine, jsonFinding and jsonSummary are the JSON lines of
@@ -49,6 +51,15 @@ type jsonFinding struct {
 	Goroutines []jsonGoroutine `json:"goroutines"`
 	Replay     string          `json:"replay"`
 	ReplayCmd  string          `json:"replay_command,omitempty"`
+	*jsonSize                  // the schedule file's, when one was written
+}
+
+// jsonSize is the size of a finding's schedule and, when minimisation
+// shortened it, that of the schedule exploration found.
+type jsonSize struct {
+	Blocks      int       `json:"blocks"`
+	Preemptions int       `json:"preemptions"`
+	From        *jsonSize `json:"shortened_from,omitempty"`
 }
 
 type jsonSummary struct {
@@ -124,14 +135,24 @@ func (rp *reporter) test(p instrument.Package, r scheduler.Report) int {
 	for _, k := range scheduler.Kinds {
 		counts[string(k)] = 0
 	}
+	stem := rp.stems[p.ImportPath]
+	if stem == "" {
+		stem = path.Base(p.ImportPath)
+	}
 	for i, f := range r.Findings {
 		counts[string(f.Kind)]++
 		status = exitFindings
-		path, err := replay.Write(rp.o.out, rp.schedule(p, r, f), i+1)
+		path, err := replay.Write(rp.o.out, stem, rp.schedule(p, r, f), i+1)
 		if err != nil {
 			fmt.Fprintf(rp.errOut, "xbtest: writing the schedule file: %v\n", err)
 		}
 		rp.finding(p, r, f, path)
+	}
+	if r.Complete && r.Internal == "" {
+		// The files of findings an earlier run had and this one has not.
+		if _, err := replay.Prune(rp.o.out, stem, p.ImportPath, r.Test, len(r.Findings)); err != nil {
+			fmt.Fprintf(rp.errOut, "xbtest: removing old schedule files: %v\n", err)
+		}
 	}
 	if r.Internal != "" {
 		status = exitError
@@ -190,6 +211,12 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: gs, Replay: rel}
 		if rel != "" && !rp.replaying {
 			jf.ReplayCmd = "xbtest -replay " + rel
+		}
+		if path != "" {
+			jf.jsonSize = &jsonSize{Blocks: len(f.Blocks), Preemptions: preemptions(f.Blocks)}
+			if sh := f.Shortened; sh != nil && (sh.Blocks != len(f.Blocks) || sh.Preemptions != jf.Preemptions) {
+				jf.From = &jsonSize{Blocks: sh.Blocks, Preemptions: sh.Preemptions}
+			}
 		}
 		rp.jsonLine(jf)
 		return
@@ -270,17 +297,26 @@ func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *schedu
 // scheduleSize describes a finding's schedule: its blocks and preemptions,
 // and what minimisation made of it.
 func scheduleSize(f *scheduler.Finding) string {
-	p := 0
-	for _, b := range f.Blocks {
-		if b.Preempt {
-			p++
-		}
-	}
+	p := preemptions(f.Blocks)
 	s := fmt.Sprintf("%d blocks, %d preemptions", len(f.Blocks), p)
-	if sh := f.Shortened; sh != nil && (sh.Blocks != len(f.Blocks) || sh.Preemptions != p) {
+	switch sh := f.Shortened; {
+	case sh == nil:
+	case sh.Blocks != len(f.Blocks) || sh.Preemptions != p:
 		s += fmt.Sprintf("; shortened from %d blocks, %d preemptions", sh.Blocks, sh.Preemptions)
+	case sh.Tries > 0:
+		s += fmt.Sprintf("; no shorter one in %d tries", sh.Tries)
 	}
 	return s
+}
+
+func preemptions(bs []scheduler.Block) int {
+	n := 0
+	for _, b := range bs {
+		if b.Preempt {
+			n++
+		}
+	}
+	return n
 }
 
 func upperFirst(s string) string {

@@ -21,6 +21,8 @@ type traceRow struct {
 	BlockStart bool
 	Block      int
 	Preempt    bool
+	Clock      string // virtual time advancing (no goroutine's step)
+	Width      int    // lanes, for Clock's cell
 }
 
 type traceCell struct {
@@ -60,8 +62,14 @@ func writeTrace(path string, s *replay.Schedule, r *scheduler.Report) error {
 	if out.Reproduced && len(r.Findings) > 0 {
 		pg.Message, pg.Pos = r.Findings[0].Message, r.Findings[0].Pos
 	}
+	prev := -1 // the block of the last goroutine's step
 	for i, st := range out.Steps {
-		row := traceRow{N: i + 1, Block: st.Block, BlockStart: i == 0 || out.Steps[i-1].Block != st.Block}
+		row := traceRow{N: i + 1, Block: st.Block}
+		if st.G == "" {
+			row.Clock, row.Width = st.Op, len(pg.Lanes)
+		} else {
+			row.BlockStart, prev = st.Block != prev, st.Block
+		}
 		if st.Block < len(s.Decisions) {
 			row.Preempt = s.Decisions[st.Block].Preempt
 		}
@@ -101,6 +109,7 @@ td.n, td.b { color: #888; text-align: right; font-size: 11px; }
 td.on { background: #eef5ff; font-family: ui-monospace, monospace; }
 td.on .pos { color: #555; font-size: 11px; }
 tr.block-start td { border-top: 2px solid #99b; }
+tr.clock td.time { color: #555; font-style: italic; text-align: center; background: #f4f4f4; }
 tr.finding td, div.finding { background: #fdd; font-weight: bold; }
 div.diverged { background: #ffe9b3; padding: 4px; }
 </style></head><body>
@@ -116,5 +125,6 @@ div.diverged { background: #ffe9b3; padding: 4px; }
 {{range .After}}{{template "row" .}}{{end}}
 </tbody></table>
 </body></html>
-{{define "row"}}<tr class="step{{if .BlockStart}} block-start{{end}}"><td class="n">{{.N}}</td><td class="b">{{if .BlockStart}}{{.Block}}{{if .Preempt}}&#x21af;{{end}}{{end}}</td>{{range .Cells}}{{if .On}}<td class="on">{{.Op}} <span class="pos">{{.Pos}}</span></td>{{else}}<td></td>{{end}}{{end}}</tr>
-{{end}}`))
+{{define "row"}}{{if .Clock}}<tr class="clock"><td class="n">{{.N}}</td><td></td><td class="time" colspan="{{.Width}}">{{.Clock}}</td></tr>
+{{else}}<tr class="step{{if .BlockStart}} block-start{{end}}"><td class="n">{{.N}}</td><td class="b">{{if .BlockStart}}{{.Block}}{{if .Preempt}}&#x21af;{{end}}{{end}}</td>{{range .Cells}}{{if .On}}<td class="on">{{.Op}} <span class="pos">{{.Pos}}</span></td>{{else}}<td></td>{{end}}{{end}}</tr>
+{{end}}{{end}}`))
