@@ -43,7 +43,7 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		}
 	}()
 	if cfg.Watchdog > 0 {
-		d.tick = time.NewTicker(min(cfg.Watchdog/4, time.Second))
+		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()
 	}
 	d.pkgState = packageState()

@@ -253,7 +253,7 @@ func Replay(name string, body func(*T), cfg Config, blocks []Block, want Want) (
 	cfg.Minimise = false
 	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
-		d.tick = time.NewTicker(min(cfg.Watchdog/4, time.Second))
+		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()
 	}
 	f, g, _ := d.follow(blocks, true, want.matches)

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // A panic inside the scheduler itself is reported as an error of xbtest,
@@ -46,5 +47,57 @@ func TestDivergenceIsReported(t *testing.T) {
 	}, DefaultConfig())
 	if !strings.HasPrefix(res.Internal, "replay diverged") {
 		t.Errorf("internal %q", res.Internal)
+	}
+}
+
+// TestWatchdogCountsOnlyWatchedTime: the driver's watchdog reports an
+// execution that made no progress for the watchdog period, but not one it
+// did not watch for that long. A forked child starts with its snapshot's
+// clock: the driver's last look may be long ago (the snapshot ran nothing
+// but its loop over children), and the child may run the driver before the
+// goroutine taking over says so. That reported goroutines "stuck" that had
+// not had the chance to run.
+func TestWatchdogCountsOnlyWatchedTime(t *testing.T) {
+	const watchdog = 400 * time.Millisecond
+	period := watchdogTick(watchdog)
+	r := &run{cfg: &Config{Watchdog: watchdog}, done: make(chan struct{})}
+	r.multiA.Store(true) // several goroutines: no sequential computation
+	ticks := make(chan time.Time)
+	stalled := make(chan time.Time, 1)
+	go func() {
+		if !r.wait(&time.Ticker{C: ticks}) {
+			stalled <- time.Now()
+		}
+		close(stalled)
+	}()
+	tick := func() {
+		select {
+		case ticks <- time.Now():
+		case <-stalled:
+			t.Fatal("the watchdog reported a stall before the execution was watched for its period")
+		}
+	}
+	tick()
+	time.Sleep(3 * watchdog) // the driver does not run: no tick
+	tick()
+	tick()
+	// Watched from here on, with no progress: reported after the period.
+	start := time.Now()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case at, ok := <-stalled:
+			if !ok {
+				t.Fatal("wait returned true without the execution ending")
+			}
+			if got := at.Sub(start); got < watchdog-period {
+				t.Fatalf("reported %v after the driver's looks resumed, want at least %v", got, watchdog-period)
+			}
+			return
+		case ticks <- time.Now():
+			time.Sleep(period)
+		case <-deadline:
+			t.Fatal("a watched execution without progress was never reported")
+		}
 	}
 }

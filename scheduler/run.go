@@ -929,28 +929,46 @@ func panicPos(stack []byte) string {
 	return ""
 }
 
+// watchdogTick is how often the driver looks at a running execution.
+func watchdogTick(watchdog time.Duration) time.Duration { return min(watchdog/4, time.Second) }
+
 // wait blocks the driver until the execution ends. It returns false if the
 // running goroutine made no progress for the watchdog period.
+//
+// Only time the driver watched counts: when two looks are further apart
+// than two ticks, the driver itself did not run meanwhile, and the
+// goroutine it watches may not have had the chance either. That happens in
+// a forked process: one that kept a branch point as a snapshot runs nothing
+// but its loop over children, and a child of it starts with the snapshot's
+// clock, whose last look may be long ago, and may run the driver before the
+// goroutine that takes over the execution has said so.
 func (r *run) wait(tick *time.Ticker) bool {
 	if tick == nil {
 		<-r.done
 		return true
 	}
+	period := watchdogTick(r.cfg.Watchdog)
 	last, gen, since := r.beat.Load(), r.resumed.Load(), time.Now()
+	prev := since
 	for {
 		select {
 		case <-r.done:
 			return true
-		case now := <-tick.C:
+		case <-tick.C:
 			select {
 			case <-r.done:
 				return true
 			default:
 			}
-			if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen {
-				// Progress, or this process is a fork checkpoint's child
-				// that took over the execution (this goroutine's clock
-				// was the snapshot's).
+			// Now, not the tick's time: a tick due while nothing ran
+			// the driver's timer carries the time it was due.
+			now := time.Now()
+			unwatched := now.Sub(prev) > 2*period
+			prev = now
+			if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen || unwatched {
+				// Progress; or this process is a fork checkpoint's child
+				// that took over the execution; or the driver was not
+				// running.
 				last, gen, since = b, g, now
 			} else if now.Sub(since) >= r.cfg.Watchdog {
 				if !r.multiA.Load() && computing() {
