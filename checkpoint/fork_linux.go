@@ -64,6 +64,8 @@ type shared struct {
 	forks     atomic.Int64  // children forked (all processes)
 	snapshots atomic.Int64  // branch-point snapshots taken
 	hangs     atomic.Int64  // children killed by the watchdog
+	killed    atomic.Int64  // the pid the watchdog killed last,
+	spun      atomic.Int64  // and for how long it had spun (ns; 0: stalled)
 }
 
 var shm *shared
@@ -349,11 +351,14 @@ func writeAll(fd int, b []byte) {
 type outcome struct {
 	data   []byte
 	status syscall.WaitStatus
-	hung   bool
+	hung   bool          // killed by a watchdog of the tree
+	spun   time.Duration // ... for using CPU this long without a beat
 }
 
 func (o outcome) String() string {
 	switch {
+	case o.spun > 0:
+		return fmt.Sprintf("ran for %v without reaching a scheduling point (a busy loop in code xbtest does not rewrite, which nothing preempts in a forked process) and was killed", o.spun.Round(time.Second))
 	case o.hung:
 		return "made no progress and was killed"
 	case o.status.Signaled():
@@ -374,7 +379,11 @@ func (o outcome) ok() bool { return !o.hung && o.status.Exited() && o.status.Exi
 // by the running process: a child that runs one short execution may never
 // reach a scheduler beat, and its CPU time may round to zero ticks, so
 // forks and ends must count, or a healthy tree of short children looks
-// stuck. stall 0: no watchdog. alive, if set, is
+// stuck. CPU time without beats is progress only for spinFactor times
+// stall: in a forked process nothing preempts a goroutine, so a busy loop
+// in code xbtest does not rewrite would keep the process, and the tree,
+// busy forever (a long sequential computation is killed too; -watchdog
+// makes room for it). stall 0: no watchdog. alive, if set, is
 // called whenever the child makes progress (a snapshot's own watchdog must
 // not take the wait for a stuck execution).
 func (c *child) wait(stall time.Duration, alive func()) outcome {
@@ -382,6 +391,7 @@ func (c *child) wait(stall time.Duration, alive func()) outcome {
 	var out outcome
 	buf := make([]byte, 64<<10)
 	lastBeat, lastCPU, since := shm.beat.Load(), int64(-1), time.Now()
+	beatAt := since
 	for {
 		ready, err := pollIn(c.rd, time.Second)
 		if err != nil && err != syscall.EINTR {
@@ -401,8 +411,17 @@ func (c *child) wait(stall time.Duration, alive func()) outcome {
 		}
 		run := int(shm.running.Load())
 		b, cpu := shm.beat.Load(), cpuTime(run)
+		now := time.Now()
+		if b != lastBeat {
+			beatAt = now
+		}
+		if spun := now.Sub(beatAt); stall > 0 && spun >= spinFactor*stall {
+			kill(run, spun)
+			beatAt, since = now, now
+			continue
+		}
 		if b != lastBeat || cpu != lastCPU {
-			lastBeat, lastCPU, since = b, cpu, time.Now()
+			lastBeat, lastCPU, since = b, cpu, now
 			if alive != nil {
 				alive()
 			}
@@ -412,11 +431,7 @@ func (c *child) wait(stall time.Duration, alive func()) outcome {
 			continue
 		}
 		if time.Since(since) >= stall {
-			syscall.Kill(run, syscall.SIGKILL)
-			if run == c.pid {
-				out.hung = true
-				shm.hangs.Add(1)
-			}
+			kill(run, 0)
 			since = time.Now()
 		}
 	}
@@ -426,10 +441,28 @@ func (c *child) wait(stall time.Duration, alive func()) outcome {
 			break
 		}
 	}
+	// Whichever ancestor's watchdog killed the child (they all watch the
+	// running process), its parent says why.
+	if out.status.Signaled() && out.status.Signal() == syscall.SIGKILL && shm.killed.Load() == int64(c.pid) {
+		out.hung, out.spun = true, time.Duration(shm.spun.Load())
+	}
 	shm.running.Store(int64(syscall.Getpid()))
 	shm.beat.Add(1)
 	return out
 }
+
+// kill ends a process of the tree that makes no progress (spun: for how
+// long it used CPU meanwhile, if it did).
+func kill(pid int, spun time.Duration) {
+	if shm.killed.Swap(int64(pid)) != int64(pid) {
+		shm.hangs.Add(1)
+	}
+	shm.spun.Store(int64(spun))
+	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// spinFactor: see wait.
+const spinFactor = 3
 
 // pollIn waits up to d for fd to be readable (or closed).
 func pollIn(fd int, d time.Duration) (bool, error) {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -321,5 +322,54 @@ func exploreWithHazard(t *testing.T, hazard string) {
 			t.Errorf("under %s with %s:\n%s\nwant (rerun):\n%s", name, hazard, got, want)
 		}
 		t.Logf("notes under %s: %s", name, strings.Join(res.Notes, "; "))
+	}
+}
+
+var spinning atomic.Bool
+
+// A forked child that hangs is killed by the watchdog of the process tree
+// and reported, not waited for: whether it is blocked in a system call
+// (no CPU, no scheduling events) or spins in code xbtest does not control
+// (CPU, but no scheduling events; in a forked process nothing preempts it,
+// so the execution's own watchdog never gets to run).
+func TestForkedChildThatHangsIsKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the watchdog")
+	}
+	for _, c := range []struct {
+		name string
+		hang func(*xb.T)
+		want string
+	}{
+		{"blocked", func(t *xb.T) {
+			var p [2]int
+			if err := syscall.Pipe(p[:]); err != nil {
+				t.Fatalf("pipe: %v", err)
+			}
+			var b [1]byte
+			syscall.Read(p[0], b[:]) // nobody writes
+		}, ") made no progress and was killed before handing back its results"},
+		{"spinning", func(*xb.T) {
+			for !spinning.Load() {
+			}
+		}, "s without reaching a scheduling point (a busy loop in code xbtest does not rewrite, which nothing preempts in a forked process) and was killed before handing back its results"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := xb.DefaultConfig()
+			cfg.Watchdog = 200 * time.Millisecond
+			f := checkpoint.NewFork(false)
+			f.SetWatchdog(time.Second)
+			cfg.Backer = f
+			start := time.Now()
+			res := xb.Explore("Hang", func(t *xb.T) {
+				splitSync(t)
+				c.hang(t)
+			}, cfg)
+			if res.Complete || !strings.HasPrefix(res.Internal, "checkpoint: a forked child (pid ") || !strings.Contains(res.Internal, c.want) ||
+				c.name == "spinning" && !strings.Contains(res.Internal, ") ran for ") {
+				t.Errorf("complete %v, internal error %q; want one ending in %q", res.Complete, res.Internal, c.want)
+			}
+			t.Logf("%v: %s", time.Since(start).Round(time.Millisecond), res.Internal)
+		})
 	}
 }
