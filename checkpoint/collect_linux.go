@@ -15,10 +15,10 @@ import (
 // progress is not one: a child that inherits a cycle's mark phase inherits
 // its pacing too (the mark's start time, how long the parent's workers ran),
 // and the parent, which waits for its children in system calls, hardly ever
-// lets a mark worker run. In a child with the single thread it has, that
-// cycle was seen to keep the scheduler away from a runnable goroutine for
-// more than the watchdog period (the stall that used to make a forked child
-// "hang" now and then).
+// lets a mark worker run; in a child, with its single thread and no monitor
+// thread to preempt anything, nothing bounds how long such a cycle takes
+// the scheduler away from the program. (A stall once blamed on this was
+// the scheduler's watchdog reading a stale clock: see run.wait.)
 //
 // So no collection ever runs concurrently in a forked process: the root
 // waits for a cycle in progress to end and turns the collector off just
