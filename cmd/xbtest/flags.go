@@ -69,7 +69,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringSliceVar(&o.instrument, "instrument", nil, "also rewrite these packages (patterns, comma-separated), e.g. third-party code that starts goroutines")
 	fs.StringSliceVar(&o.tags, "tags", nil, "build tags, as go test -tags")
 	fs.DurationVar(&o.watchdog, "watchdog", 10*time.Second, "report a goroutine that runs this long without reaching a scheduling point (blocked in code xbtest does not control)")
-	fs.StringVar(&o.checkpoint, "checkpoint", "rerun", "how exploration backs up: rerun (re-run the test body in process; stops when a schedule changes package-level state), fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach) or auto (re-run while the test leaves package-level state unchanged, fork otherwise)")
+	fs.StringVar(&o.checkpoint, "checkpoint", "auto", "how exploration backs up: auto (re-run the test body while it leaves package-level state unchanged and replaying is cheaper than forking, fork otherwise), rerun (re-run the test body in process; stops when a schedule changes package-level state) or fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach)")
 	fs.StringVar(&o.replay, "replay", "", "re-run exactly the schedule of this file (written for each finding); package, test and settings come from the file")
 	fs.StringVar(&o.trace, "trace", "", "with -replay: write an HTML timeline of the schedule to this file")
 	return fs
