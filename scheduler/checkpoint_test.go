@@ -373,3 +373,32 @@ func TestForkedChildThatHangsIsKilled(t *testing.T) {
 		})
 	}
 }
+
+// Auto re-runs a test whose prefixes are cheap to replay, and forks one
+// whose goroutines start after expensive set-up (building 50 MB takes tens
+// of milliseconds, a fork well under one): the margins are wide enough
+// that the choice does not depend on the machine.
+func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 50 MB a few times")
+	}
+	for _, c := range []struct {
+		name      string
+		body      func(*xb.T)
+		schedules int
+		note      string
+	}{
+		{"Performance33", perfPlain(3, 3), 244, "checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)"},
+		{"setup50MB", withSetup(50), 166, "checkpoint auto: re-ran the test body until 3 schedules in a row replayed a prefix dearer than a fork ("},
+	} {
+		cfg := xb.DefaultConfig()
+		cfg.Backer = checkpoint.NewFork(true)
+		res := explore(t, c.name, c.body, cfg)
+		if res.Schedules != c.schedules {
+			t.Errorf("%s: %d schedules, want %d", c.name, res.Schedules, c.schedules)
+		}
+		if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, c.note) }) {
+			t.Errorf("%s: notes %q, want one starting %q", c.name, res.Notes, c.note)
+		}
+	}
+}
