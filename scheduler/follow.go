@@ -107,7 +107,7 @@ func (d *driver) minimise(f *Finding) {
 	n := len(orig)
 	step := max(1, n/48) // at most ~50 prefixes however long the schedule
 	for k := 0; k < n; k += step {
-		if preemptions(orig[:k]) > preemptions(best) {
+		if Preemptions(orig[:k]) > Preemptions(best) {
 			break // prefixes only grow in preemptions
 		}
 		try(orig[:k])
@@ -121,7 +121,7 @@ func (d *driver) minimise(f *Finding) {
 			}
 		}
 	}
-	f.Shortened = &Shortened{Blocks: n, Preemptions: preemptions(orig), Tries: tries}
+	f.Shortened = &Shortened{Blocks: n, Preemptions: Preemptions(orig), Tries: tries}
 	if bestF == nil {
 		return
 	}
@@ -156,8 +156,8 @@ func joinNext(bs []Block, i int) []Block {
 	return nil
 }
 
-// preemptions counts the blocks that end while their goroutine could go on.
-func preemptions(bs []Block) int {
+// Preemptions counts the blocks that end while their goroutine could go on.
+func Preemptions(bs []Block) int {
 	n := 0
 	for _, b := range bs {
 		if b.Preempt {
@@ -176,7 +176,7 @@ func points(bs []Block) int {
 }
 
 func shorter(a, b []Block) bool {
-	if pa, pb := preemptions(a), preemptions(b); pa != pb {
+	if pa, pb := Preemptions(a), Preemptions(b); pa != pb {
 		return pa < pb
 	}
 	if len(a) != len(b) {

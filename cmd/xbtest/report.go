@@ -213,7 +213,7 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 			jf.ReplayCmd = "xbtest -replay " + rel
 		}
 		if path != "" {
-			jf.jsonSize = &jsonSize{Blocks: len(f.Blocks), Preemptions: preemptions(f.Blocks)}
+			jf.jsonSize = &jsonSize{Blocks: len(f.Blocks), Preemptions: scheduler.Preemptions(f.Blocks)}
 			if sh := f.Shortened; sh != nil && (sh.Blocks != len(f.Blocks) || sh.Preemptions != jf.Preemptions) {
 				jf.From = &jsonSize{Blocks: sh.Blocks, Preemptions: sh.Preemptions}
 			}
@@ -297,7 +297,7 @@ func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *schedu
 // scheduleSize describes a finding's schedule: its blocks and preemptions,
 // and what minimisation made of it.
 func scheduleSize(f *scheduler.Finding) string {
-	p := preemptions(f.Blocks)
+	p := scheduler.Preemptions(f.Blocks)
 	s := fmt.Sprintf("%d blocks, %d preemptions", len(f.Blocks), p)
 	switch sh := f.Shortened; {
 	case sh == nil:
@@ -307,16 +307,6 @@ func scheduleSize(f *scheduler.Finding) string {
 		s += fmt.Sprintf("; no shorter one in %d tries", sh.Tries)
 	}
 	return s
-}
-
-func preemptions(bs []scheduler.Block) int {
-	n := 0
-	for _, b := range bs {
-		if b.Preempt {
-			n++
-		}
-	}
-	return n
 }
 
 func upperFirst(s string) string {
