@@ -118,9 +118,14 @@ func (f *Fork) Explore(t Target) {
 		t.Forked()
 		f.zygote(t)
 	}
-	o := c.wait(f.stall, nil)
+	f.awaitZygote(t, c)
+}
+
+// awaitZygote waits for the zygote to explore and merges what it hands back.
+func (f *Fork) awaitZygote(t Target, z *child) {
+	o := z.wait(f.stall, nil)
 	if !o.ok() || len(o.data) == 0 {
-		t.Fail(fmt.Sprintf("checkpoint: the zygote (pid %d) %s before handing back its results", c.pid, o))
+		t.Fail(fmt.Sprintf("checkpoint: the zygote (pid %d) %s before handing back its results", z.pid, o))
 		return
 	}
 	if err := t.Load(o.data); err != nil {
@@ -186,14 +191,7 @@ func (f *Fork) exploreAuto(t Target) {
 		}
 		writeAll(ctl, t.Save())
 		syscall.Close(ctl)
-		o := z.wait(f.stall, nil)
-		if !o.ok() || len(o.data) == 0 {
-			t.Fail(fmt.Sprintf("checkpoint: the zygote (pid %d) %s before handing back its results", z.pid, o))
-			return
-		}
-		if err := t.Load(o.data); err != nil {
-			t.Fail("checkpoint: " + err.Error())
-		}
+		f.awaitZygote(t, z)
 		return
 	}
 	syscall.Close(ctl)
