@@ -101,3 +101,62 @@ func TestWatchdogCountsOnlyWatchedTime(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchdogGivesASpawnAFullPeriod: a test goroutine that computed alone
+// for longer than the watchdog (allowed: a sequential computation) and then
+// starts a second goroutine is on its way to a scheduling point; the driver
+// may look right then, after the flag that says there are several
+// goroutines is set and before the scheduling point. That look is not the
+// end of a period without progress: the watchdog starts a new one.
+func TestWatchdogGivesASpawnAFullPeriod(t *testing.T) {
+	const watchdog = 400 * time.Millisecond
+	period := watchdogTick(watchdog)
+	defer func() { computingHook = computing }()
+	computingHook = func() bool { return true } // the lone goroutine runs
+	r := &run{cfg: &Config{Watchdog: watchdog}, done: make(chan struct{})}
+	ticks := make(chan time.Time)
+	stalled := make(chan time.Time, 1)
+	go func() {
+		if !r.wait(&time.Ticker{C: ticks}) {
+			stalled <- time.Now()
+		}
+		close(stalled)
+	}()
+	tick := func() {
+		select {
+		case ticks <- time.Now():
+		case <-stalled:
+			t.Fatal("the watchdog reported a stall while the goroutine computed alone or had just started another")
+		}
+		time.Sleep(period)
+	}
+	for start := time.Now(); time.Since(start) < 2*watchdog; {
+		tick()
+	}
+	// The computation ends in a go statement: several goroutines from here,
+	// the scheduling point not reached yet.
+	r.multiA.Store(true)
+	spawned := time.Now()
+	tick()
+	for time.Since(spawned) < watchdog-2*period {
+		tick()
+	}
+	// No progress since: reported about one period after the spawn.
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case at, ok := <-stalled:
+			if !ok {
+				t.Fatal("wait returned true without the execution ending")
+			}
+			if got := at.Sub(spawned); got < watchdog {
+				t.Fatalf("reported %v after the spawn, want at least %v", got, watchdog)
+			}
+			return
+		case ticks <- time.Now():
+			time.Sleep(period)
+		case <-deadline:
+			t.Fatal("an execution without progress after the spawn was never reported")
+		}
+	}
+}

@@ -948,7 +948,7 @@ func (r *run) wait(tick *time.Ticker) bool {
 		return true
 	}
 	period := watchdogTick(r.cfg.Watchdog)
-	last, gen, since := r.beat.Load(), r.resumed.Load(), time.Now()
+	last, gen, multi, since := r.beat.Load(), r.resumed.Load(), r.multiA.Load(), time.Now()
 	prev := since
 	for {
 		select {
@@ -965,16 +965,25 @@ func (r *run) wait(tick *time.Ticker) bool {
 			now := time.Now()
 			unwatched := now.Sub(prev) > 2*period
 			prev = now
-			if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen || unwatched {
+			m := r.multiA.Load()
+			if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen || m != multi || unwatched {
 				// Progress; or this process is a fork checkpoint's child
-				// that took over the execution; or the driver was not
+				// that took over the execution; or the test goroutine,
+				// which may have computed alone since the last look, just
+				// started a second goroutine and is on its way to the
+				// scheduling point that says so; or the driver was not
 				// running.
-				last, gen, since = b, g, now
+				last, gen, multi, since = b, g, m, now
 			} else if now.Sub(since) >= r.cfg.Watchdog {
-				if !r.multiA.Load() && computing() {
+				if !m && computingHook() {
 					// One goroutine, running: a long sequential
 					// computation, not a goroutine stuck elsewhere.
 					since = now
+					continue
+				}
+				if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen {
+					// It moved on while the stacks were read.
+					last, gen, since = b, g, now
 					continue
 				}
 				return false
@@ -1026,6 +1035,9 @@ func (r *run) abandon(t *thread, why string) {
 	r.internal = msg
 	tainted.CompareAndSwap(nil, &msg)
 }
+
+// computingHook is computing; tests replace it.
+var computingHook = computing
 
 // computing reports whether the controlled goroutines that are not parked by
 // the scheduler are running (computing), not blocked in the runtime.
