@@ -45,11 +45,23 @@ type Fork struct {
 // loaded machine, or when the collector runs, a cheap prefix now and then
 // takes longer than a fork, and a switch to forking costs every later
 // schedule a fork; a set-up that is really expensive is so every time.
-// The first execution does not count: it is the body's first run in the
-// process, and pays for growing the heap and for first-time initialisation
-// (its set-up of a few megabytes was measured at 2 to 5 times a later one's,
-// enough to look dearer than a fork when it is not).
-const dearInARow = 3
+// Executions that pay one-time costs are no evidence either way: the first
+// (first-time initialisation), and, until one runs without page faults,
+// those that wrote pages for the first time. A set-up writes fresh pages
+// until the heap has grown to what the test needs (up to the collector's
+// 4 MB minimum heap, that many bytes of set-ups) and, after the zygote's
+// fork, until each page it writes has been copied once: a set-up of 0.5 MB
+// took 500 to 1,000 µs (100 to 300 faults) in its first ten or so
+// executions, then 20 to 250 µs (no faults), against a fork of about
+// 450 µs; counting those forked tests that re-run 3 to 4 times faster.
+// Faults after that (the heap growing again) are ordinary costs. warmUp
+// bounds the wait for a test whose every execution faults; it covers
+// set-ups down to 4 MB/warmUp = 128 KB, and smaller ones cost far less
+// than a fork even cold.
+const (
+	dearInARow = 3
+	warmUp     = 32
+)
 
 // NewFork returns the fork strategy; auto re-runs in a child while that is
 // sound.
@@ -169,13 +181,22 @@ func (f *Fork) exploreAuto(t Target) {
 		}
 		f.zygote(t)
 	}
+	warm, skipped := false, 0
 	for n, first := t.Next(), true; n >= 0; n, first = t.Next(), false {
 		f.reach = f.reach[:0]
+		faults := pageFaults()
 		t.RunFrom(n)
+		warm = warm || !first && pageFaults() == faults
 		ok, why := t.Clean()
-		if f.every || !first && f.dearer(t) {
+		switch {
+		case f.every:
 			f.dear++
-		} else {
+		case first || !warm && skipped < warmUp:
+			// One-time costs (see dearInARow): no evidence.
+			skipped++
+		case f.dearer(t):
+			f.dear++
+		default:
 			f.dear = 0
 		}
 		slow := f.dear >= dearInARow

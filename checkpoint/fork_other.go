@@ -39,6 +39,7 @@ func leave([]byte)               { panic("checkpoint: leave without fork") }
 func measureFork() time.Duration { return 0 }
 func hazards() []string          { return []string{"fork checkpoints need Linux"} }
 func residentPages() int64       { return 0 }
+func pageFaults() int64          { return 0 }
 
 func forkZygote(bool) (*child, int, error) { return nil, 0, errors.New("fork checkpoints need Linux") }
 func readAll(int) []byte                   { return nil }

@@ -33,7 +33,7 @@ func withSetup(mb float64) func(*xb.T) {
 				}
 			})
 		}
-		if data[len(data)-1] != int64(len(data)-1) {
+		if len(data) > 0 && data[len(data)-1] != int64(len(data)-1) {
 			t.Errorf("set-up lost")
 		}
 	}

@@ -377,7 +377,9 @@ func TestForkedChildThatHangsIsKilled(t *testing.T) {
 // Auto re-runs a test whose prefixes are cheap to replay, and forks one
 // whose goroutines start after expensive set-up (building 50 MB takes tens
 // of milliseconds, a fork well under one): the margins are wide enough
-// that the choice does not depend on the machine.
+// that the choice does not depend on the machine. A set-up that is dear
+// only while it writes pages for the first time (a growing heap) is cheap
+// from then on: auto re-runs it.
 func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 50 MB a few times")
@@ -390,6 +392,7 @@ func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
 	}{
 		{"Performance33", perfPlain(3, 3), 244, "checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)"},
 		{"setup50MB", withSetup(50), 166, "checkpoint auto: re-ran the test body until 3 schedules in a row replayed a prefix dearer than a fork ("},
+		{"dearWhileWarmingUp", warmingUp(), 166, "checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)"},
 	} {
 		cfg := xb.DefaultConfig()
 		cfg.Backer = checkpoint.NewFork(true)
@@ -400,5 +403,25 @@ func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
 		if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, c.note) }) {
 			t.Errorf("%s: notes %q, want one starting %q", c.name, res.Notes, c.note)
 		}
+	}
+}
+
+// warmingUp is withSetup(0) whose first dozen executions each write 2 MB of
+// fresh memory (kept, so every page is new: page faults) and take 5 ms
+// before their goroutines start, far dearer than a fork; later executions
+// have no set-up.
+func warmingUp() func(*xb.T) {
+	var kept [][]byte
+	return func(t *xb.T) {
+		if len(kept) < 12 {
+			b := make([]byte, 2<<20)
+			for i := range b {
+				b[i] = byte(i)
+			}
+			kept = append(kept, b)
+			for start := time.Now(); time.Since(start) < 5*time.Millisecond; {
+			}
+		}
+		withSetup(0)(t)
 	}
 }
