@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -143,15 +144,21 @@ func TestBadInputChild(t *testing.T) {
 // code xbtest does not control: with one goroutine running, the watchdog
 // waits.
 func TestWatchdogLetsALongComputationRun(t *testing.T) {
-	cfg := xb.DefaultConfig()
-	cfg.Watchdog = 200 * time.Millisecond
-	res := xb.Explore("long", func(t *xb.T) {
-		for start := time.Now(); time.Since(start) < 700*time.Millisecond; {
-			xb.Step()
+	for _, locked := range []bool{false, true} {
+		cfg := xb.DefaultConfig()
+		cfg.Watchdog = 200 * time.Millisecond
+		res := xb.Explore("long", func(t *xb.T) {
+			if locked { // the stack trace says "[running, locked to thread]"
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+			}
+			for start := time.Now(); time.Since(start) < 700*time.Millisecond; {
+				xb.Step()
+			}
+			xb.Go(func() {})
+		}, cfg)
+		if res.Internal != "" || !res.Complete {
+			t.Fatalf("locked to its thread %v: internal %q complete %v", locked, res.Internal, res.Complete)
 		}
-		xb.Go(func() {})
-	}, cfg)
-	if res.Internal != "" || !res.Complete {
-		t.Errorf("internal %q complete %v", res.Internal, res.Complete)
 	}
 }

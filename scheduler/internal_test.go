@@ -160,3 +160,35 @@ func TestWatchdogGivesASpawnAFullPeriod(t *testing.T) {
 		}
 	}
 }
+
+// A lone goroutine the watchdog finds in one of the runtime's passing
+// states is computing; one blocked on something that may never come is
+// not. A goroutine locked to its thread says so in its state, which once
+// made a computing one look blocked.
+func TestRunningState(t *testing.T) {
+	for header, want := range map[string]bool{
+		"goroutine 7 [running]:":                                    true,
+		"goroutine 7 [runnable]:":                                   true,
+		"goroutine 7 [runnable, locked to thread]:":                 true,
+		"goroutine 7 [running (scan)]:":                             true,
+		"goroutine 7 [preempted]:":                                  true,
+		"goroutine 7 [GC assist wait]:":                             true,
+		"goroutine 7 [GC assist marking, 2 minutes]:":               true,
+		"goroutine 7 [wait for GC cycle]:":                          true,
+		"goroutine 7 [running labels:{\"k\": \"a],b\"}]:":           true,
+		"goroutine 7 [chan receive]:":                               false,
+		"goroutine 7 [chan receive, 12 minutes, locked to thread]:": false,
+		"goroutine 7 [select (no cases)]:":                          false,
+		"goroutine 7 [sleep]:":                                      false,
+		"goroutine 7 [syscall]:":                                    false,
+		"goroutine 7 [IO wait]:":                                    false,
+		"goroutine 7 [sync.Mutex.Lock]:":                            false,
+		"goroutine 7 [semacquire (scan)]:":                          false,
+		"goroutine 7 [chan send (leaked)]:":                         false,
+		"garbage":                                                   false,
+	} {
+		if got := runningState(header); got != want {
+			t.Errorf("runningState(%q) = %v, want %v", header, got, want)
+		}
+	}
+}

@@ -1048,11 +1048,36 @@ func computing() bool {
 	}
 	for _, g := range strings.Split(st, "\n\n") {
 		header, _, _ := strings.Cut(g, "\n")
-		if !strings.Contains(header, "[running]") && !strings.Contains(header, "[runnable]") {
+		if !runningState(header) {
 			return false
 		}
 	}
 	return true
+}
+
+// runningState reports whether a goroutine whose stack trace starts with
+// header ("goroutine 7 [GC assist wait, locked to thread]:") is running or
+// only held up by the runtime for a moment (preempted, helping or waiting
+// for the collector, stopped with the world), not blocked on something
+// that may never come (a channel, a lock, a sleep, a system call).
+func runningState(header string) bool {
+	_, state, ok := strings.Cut(header, " [")
+	if !ok {
+		return false
+	}
+	state, _, _ = strings.Cut(state, " labels:{") // GODEBUG=tracebacklabels=1
+	state, _, _ = strings.Cut(state, "]")
+	state, _, _ = strings.Cut(state, ",")        // ", 2 minutes", ", locked to thread"
+	state = strings.TrimSuffix(state, " (scan)") // being scanned by the collector
+	switch state {
+	case "running", "runnable", "preempted",
+		"GC assist marking", "GC assist wait", "GC sweep wait", "GC scavenge wait",
+		"GC weak to strong wait", "wait for GC cycle", "garbage collection",
+		"garbage collection scan", "GC mark termination", "stopping the world",
+		"flushing proc caches":
+		return true
+	}
+	return false
 }
 
 // stuckStacks returns the stacks of controlled goroutines that are not
