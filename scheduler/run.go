@@ -1084,7 +1084,14 @@ func runningState(header string) bool {
 // parked by the scheduler.
 func stuckStacks() string {
 	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) { // else cut short: the one that matters may be missing
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if strings.Contains(g, "scheduler.(*worker).run") && !strings.Contains(g, "scheduler.(*thread).sleep") {
