@@ -265,6 +265,11 @@ func (f *Fork) zygote(t Target) {
 func (f *Fork) runChild(t Target, n int) {
 	f.parentDepth = 0
 	for ; n >= 0; n = t.Next() {
+		// The collector runs only where asked (collect_linux.go): here too,
+		// or a child that re-runs executions with few scheduling events
+		// (few beats) grows its heap by each one's garbage, and pays a page
+		// fault for every page of it.
+		collectIfDue()
 		t.RunFrom(n)
 		if !f.auto {
 			break

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -423,5 +424,38 @@ func warmingUp() func(*xb.T) {
 			}
 		}
 		withSetup(0)(t)
+	}
+}
+
+// A forked process that re-runs executions collects their garbage: the
+// collector is off in forked processes and runs only where xbtest asks.
+// Here auto hands over (the prefix is dear in the test binary only), and
+// the zygote's child, whose prefixes are cheap, re-runs the rest itself;
+// each execution leaves 2 MB of garbage behind.
+func TestForkedChildCollectsBetweenExecutions(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.Backer = checkpoint.NewFork(true)
+	res := explore(t, "garbage", func(xt *xb.T) {
+		if !checkpoint.InChild() {
+			for start := time.Now(); time.Since(start) < 3*time.Millisecond; {
+			}
+		}
+		withSetup(0)(xt)
+		// After the last branch point: no prefix pays for it.
+		garbage := make([]byte, 2<<20)
+		for i := 0; i < len(garbage); i += 4096 {
+			garbage[i] = 1
+		}
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}} // live and not yet swept
+		metrics.Read(s)
+		if h := s[0].Value.Uint64(); h > 64<<20 {
+			xt.Errorf("%d MB of heap objects, live or garbage, in this process", h>>20)
+		}
+	}, cfg)
+	if len(res.Findings) != 0 || res.Schedules != 166 {
+		t.Errorf("%d schedules, findings %v", res.Schedules, res.Findings)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "forked after that") }) {
+		t.Errorf("notes %q: auto did not hand over", res.Notes)
 	}
 }
