@@ -26,7 +26,11 @@ type Fork struct {
 
 	stall    time.Duration // a child that makes no progress this long is killed
 	forkCost time.Duration // measured in the root; 0: not measured (no snapshots)
-	off      string        // why forking is not possible here, if it is not
+	pageCost time.Duration // what each page a forked process writes adds to its fork
+	// page faults of this process when its execution under way started
+	// (runChild)
+	execFaults int64
+	off        string // why forking is not possible here, if it is not
 	// depth of the nearest snapshot above this process: a child returns
 	// there once the next branch is at or below it. -1: none (the root).
 	parentDepth int
@@ -158,7 +162,7 @@ func (f *Fork) awaitZygote(t Target, z *child) {
 // (a test that runs a subprocess and reads its output would stall), and
 // auto forks only for the tests that need it.
 func (f *Fork) exploreAuto(t Target) {
-	f.forkCost = forkCost()
+	f.forkCost, _ = forkCost()
 	restore := gcOffForFork()
 	z, ctl, err := forkZygote(true)
 	if z != nil || err != nil {
@@ -239,7 +243,7 @@ func (f *Fork) dearer(t Target) bool {
 // zygote is the process the executions are forked from; it leaves when
 // exploration is over.
 func (f *Fork) zygote(t Target) {
-	f.forkCost = forkCost()
+	f.forkCost, f.pageCost = forkCost()
 	forks0, snaps0, hangs0 := shm.forks.Load(), shm.snapshots.Load(), shm.hangs.Load() // measuring does not count
 	for n := t.Next(); n >= 0; n = t.Next() {
 		c, err := spawn()
@@ -270,6 +274,7 @@ func (f *Fork) runChild(t Target, n int) {
 		// (few beats) grows its heap by each one's garbage, and pays a page
 		// fault for every page of it.
 		collectIfDue()
+		f.execFaults = pageFaults()
 		t.RunFrom(n)
 		if !f.auto {
 			break
@@ -324,7 +329,7 @@ func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 	if d <= f.parentDepth || f.noSnapshot != "" {
 		return Stay // one snapshot per depth
 	}
-	if !f.every && (f.forkCost == 0 || elapsed < f.forkCost) {
+	if !f.every && (f.forkCost == 0 || f.replayCost(t, elapsed) < f.snapshotCost()) {
 		return Stay
 	}
 	if h := hazards(); len(h) > 0 {
@@ -356,6 +361,38 @@ func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 	}
 }
 
+// replayCost is what replaying the prefix that took elapsed to reach here
+// would cost the next execution that needs it, if this process kept no
+// snapshot. A child of the zygote under auto re-runs the next executions
+// itself while package state is clean: its first execution ran cold (each
+// page it wrote for the first time since the fork was copied), the next
+// will not, so the copies do not count. Any other process is the only one
+// of its kind: the next execution is a new child, as cold.
+func (f *Fork) replayCost(t Target, elapsed time.Duration) time.Duration {
+	if !f.auto || f.parentDepth != 0 {
+		return elapsed
+	}
+	if ok, _ := t.Clean(); !ok {
+		return elapsed
+	}
+	return elapsed - time.Duration(pageFaults()-f.execFaults)*f.pageCost
+}
+
+// snapshotCost is what a child forked from a snapshot costs: the fork
+// (measured) and a copy of each page it writes, as many as the forked
+// processes of this test binary that have left wrote on average (each
+// counts its page faults), at the cost of a page measured with the fork.
+// A fork that exits at once costs about half a forked execution: the
+// child's first writes to the runtime's and the scheduler's working set,
+// its stacks and its heap each copy a page.
+func (f *Fork) snapshotCost() time.Duration {
+	n := shm.left.Load()
+	if n <= 0 {
+		return f.forkCost
+	}
+	return f.forkCost + time.Duration(shm.copied.Load()/n)*f.pageCost
+}
+
 // Isolate implements Backer: in the zygote, fn runs in a child of it; in
 // the root (auto, whose state is the initial one when it describes) and in
 // children, in the process.
@@ -383,16 +420,18 @@ func (f *Fork) Isolate(t Target, fn func() []byte) []byte {
 // measured caches the cost of a fork, which grows with the memory the
 // process maps: it is measured again when that has changed by half.
 var measured struct {
-	cost time.Duration
-	rss  int64
+	cost, page time.Duration
+	rss        int64
 }
 
-func forkCost() time.Duration {
+// forkCost returns the cost of a fork and of each page its child writes.
+func forkCost() (fork, page time.Duration) {
 	rss := residentPages()
 	if measured.cost == 0 || rss > measured.rss*3/2 || rss < measured.rss*2/3 {
-		measured.cost, measured.rss = measureFork(), rss
+		measured.cost, measured.page = measureFork()
+		measured.rss = rss
 	}
-	return measured.cost
+	return measured.cost, measured.page
 }
 
 // unsafe says why this process cannot fork at all, or "".

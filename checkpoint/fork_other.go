@@ -12,7 +12,7 @@ import (
 
 const forkSupported = false
 
-type shared struct{ forks, snapshots, hangs counter }
+type shared struct{ forks, snapshots, hangs, left, copied counter }
 
 type counter struct{}
 
@@ -34,12 +34,12 @@ func (outcome) ok() bool                          { return false }
 func (outcome) String() string                    { return "could not be forked" }
 func (*child) wait(time.Duration, func()) outcome { return outcome{} }
 
-func spawn() (*child, error)     { return nil, errors.New("fork checkpoints need Linux") }
-func leave([]byte)               { panic("checkpoint: leave without fork") }
-func measureFork() time.Duration { return 0 }
-func hazards() []string          { return []string{"fork checkpoints need Linux"} }
-func residentPages() int64       { return 0 }
-func pageFaults() int64          { return 0 }
+func spawn() (*child, error)                      { return nil, errors.New("fork checkpoints need Linux") }
+func leave([]byte)                                { panic("checkpoint: leave without fork") }
+func measureFork() (time.Duration, time.Duration) { return 0, 0 }
+func hazards() []string                           { return []string{"fork checkpoints need Linux"} }
+func residentPages() int64                        { return 0 }
+func pageFaults() int64                           { return 0 }
 
 func forkZygote(bool) (*child, int, error) { return nil, 0, errors.New("fork checkpoints need Linux") }
 func readAll(int) []byte                   { return nil }
