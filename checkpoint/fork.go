@@ -40,8 +40,9 @@ type Fork struct {
 	// auto, in the root: reach[d] is how long the execution under way took
 	// to reach its branch point at depth d; dear counts the executions in a
 	// row whose successor had to replay a prefix dearer than a fork.
-	reach []time.Duration
-	dear  int
+	reach  []time.Duration
+	dear   int
+	forked time.Duration // what a forked child cost when dear last weighed it
 }
 
 // dearInARow is how many executions in a row must have replayed a prefix
@@ -162,7 +163,7 @@ func (f *Fork) awaitZygote(t Target, z *child) {
 // (a test that runs a subprocess and reads its output would stall), and
 // auto forks only for the tests that need it.
 func (f *Fork) exploreAuto(t Target) {
-	f.forkCost, _ = forkCost()
+	f.forkCost, f.pageCost = forkCost()
 	restore := gcOffForFork()
 	z, ctl, err := forkZygote(true)
 	if z != nil || err != nil {
@@ -212,7 +213,7 @@ func (f *Fork) exploreAuto(t Target) {
 		if !ok {
 			t.Note("checkpoint auto: re-ran the test body until " + why + "; forked from a zygote after that")
 		} else {
-			t.Note(fmt.Sprintf("checkpoint auto: re-ran the test body until %d schedules in a row replayed a prefix dearer than a fork (%v); forked after that, with branch-point snapshots", dearInARow, f.forkCost.Round(time.Microsecond)))
+			t.Note(fmt.Sprintf("checkpoint auto: re-ran the test body until %d schedules in a row replayed a prefix dearer than a forked child (%v); forked after that, with branch-point snapshots", dearInARow, f.forked.Round(time.Microsecond)))
 		}
 		writeAll(ctl, t.Save())
 		syscall.Close(ctl)
@@ -227,17 +228,19 @@ func (f *Fork) exploreAuto(t Target) {
 
 // dearer reports whether the next execution, re-run in this process, would
 // replay a prefix dearer than forking a process that holds it: this
-// execution timed that prefix, and a fork costs the fork itself (measured)
-// and the exploration state handed to the child and back (timed, when it
+// execution timed that prefix, and a forked child costs what snapshotCost
+// says and the exploration state handed to it and back (timed, when it
 // matters, by encoding it once).
 func (f *Fork) dearer(t Target) bool {
 	next := t.Next()
-	if next < 0 || next >= len(f.reach) || f.reach[next] <= f.forkCost {
+	fork := f.snapshotCost()
+	if next < 0 || next >= len(f.reach) || f.reach[next] <= fork {
 		return false
 	}
 	start := time.Now()
 	t.Save()
-	return f.reach[next] > f.forkCost+2*time.Since(start)
+	f.forked = fork + 2*time.Since(start)
+	return f.reach[next] > f.forked
 }
 
 // zygote is the process the executions are forked from; it leaves when

@@ -392,7 +392,7 @@ func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
 		note      string
 	}{
 		{"Performance33", perfPlain(3, 3), 244, "checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)"},
-		{"setup50MB", withSetup(50), 166, "checkpoint auto: re-ran the test body until 3 schedules in a row replayed a prefix dearer than a fork ("},
+		{"setup50MB", withSetup(50), 166, "checkpoint auto: re-ran the test body until 3 schedules in a row replayed a prefix dearer than a forked child ("},
 		{"dearWhileWarmingUp", warmingUp(), 166, "checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)"},
 	} {
 		cfg := xb.DefaultConfig()
