@@ -91,4 +91,5 @@ func TestMeasureForkPricesAPage(t *testing.T) {
 	if fork <= 0 || page <= 0 || page >= fork {
 		t.Errorf("fork %v, page %v", fork, page)
 	}
+	t.Logf("fork %v, page %v", fork, page)
 }
