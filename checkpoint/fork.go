@@ -39,7 +39,7 @@ type Fork struct {
 
 	// auto, in the root: reach[d] is how long the execution under way took
 	// to reach its branch point at depth d; dear counts the executions in a
-	// row whose successor had to replay a prefix dearer than a fork.
+	// row whose successor had to replay a prefix dearer than a forked child.
 	reach  []time.Duration
 	dear   int
 	forked time.Duration // what a forked child cost when dear last weighed it

@@ -579,7 +579,10 @@ func (c *child) exitsWithin(d time.Duration) bool {
 		if err == syscall.EINTR || err == syscall.EAGAIN {
 			continue
 		}
-		exited = n <= 0 // EOF: its end of the pipe closed with it
+		if err != nil {
+			break
+		}
+		exited = n == 0 // EOF: its end of the pipe closed with it
 	}
 	if !exited {
 		syscall.Kill(c.pid, syscall.SIGKILL)
