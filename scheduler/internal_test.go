@@ -59,47 +59,16 @@ func TestDivergenceIsReported(t *testing.T) {
 // not had the chance to run.
 func TestWatchdogCountsOnlyWatchedTime(t *testing.T) {
 	const watchdog = 400 * time.Millisecond
-	period := watchdogTick(watchdog)
 	r := &run{cfg: &Config{Watchdog: watchdog}, done: make(chan struct{})}
 	r.multiA.Store(true) // several goroutines: no sequential computation
-	ticks := make(chan time.Time)
-	stalled := make(chan time.Time, 1)
-	go func() {
-		if !r.wait(&time.Ticker{C: ticks}) {
-			stalled <- time.Now()
-		}
-		close(stalled)
-	}()
-	tick := func() {
-		select {
-		case ticks <- time.Now():
-		case <-stalled:
-			t.Fatal("the watchdog reported a stall before the execution was watched for its period")
-		}
-	}
-	tick()
+	w := watch(t, r)
+	early := "the watchdog reported a stall before the execution was watched for its period"
+	w.tick(early)
 	time.Sleep(3 * watchdog) // the driver does not run: no tick
-	tick()
-	tick()
+	w.tick(early)
+	w.tick(early)
 	// Watched from here on, with no progress: reported after the period.
-	start := time.Now()
-	deadline := time.After(30 * time.Second)
-	for {
-		select {
-		case at, ok := <-stalled:
-			if !ok {
-				t.Fatal("wait returned true without the execution ending")
-			}
-			if got := at.Sub(start); got < watchdog-period {
-				t.Fatalf("reported %v after the driver's looks resumed, want at least %v", got, watchdog-period)
-			}
-			return
-		case ticks <- time.Now():
-			time.Sleep(period)
-		case <-deadline:
-			t.Fatal("a watched execution without progress was never reported")
-		}
-	}
+	w.stalledAfter(time.Now(), watchdog-w.period)
 }
 
 // TestWatchdogGivesASpawnAFullPeriod: a test goroutine that computed alone
@@ -110,53 +79,73 @@ func TestWatchdogCountsOnlyWatchedTime(t *testing.T) {
 // end of a period without progress: the watchdog starts a new one.
 func TestWatchdogGivesASpawnAFullPeriod(t *testing.T) {
 	const watchdog = 400 * time.Millisecond
-	period := watchdogTick(watchdog)
 	defer func() { computingHook = computing }()
 	computingHook = func() bool { return true } // the lone goroutine runs
 	r := &run{cfg: &Config{Watchdog: watchdog}, done: make(chan struct{})}
-	ticks := make(chan time.Time)
-	stalled := make(chan time.Time, 1)
-	go func() {
-		if !r.wait(&time.Ticker{C: ticks}) {
-			stalled <- time.Now()
-		}
-		close(stalled)
-	}()
-	tick := func() {
-		select {
-		case ticks <- time.Now():
-		case <-stalled:
-			t.Fatal("the watchdog reported a stall while the goroutine computed alone or had just started another")
-		}
-		time.Sleep(period)
-	}
-	for start := time.Now(); time.Since(start) < 2*watchdog; {
-		tick()
+	w := watch(t, r)
+	early := "the watchdog reported a stall while the goroutine computed alone or had just started another"
+	for start := time.Now(); time.Since(start) < 2*watchdog; time.Sleep(w.period) {
+		w.tick(early)
 	}
 	// The computation ends in a go statement: several goroutines from here,
 	// the scheduling point not reached yet.
 	r.multiA.Store(true)
 	spawned := time.Now()
-	tick()
-	for time.Since(spawned) < watchdog-2*period {
-		tick()
+	for ok := true; ok; ok = time.Since(spawned) < watchdog-2*w.period {
+		w.tick(early)
+		time.Sleep(w.period)
 	}
-	// No progress since: reported about one period after the spawn.
+	// No progress since: reported a full period after the spawn.
+	w.stalledAfter(spawned, watchdog)
+}
+
+// watched is a run's watchdog (run.wait) looking at ticks the test sends.
+type watched struct {
+	t       *testing.T
+	ticks   chan time.Time
+	stalled chan time.Time // when wait reported a stall; closed when it returned
+	period  time.Duration
+}
+
+func watch(t *testing.T, r *run) *watched {
+	w := &watched{t: t, ticks: make(chan time.Time), stalled: make(chan time.Time, 1), period: watchdogTick(r.cfg.Watchdog)}
+	go func() {
+		if !r.wait(&time.Ticker{C: w.ticks}) {
+			w.stalled <- time.Now()
+		}
+		close(w.stalled)
+	}()
+	return w
+}
+
+// tick is one look of the watchdog; a stall reported before it fails the
+// test with early.
+func (w *watched) tick(early string) {
+	select {
+	case w.ticks <- time.Now():
+	case <-w.stalled:
+		w.t.Fatal(early)
+	}
+}
+
+// stalledAfter ticks every period until the watchdog reports a stall, which
+// must come at least min after from.
+func (w *watched) stalledAfter(from time.Time, min time.Duration) {
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
-		case at, ok := <-stalled:
+		case at, ok := <-w.stalled:
 			if !ok {
-				t.Fatal("wait returned true without the execution ending")
+				w.t.Fatal("wait returned true without the execution ending")
 			}
-			if got := at.Sub(spawned); got < watchdog {
-				t.Fatalf("reported %v after the spawn, want at least %v", got, watchdog)
+			if got := at.Sub(from); got < min {
+				w.t.Fatalf("stall reported %v after, want at least %v", got, min)
 			}
 			return
-		case ticks <- time.Now():
-			time.Sleep(period)
+		case w.ticks <- time.Now():
+			time.Sleep(w.period)
 		case <-deadline:
-			t.Fatal("an execution without progress after the spawn was never reported")
+			w.t.Fatal("an execution without progress was never reported")
 		}
 	}
 }
