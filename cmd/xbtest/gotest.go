@@ -64,7 +64,7 @@ func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package
 		// command removes even when it had to kill go test.
 		"GOTMPDIR="+tmp,
 	)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = goTestProcAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
