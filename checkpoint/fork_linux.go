@@ -289,22 +289,8 @@ func otherThreads() (polling, running bool) {
 // awaitCheckIn waits for the zygote's check-in; on failure the zygote is
 // gone.
 func (c *child) awaitCheckIn(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	var b [1]byte
-	for time.Now().Before(deadline) {
-		ready, err := pollIn(c.rd, 100*time.Millisecond)
-		if err != nil && err != syscall.EINTR {
-			break
-		}
-		if !ready {
-			continue
-		}
-		if n, err := syscall.Read(c.rd, b[:]); err == syscall.EINTR || err == syscall.EAGAIN {
-			continue
-		} else if n == 1 && b[0] == checkInByte {
-			return nil
-		}
-		break // EOF or garbage: it died
+	if b, got, _ := c.next(time.Now().Add(timeout)); got && b == checkInByte {
+		return nil
 	}
 	syscall.Kill(c.pid, syscall.SIGKILL)
 	o := c.wait(0, nil)
@@ -312,6 +298,33 @@ func (c *child) awaitCheckIn(timeout time.Duration) error {
 		return fmt.Errorf("did not start within %v", timeout)
 	}
 	return fmt.Errorf("%s as it started", o)
+}
+
+// next waits until deadline for what the child sends next: got a byte b,
+// or eof (its end closed: it exited); neither on timeout or error.
+func (c *child) next(deadline time.Time) (b byte, got, eof bool) {
+	var buf [1]byte
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return 0, false, false
+		}
+		ready, err := pollIn(c.rd, left)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || !ready {
+			return 0, false, false
+		}
+		n, err := syscall.Read(c.rd, buf[:])
+		if err == syscall.EINTR || err == syscall.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return 0, false, false
+		}
+		return buf[0], n == 1, n == 0
+	}
 }
 
 // readAll reads fd to its end.
@@ -560,41 +573,11 @@ func measureFork() (fork, page time.Duration) {
 // threads, a child can wedge before it exits (a runtime lock held by a
 // thread it does not have); then there is nothing to measure.
 func (c *child) exitsWithin(d time.Duration) bool {
-	defer syscall.Close(c.rd)
-	exited := false
-	for deadline := time.Now().Add(d); !exited; {
-		left := time.Until(deadline)
-		if left <= 0 {
-			break
-		}
-		ready, err := pollIn(c.rd, left)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil || !ready {
-			break
-		}
-		var b [64]byte
-		n, err := syscall.Read(c.rd, b[:])
-		if err == syscall.EINTR || err == syscall.EAGAIN {
-			continue
-		}
-		if err != nil {
-			break
-		}
-		exited = n == 0 // EOF: its end of the pipe closed with it
-	}
-	if !exited {
+	_, _, eof := c.next(time.Now().Add(d))
+	if !eof {
 		syscall.Kill(c.pid, syscall.SIGKILL)
 	}
-	var status syscall.WaitStatus
-	for {
-		if _, err := syscall.Wait4(c.pid, &status, 0, nil); err != syscall.EINTR {
-			break
-		}
-	}
-	shm.running.Store(int64(syscall.Getpid()))
-	return exited && status.Exited() && status.ExitStatus() == 0
+	return c.wait(0, nil).ok() && eof
 }
 
 // pageFaults counts the page faults the process has taken (minor: no I/O).
