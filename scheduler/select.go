@@ -270,16 +270,6 @@ type sendCaseMarker interface{ isSend() }
 
 func (c *sendCase[T]) isSend() {}
 
-func countLive(cases []Case) int {
-	n := 0
-	for _, c := range cases {
-		if c.chanAddr() != nil {
-			n++
-		}
-	}
-	return n
-}
-
 func nativeSelect(hasDefault bool, cases []Case) (int, bool) {
 	rc := make([]reflect.SelectCase, 0, len(cases)+1)
 	for _, c := range cases {

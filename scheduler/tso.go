@@ -28,9 +28,8 @@ import (
 //     wait for the buffer, so a real machine can run an atomic load before
 //     an earlier plain store is visible; xbtest drains there too (every
 //     sync/atomic operation is a fence in its model) and does not explore
-//     that reordering (for a plain store
-//     followed by an atomic load of another variable: fewer behaviours
-//     than the hardware, never more).
+//     that reordering (for a plain store followed by an atomic load of
+//     another variable: fewer behaviours than the hardware, never more).
 //   - Accesses reported without their value (Read/Write: maps, the stores
 //     of a tuple assignment the rewriter cannot split into temporaries,
 //     x op= f() through a pointer, code compiled without the
