@@ -36,6 +36,10 @@ type Fork struct {
 	parentDepth int
 	noSnapshot  string
 	every       bool // tests: a snapshot at every branch point
+	// the tree's counts of forked processes that have left and of the
+	// pages they wrote when this exploration started (snapshotCost)
+	left0, copied0 int64
+	never          bool // tests: none
 
 	// auto, in the root: reach[d] is how long the execution under way took
 	// to reach its branch point at depth d; dear counts the executions in a
@@ -78,6 +82,10 @@ func NewFork(auto bool) *Fork {
 // cheap the prefix (tests of the snapshot tree).
 func (f *Fork) SnapshotEverywhere() *Fork { f.every = true; return f }
 
+// SnapshotNowhere makes f take no branch-point snapshot (tests of what a
+// forked process that re-runs executions does).
+func (f *Fork) SnapshotNowhere() *Fork { f.never = true; return f }
+
 // SetWatchdog sets how long a child may make no progress (no scheduling
 // events, no CPU time) before it is killed; 0 disables.
 func (f *Fork) SetWatchdog(d time.Duration) { f.stall = d }
@@ -110,6 +118,7 @@ func (f *Fork) Explore(t Target) {
 		Rerun{}.Explore(t)
 		return
 	}
+	f.left0, f.copied0 = shm.left.Load(), shm.copied.Load()
 	old := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(old)
 	if why := strings.Join(hazards(), "; "); why != "" {
@@ -329,7 +338,7 @@ func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 		}
 		return Stay
 	}
-	if d <= f.parentDepth || f.noSnapshot != "" {
+	if d <= f.parentDepth || f.noSnapshot != "" || f.never {
 		return Stay // one snapshot per depth
 	}
 	if !f.every && (f.forkCost == 0 || f.replayCost(t, elapsed) < f.snapshotCost()) {
@@ -383,17 +392,21 @@ func (f *Fork) replayCost(t Target, elapsed time.Duration) time.Duration {
 
 // snapshotCost is what a child forked from a snapshot costs: the fork
 // (measured) and a copy of each page it writes, as many as the forked
-// processes of this test binary that have left wrote on average (each
-// counts its page faults), at the cost of a page measured with the fork.
-// A fork that exits at once costs about half a forked execution: the
+// processes of this exploration that have left wrote on average (each
+// counts its page faults), or, before any has, those of the explorations
+// before it in this test binary, at the cost of a page measured with the
+// fork. A fork that exits at once costs about half a forked execution: the
 // child's first writes to the runtime's and the scheduler's working set,
 // its stacks and its heap each copy a page.
 func (f *Fork) snapshotCost() time.Duration {
-	n := shm.left.Load()
-	if n <= 0 {
-		return f.forkCost
+	left, copied := shm.left.Load(), shm.copied.Load()
+	if n := left - f.left0; n > 0 {
+		return f.forkCost + time.Duration((copied-f.copied0)/n)*f.pageCost
 	}
-	return f.forkCost + time.Duration(shm.copied.Load()/n)*f.pageCost
+	if left > 0 {
+		return f.forkCost + time.Duration(copied/left)*f.pageCost
+	}
+	return f.forkCost
 }
 
 // Isolate implements Backer: in the zygote, fn runs in a child of it; in

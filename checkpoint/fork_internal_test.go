@@ -58,8 +58,9 @@ func TestReplayCostDiscountsFirstCopiesOnlyWhereTheProcessReruns(t *testing.T) {
 }
 
 // A snapshot's child costs the fork and a copy of every page it writes, as
-// many as the forked processes that left wrote on average; a fork alone
-// before any left.
+// many as the forked processes of this exploration that left wrote on
+// average, or, before any did, those of earlier explorations; a fork alone
+// before any left at all.
 func TestSnapshotCostCountsTheCopiesOfForkedProcesses(t *testing.T) {
 	if err := setupShared(); err != nil {
 		t.Skip(err)
@@ -77,6 +78,15 @@ func TestSnapshotCostCountsTheCopiesOfForkedProcesses(t *testing.T) {
 	shm.copied.Store(4 * 150)
 	if got, want := f.snapshotCost(), 400*time.Microsecond+150*2*time.Microsecond; got != want {
 		t.Errorf("4 left, 150 pages each: %v, want %v", got, want)
+	}
+	f.left0, f.copied0 = 4, 4*150 // this exploration starts
+	if got, want := f.snapshotCost(), 400*time.Microsecond+150*2*time.Microsecond; got != want {
+		t.Errorf("none of this exploration left: %v, want the earlier ones' %v", got, want)
+	}
+	shm.left.Store(4 + 2)
+	shm.copied.Store(4*150 + 2*1000)
+	if got, want := f.snapshotCost(), 400*time.Microsecond+1000*2*time.Microsecond; got != want {
+		t.Errorf("2 of this exploration left, 1,000 pages each: %v, want %v", got, want)
 	}
 }
 

@@ -430,12 +430,12 @@ func warmingUp() func(*xb.T) {
 // A forked process that re-runs executions collects their garbage: the
 // collector is off in forked processes and runs only where xbtest asks.
 // Here auto hands over (the prefix is dear in the test binary only), and
-// the zygote's child, whose prefixes are cheap, re-runs the rest itself;
+// the zygote's child, which keeps no snapshot, re-runs the rest itself;
 // each execution leaves 2 MB of garbage behind.
 func TestForkedChildCollectsBetweenExecutions(t *testing.T) {
 	runtime.GC() // what earlier tests left is no part of the fork's cost
 	cfg := xb.DefaultConfig()
-	cfg.Backer = checkpoint.NewFork(true)
+	cfg.Backer = checkpoint.NewFork(true).SnapshotNowhere()
 	var heap0 uint64 // in a forked process: its heap when it first ran the body
 	res := explore(t, "garbage", func(xt *xb.T) {
 		if !checkpoint.InChild() {
@@ -466,5 +466,10 @@ func TestForkedChildCollectsBetweenExecutions(t *testing.T) {
 	}
 	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "forked after that") }) {
 		t.Errorf("notes %q: auto did not hand over", res.Notes)
+	}
+	// The zygote and its one child, which ran every execution after the
+	// hand-over.
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "; 2 processes forked, 0 branch-point snapshots") }) {
+		t.Errorf("notes %q: want the zygote's one child to re-run the rest", res.Notes)
 	}
 }
