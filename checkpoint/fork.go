@@ -36,10 +36,10 @@ type Fork struct {
 	parentDepth int
 	noSnapshot  string
 	every       bool // tests: a snapshot at every branch point
+	never       bool // tests: none
 	// the tree's counts of forked processes that have left and of the
 	// pages they wrote when this exploration started (snapshotCost)
 	left0, copied0 int64
-	never          bool // tests: none
 
 	// auto, in the root: reach[d] is how long the execution under way took
 	// to reach its branch point at depth d; dear counts the executions in a
