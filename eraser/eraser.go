@@ -1,17 +1,26 @@
-// Package eraser detects data races on one execution of a program: the
-// lockset algorithm of Savage et al. (Eraser, 1997), as the thesis runs it
-// beside ExitBlock (sections 2.1.1 and 3.2), combined by default with
-// happens-before in the style of O'Callahan and Choi (PPoPP 2003), because
-// Go programs hand data over through channels rather than locks.
+// Package eraser detects data races on one execution of a program.
 //
-// A Detector follows one execution: the scheduler reports goroutine starts,
-// lock acquisitions and releases, happens-before edges and memory accesses,
-// and Access returns the races an access completes. State lives only as long
-// as the execution: the explorer starts a fresh one (Reset) for every
-// execution, so it always follows the explored path, whatever the way of
-// backing up.
+// By default (HB) a race is what the Go memory model calls one: two
+// conflicting accesses to a memory location (at least one a write, not both
+// atomic) by different goroutines that are not ordered by happens-before.
+// Happens-before is tracked with vector clocks (Lamport; the precise
+// detectors DJIT+ and FastTrack of Flanagan and Freund, PLDI 2009, keep the
+// same per-location history): the scheduler reports every synchronization
+// edge the memory model gives (lock releases and acquisitions, channels,
+// WaitGroup, Once, Cond, atomics, goroutine start, sync.Map, contexts), so
+// an ordering a program builds on a mutex (a semaphore, a pool, a hand-over
+// under a lock) is an ordering, not a race, and two accesses under different
+// locks race.
 //
-// Per location (an address; larger accesses are split into words):
+// Eraser's lockset algorithm (Savage et al., 1997; the thesis runs it beside
+// ExitBlock, sections 2.1.1 and 3.2) runs alongside. In HB mode it does not
+// report races; it finds the locations that do not follow a locking
+// discipline although happens-before orders their accesses (data handed
+// over through a channel, a WaitGroup, a lock's hand-over). The thesis's
+// ExitBlock assumes the discipline; the scheduler explains why exploration
+// stays sound for those locations and lists them (see Unprotected). In
+// Lockset mode, pure Eraser reports an empty lockset in the shared-modified
+// state, as the thesis did:
 //
 //	virgin --first access by t--> exclusive(t)
 //	exclusive(t) --access by t--> exclusive(t)
@@ -25,15 +34,9 @@
 // Atomic operations hold a pseudo-lock of their own, so two atomic accesses
 // never race while an atomic and a plain access do.
 //
-// In Lockset mode an empty C(v) in shared-modified is reported. In Hybrid
-// mode an empty C(v) (in shared or shared-modified) is reported only when
-// the access also conflicts with an earlier access of another goroutine
-// that shares no lock with it and is not ordered before it by
-// happens-before (channels, WaitGroup, Once, Cond,
-// atomics, goroutine start and exit; not locks, which the lockset covers).
-// An access ordered after every earlier access of the location hands it
-// over: it becomes exclusive to the accessing goroutine again, as data sent
-// over a channel becomes the receiver's.
+// A Detector follows one execution: the explorer starts a fresh one (Reset)
+// for every execution, so it always follows the explored path, whatever the
+// way of backing up.
 package eraser
 
 import (
@@ -48,14 +51,13 @@ type Mode uint8
 const (
 	// Off detects nothing.
 	Off Mode = iota
-	// Hybrid reports an empty lockset only for accesses unordered by
-	// happens-before (the default).
-	Hybrid
+	// HB reports races as the Go memory model defines them (the default).
+	HB
 	// Lockset is the pure Eraser algorithm.
 	Lockset
 )
 
-var modeNames = [...]string{"off", "hybrid", "lockset"}
+var modeNames = [...]string{"off", "hb", "lockset"}
 
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
@@ -64,14 +66,31 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses the values of xbtest's -race flag.
+// ParseMode parses the values of xbtest's -race flag. "hybrid", the name of
+// the default before it followed the memory model, is read as HB, so that
+// older schedule files replay.
 func ParseMode(s string) (Mode, error) {
+	if s == "hybrid" {
+		return HB, nil
+	}
 	for i, n := range modeNames {
 		if n == s {
 			return Mode(i), nil
 		}
 	}
-	return Off, fmt.Errorf("unknown race detection %q (want hybrid, lockset or off)", s)
+	return Off, fmt.Errorf("unknown race detection %q (want hb, lockset or off)", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err == nil {
+		*m = v
+	}
+	return err
 }
 
 // State is a location's Eraser state.
@@ -115,11 +134,16 @@ const word = 8
 const maxWords = 64
 
 // SyncKey names an object that carries happens-before edges: a channel's
-// send or receive side, a WaitGroup, a Once, an atomic variable.
+// send or receive side, a WaitGroup, a Once, an atomic variable, a lock.
 type SyncKey struct {
 	Addr uintptr
 	Role uint8
 }
+
+// Clock is a snapshot of a goroutine's vector clock, released into an
+// object that keeps it (a value in a channel's buffer, a freed buffer slot)
+// and acquired later (Join). The zero Clock orders nothing.
+type Clock struct{ c clock }
 
 // Detector follows one execution.
 type Detector struct {
@@ -130,6 +154,18 @@ type Detector struct {
 	syncs   map[SyncKey]clock
 	sets    map[string][]int32 // interned lock sets, shared by records
 	scratch []int32
+	// unprotected lists the locations that broke the locking discipline
+	// without a race (HB mode), in the order found.
+	unprotected []Unprotected
+}
+
+// Unprotected is a location whose accesses follow no locking discipline
+// (its lockset became empty while goroutines shared it) but are ordered by
+// happens-before: not a race.
+type Unprotected struct {
+	Addr uintptr
+	Prev Access // an earlier access of another goroutine
+	Cur  Access // the access that emptied the lockset
 }
 
 type threadState struct {
@@ -148,7 +184,8 @@ type hold struct {
 	write bool
 }
 
-// record is the last read or write of a location by one goroutine.
+// record is the last access of one kind (read or write, plain or atomic)
+// of a location by one goroutine.
 type record struct {
 	Access
 	epoch uint32  // the goroutine's own clock at the access
@@ -157,12 +194,17 @@ type record struct {
 }
 
 type location struct {
-	state    State
-	owner    int32
-	cset     []int32 // candidate lockset, sorted
+	// Eraser's state.
+	state State
+	owner int32
+	cset  []int32 // candidate lockset, sorted
+	// recs are, per goroutine, the last plain read, plain write, atomic
+	// read and atomic write since the last write that every earlier
+	// access happens before.
 	recs     []record
 	seq      uint32
-	reported bool
+	reported bool // a race was reported (once per location and execution)
+	noted    bool // listed as unprotected
 }
 
 // New returns a detector for one execution.
@@ -190,6 +232,7 @@ func (d *Detector) Reset() {
 	}
 	d.pool = d.pool[:0]
 	clear(d.syncs)
+	d.unprotected = d.unprotected[:0]
 }
 
 func (d *Detector) thread(t int32) *threadState {
@@ -242,16 +285,71 @@ func (d *Detector) Observe(t int32, k SyncKey) {
 	}
 }
 
-// Acquire records that t took lock (in write mode for a Mutex or an
-// RWMutex's Lock).
-func (d *Detector) Acquire(t, lock int32, write bool) {
+// Snapshot releases t's clock into a Clock the caller keeps (a value put
+// into a channel's buffer).
+func (d *Detector) Snapshot(t int32) Clock {
+	ts := d.thread(t)
+	c := Clock{slices.Clone(ts.vc)}
+	ts.vc = ts.vc.tick(t)
+	return c
+}
+
+// Join acquires c into t.
+func (d *Detector) Join(t int32, c Clock) {
+	if len(c.c) > 0 {
+		ts := d.thread(t)
+		ts.vc = ts.vc.join(c.c)
+	}
+}
+
+// ReleaseInto merges t's clock into *c, which the caller keeps (a sync.Map
+// key): a later Join of it orders the joining goroutine after everything t
+// did so far.
+func (d *Detector) ReleaseInto(t int32, c *Clock) {
+	ts := d.thread(t)
+	c.c = c.c.join(ts.vc)
+	ts.vc = ts.vc.tick(t)
+}
+
+// lockRoles of the SyncKeys of a lock: an RWMutex's Unlock releases into
+// the writer's clock, RUnlock into the readers' (Lock acquires both, RLock
+// only the writer's), as the memory model's rules for sync.RWMutex say.
+const (
+	roleLockW uint8 = 200 + iota
+	roleLockR
+)
+
+// Locked records that t acquired lock (write: a Mutex, or an RWMutex's
+// Lock; else RLock): it is ordered after the releases the memory model
+// orders it after. Hold (lockset) is separate: a pending RWMutex writer
+// holds the lock for Eraser before it owns it.
+func (d *Detector) Locked(t, lock int32, write bool) {
+	d.Observe(t, SyncKey{Addr: uintptr(lock), Role: roleLockW})
+	if write {
+		d.Observe(t, SyncKey{Addr: uintptr(lock), Role: roleLockR})
+	}
+}
+
+// Unlocked records that t released lock (write: Unlock; else RUnlock). In
+// Go any goroutine may unlock a mutex: the edge starts at the one that did.
+func (d *Detector) Unlocked(t, lock int32, write bool) {
+	role := roleLockR
+	if write {
+		role = roleLockW
+	}
+	d.Publish(t, SyncKey{Addr: uintptr(lock), Role: role})
+}
+
+// Hold records that t holds lock (in write mode for a Mutex or an
+// RWMutex's Lock), for the lockset.
+func (d *Detector) Hold(t, lock int32, write bool) {
 	ts := d.thread(t)
 	ts.held = append(ts.held, hold{lock, write})
 	ts.changed()
 }
 
-// Release records that t gave up one hold of lock.
-func (d *Detector) Release(t, lock int32) {
+// Unhold records that t gave up one hold of lock, for the lockset.
+func (d *Detector) Unhold(t, lock int32) {
 	ts := d.thread(t)
 	for i := len(ts.held) - 1; i >= 0; i-- {
 		if ts.held[i].lock == lock {
@@ -342,6 +440,10 @@ func (d *Detector) Access(t int32, addr, size uintptr, write, atomic bool, pos u
 	return races
 }
 
+// Unprotected returns the locations found so far in this execution that
+// follow no locking discipline but are ordered by happens-before (HB mode).
+func (d *Detector) Unprotected() []Unprotected { return d.unprotected }
+
 func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32) (Race, bool) {
 	ts := d.thread(t)
 	li, ok := d.locs[addr]
@@ -360,94 +462,85 @@ func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32)
 	if len(ts.held) > 0 {
 		cur.Locks = d.heldIDs(ts)
 	}
-
-	if d.mode == Hybrid && loc.state != Virgin && loc.state != Exclusive && d.orderedAfterAll(ts, t, loc) {
-		// Handed over: every earlier access happens before this one.
-		loc.state, loc.owner, loc.cset, loc.recs = Exclusive, t, nil, loc.recs[:0]
-	}
-	switch loc.state {
-	case Virgin:
-		loc.state, loc.owner = Exclusive, t
-	case Exclusive:
-		if t != loc.owner {
-			if d.mode == Hybrid && d.orderedAfterAll(ts, t, loc) {
-				loc.owner, loc.recs = t, loc.recs[:0]
-				break
-			}
-			loc.cset = append(loc.cset[:0], cur.prot...)
-			loc.state = Shared
-			if write {
-				loc.state = SharedModified
-			}
-		}
-	case Shared:
-		loc.cset = refine(loc.cset, cur.prot)
-		if write {
-			loc.state = SharedModified
-		}
-	case SharedModified:
-		loc.cset = refine(loc.cset, cur.prot)
-	}
+	d.lockset(loc, t, &cur)
 
 	var race Race
 	found := false
-	// Pure Eraser waits for shared-modified: data written by its first
-	// goroutine and then only read is assumed initialised before being
-	// shared. Happens-before tells whether it was, so the hybrid also
-	// reports a read unordered with an earlier write.
-	suspect := loc.state == SharedModified || (d.mode == Hybrid && loc.state == Shared)
-	if suspect && len(loc.cset) == 0 && !loc.reported {
-		if prev, ok := d.conflict(ts, &cur, loc); ok {
-			race = Race{Addr: addr, Prev: prev.Access, Cur: cur.Access}
-			loc.reported, found = true, true
+	switch d.mode {
+	case HB:
+		if prev, ok := d.unordered(ts, &cur, loc); ok {
+			if !loc.reported {
+				race = Race{Addr: addr, Prev: prev.Access, Cur: cur.Access}
+				loc.reported, found = true, true
+			}
+		} else if loc.state == SharedModified && len(loc.cset) == 0 && !loc.noted && !loc.reported {
+			// The discipline is broken, but happens-before orders the
+			// accesses. Name an access of another goroutine.
+			loc.noted = true
+			u := Unprotected{Addr: addr, Cur: cur.Access}
+			if p := loc.latestOther(t); p != nil {
+				u.Prev = p.Access
+			}
+			d.unprotected = append(d.unprotected, u)
+		}
+		if write && !atomic {
+			// A plain write conflicts with every access of another
+			// goroutine. Unless it raced (and the location is reported),
+			// every access recorded so far happens before it, so a later
+			// access unordered with one of them is unordered with this
+			// write too: they can be forgotten (FastTrack's write rule).
+			loc.recs = loc.recs[:0]
+		}
+	case Lockset:
+		if loc.state == SharedModified && len(loc.cset) == 0 && !loc.reported {
+			if prev := d.locksetPartner(&cur, loc); prev != nil {
+				race = Race{Addr: addr, Prev: prev.Access, Cur: cur.Access}
+				loc.reported, found = true, true
+			}
 		}
 	}
 	loc.remember(&cur)
 	return race, found
 }
 
-// orderedAfterAll reports whether every recorded access of loc by another
-// goroutine happens before t's current point.
-func (d *Detector) orderedAfterAll(ts *threadState, t int32, loc *location) bool {
-	for i := range loc.recs {
-		r := &loc.recs[i]
-		if r.Thread != t && ts.vc.get(r.Thread) < r.epoch {
-			return false
+// lockset advances Eraser's state machine of loc for the access cur of t.
+func (d *Detector) lockset(loc *location, t int32, cur *record) {
+	switch loc.state {
+	case Virgin:
+		loc.state, loc.owner = Exclusive, t
+	case Exclusive:
+		if t != loc.owner {
+			loc.cset = append(loc.cset[:0], cur.prot...)
+			loc.state = Shared
+			if cur.Write {
+				loc.state = SharedModified
+			}
 		}
+	case Shared:
+		loc.cset = refine(loc.cset, cur.prot)
+		if cur.Write {
+			loc.state = SharedModified
+		}
+	case SharedModified:
+		loc.cset = refine(loc.cset, cur.prot)
 	}
-	return true
 }
 
-// conflict finds the earlier access that forms a race with cur: one of
-// another goroutine, with at least one of the two a write and not both
-// atomic, sharing no protecting lock with cur, and (in Hybrid mode) not
-// ordered before cur. The most recent such access is returned.
-func (d *Detector) conflict(ts *threadState, cur *record, loc *location) (record, bool) {
+// unordered finds an earlier access of another goroutine that conflicts
+// with cur (one of them a write, not both atomic) and does not happen
+// before it: a race. The most recent such access is returned.
+func (d *Detector) unordered(ts *threadState, cur *record, loc *location) (record, bool) {
 	var best *record
 	for i := range loc.recs {
 		r := &loc.recs[i]
 		if r.Thread == cur.Thread || !(r.Write || cur.Write) || (r.Atomic && cur.Atomic) {
 			continue
 		}
-		if overlaps(r.prot, cur.prot) {
-			continue
-		}
-		if d.mode == Hybrid && ts.vc.get(r.Thread) >= r.epoch {
-			continue
+		if ts.vc.get(r.Thread) >= r.epoch {
+			continue // r happens before cur
 		}
 		if best == nil || r.order > best.order {
 			best = r
-		}
-	}
-	if best == nil && d.mode == Lockset {
-		// The lockset emptied because of accesses no longer recorded
-		// (only the last read and write of each goroutine are kept):
-		// pair cur with the latest access of another goroutine.
-		for i := range loc.recs {
-			r := &loc.recs[i]
-			if r.Thread != cur.Thread && (best == nil || r.order > best.order) {
-				best = r
-			}
 		}
 	}
 	if best == nil {
@@ -456,12 +549,45 @@ func (d *Detector) conflict(ts *threadState, cur *record, loc *location) (record
 	return *best, true
 }
 
-// remember keeps cur as its goroutine's last read or last write.
+// locksetPartner names the access of another goroutine that pure Eraser
+// pairs with cur when the lockset empties: one that conflicts with it and
+// shares no protecting lock, else the latest access of another goroutine
+// (the lockset emptied because of accesses no longer recorded).
+func (d *Detector) locksetPartner(cur *record, loc *location) *record {
+	var best *record
+	for i := range loc.recs {
+		r := &loc.recs[i]
+		if r.Thread == cur.Thread || !(r.Write || cur.Write) || (r.Atomic && cur.Atomic) || overlaps(r.prot, cur.prot) {
+			continue
+		}
+		if best == nil || r.order > best.order {
+			best = r
+		}
+	}
+	if best == nil {
+		best = loc.latestOther(cur.Thread)
+	}
+	return best
+}
+
+// latestOther returns the latest recorded access of another goroutine than
+// t, or nil.
+func (loc *location) latestOther(t int32) *record {
+	var best *record
+	for i := range loc.recs {
+		if r := &loc.recs[i]; r.Thread != t && (best == nil || r.order > best.order) {
+			best = r
+		}
+	}
+	return best
+}
+
+// remember keeps cur as its goroutine's last access of its kind.
 func (loc *location) remember(cur *record) {
 	loc.seq++
 	cur.order = loc.seq
 	for i := range loc.recs {
-		if r := &loc.recs[i]; r.Thread == cur.Thread && r.Write == cur.Write {
+		if r := &loc.recs[i]; r.Thread == cur.Thread && r.Write == cur.Write && r.Atomic == cur.Atomic {
 			*r = *cur
 			return
 		}

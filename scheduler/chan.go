@@ -33,6 +33,7 @@ type chanState struct {
 	timer  *vtimer // the timer whose channel this is (clock.go), or nil
 	recvq  []*sudog
 	sendq  []*sudog
+	hb     chanHB // happens-before of its values (race.go)
 }
 
 // sudog is a goroutine parked on a channel, as in Go's runtime.
@@ -168,13 +169,14 @@ func Send[T any](ch chan<- T, v T) {
 	if m.closed {
 		panic(runtimeError("send on closed channel"))
 	}
-	r.raceChan(t, m, true)
 	if sg := popLive(&m.recvq); sg != nil {
+		r.raceHandOver(t, sg.t, m, cap(ch))
 		r.deliver(sg, v, true)
 		r.yield(t)
 		return
 	}
-	if trySend(ch, v) {
+	if n := len(ch); trySend(ch, v) {
+		r.raceSendDone(t, m, n, cap(ch), true)
 		r.yield(t)
 		return
 	}
@@ -218,22 +220,17 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		return recvNative(r, t, ch)
 	}
 	r.dataAccess(m.addr, 1, true)
-	r.raceChan(t, m, false)
 	if tm := m.timer; tm != nil && r.clock.dueNow(tm) {
 		v := r.clock.takeTimer(tm)
 		r.yield(t)
 		return as[T](v), true
 	}
-	if v, ok, got := tryRecv(ch); got {
-		if ok {
-			refill(r, m, bidi(ch))
-		} else {
-			m.closed = true
-		}
+	if v, ok := recvModel(r, t, m, bidi(ch)); ok {
 		r.yield(t)
-		return v, ok
+		return v.v, v.ok
 	}
 	if sg := popLive(&m.sendq); sg != nil {
+		r.raceHandOver(sg.t, t, m, cap(ch))
 		sg.fire(true)
 		r.wakeUp(sg.t, -1)
 		r.yield(t)
@@ -243,6 +240,31 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	m.recvq = append(m.recvq, sg)
 	r.parkHere(t, "chan receive"+m.what, m.id)
 	return as[T](sg.val), sg.ok
+}
+
+// received is what a receive got: the value and ok.
+type received[T any] struct {
+	v  T
+	ok bool
+}
+
+// recvModel receives from the buffer of a channel with a model, or the
+// zero value of a closed one, without blocking (got reports whether it
+// did), with the happens-before edges of the receive and of the send of a
+// parked sender that takes the freed slot.
+func recvModel[T any](r *run, t *thread, m *chanState, ch chan T) (v received[T], got bool) {
+	n := len(ch)
+	v.v, v.ok, got = tryRecv(ch)
+	switch {
+	case !got:
+	case v.ok:
+		r.raceRecvDone(t, m, n, cap(ch))
+		refill(r, m, ch)
+	default:
+		m.closed = true
+		r.raceClosedRecv(t, m)
+	}
+	return v, got
 }
 
 // bidi returns the channel a directional channel value refers to.
@@ -255,10 +277,12 @@ func refill[T any](r *run, m *chanState, ch chan T) {
 	if sg == nil {
 		return
 	}
+	n := len(ch)
 	if !trySend(ch, as[T](sg.val)) {
 		m.sendq = append([]*sudog{sg}, m.sendq...)
 		return
 	}
+	r.raceSendDone(sg.t, m, n, cap(ch), true)
 	sg.fire(true)
 	r.wakeUp(sg.t, -1)
 }

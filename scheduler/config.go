@@ -139,7 +139,7 @@ func DefaultConfig() Config {
 	return Config{
 		Algorithm: ExitBlockRWDD,
 		SyncDeps:  true,
-		Race:      eraser.Hybrid,
+		Race:      eraser.HB,
 		MaxSteps:  1000000,
 		Watchdog:  10 * time.Second,
 		Backer:    checkpoint.Rerun{},

@@ -257,6 +257,9 @@ func (d *driver) collect(r *run) {
 			d.res.Complete, d.res.Bound = false, "stop"
 		}
 	}
+	for _, n := range r.notes {
+		d.Note(n)
+	}
 	for _, w := range r.warnings {
 		if !d.warned[w] {
 			d.warned[w] = true

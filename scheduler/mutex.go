@@ -217,6 +217,7 @@ func (m *Mutex) Lock() {
 	}
 	l.writer = t
 	t.hold(l)
+	r.raceLocked(t, l, true)
 	r.acquired(t, l)
 }
 
@@ -237,6 +238,7 @@ func (m *Mutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
+	r.raceLocked(t, l, true)
 	return true
 }
 
@@ -258,6 +260,7 @@ func (m *Mutex) Unlock() {
 }
 
 func (r *run) releaseWriter(t *thread, l *lockState) {
+	r.raceUnlocked(t, l, true)
 	h := l.writer
 	l.writer = nil
 	h.drop(l)
@@ -291,6 +294,7 @@ func (rw *RWMutex) Lock() {
 	l.writer = t
 	t.hold(l)
 	if len(l.readers) == 0 {
+		r.raceLocked(t, l, true)
 		r.acquired(t, l)
 		return
 	}
@@ -306,6 +310,7 @@ func (rw *RWMutex) Lock() {
 		r.reverseLockChain(t, l, "Lock")
 	}
 	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
+	r.raceLocked(t, l, true)
 	r.acquired(t, l)
 }
 
@@ -334,6 +339,7 @@ func (rw *RWMutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
+	r.raceLocked(t, l, true)
 	return true
 }
 
@@ -367,6 +373,7 @@ func (rw *RWMutex) RLock() {
 		r.acquireFailed(t, l, "RLock")
 	}
 	l.addReader(t)
+	r.raceLocked(t, l, false)
 	r.acquired(t, l)
 }
 
@@ -396,6 +403,7 @@ func (rw *RWMutex) TryRLock() bool {
 		return false
 	}
 	l.addReader(t)
+	r.raceLocked(t, l, false)
 	return true
 }
 
@@ -420,6 +428,7 @@ func (rw *RWMutex) RUnlock() {
 			break
 		}
 	}
+	r.raceUnlocked(t, l, false)
 	h := l.readers[i].t
 	h.drop(l)
 	if l.readers[i].n--; l.readers[i].n == 0 {

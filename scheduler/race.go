@@ -13,28 +13,46 @@ import (
 
 // Race detection: the scheduler feeds package eraser the events of every
 // execution, replayed prefix included, so its state always follows the
-// explored path (a fresh detector state per execution).
+// explored path (a fresh detector state per execution). A race is a data
+// race as the Go memory model defines it; the edges of happens-before are
+// the model's ("The Go Memory Model", go.dev/ref/mem):
+//   - a go statement is synchronized before the goroutine's start (Start);
+//     a goroutine's exit before nothing, but T.Run's wait for its subtest;
+//   - locks: the nth Unlock of a Mutex or RWMutex before the return of the
+//     n+1th Lock, and of every RLock after it; an RUnlock before the next
+//     Lock's return (Locked, Unlocked); TryLock when it succeeds;
+//   - channels, exactly: a send before the completion of the receive that
+//     gets its value; the close before a receive that returns because the
+//     channel is closed; on an unbuffered channel the receive before the
+//     completion of its send; the kth receive on a channel of capacity C
+//     before the completion of the k+Cth send (chanHB);
+//   - waking a parked goroutine (Edge): a send to a parked receiver, a
+//     receive that frees a parked sender, Cond.Signal and Broadcast, the
+//     Done that releases a Wait, the last RUnlock a pending Lock waits for;
+//   - WaitGroup: a Done (a negative Add) before the return of the Wait it
+//     unblocks; Once: the completion of f before every Do returns;
+//   - atomics: an atomic write (store, add, swap, compare-and-swap) before
+//     every later atomic operation on the variable, whose effect it
+//     observes (the variable's clock: acquired by every operation,
+//     released into by writes);
+//   - sync.Map: a write of a key before the operations that observe it;
+//     sync.Pool: a Put before the Get that returns the item; contexts: the
+//     cancellation before Err, Done receives and AfterFunc's function;
+//     AfterFunc before its function.
 //
-// Happens-before edges, for the hybrid mode:
-//   - go statements (Start) and waking a parked goroutine (Edge: a send to
-//     a parked receiver, a receive that frees a parked sender, Signal and
-//     Broadcast, the last Done, a goroutine ending under T.Run);
-//   - channels that do not park: a send publishes into the channel's send
-//     side and observes its receive side, a receive the opposite, close
-//     publishes into the send side (so a receive is ordered after earlier
-//     sends and a send after earlier receives, which covers the memory
-//     model's rules, buffered semaphores included, and over-approximates
-//     them: a receive is ordered after every earlier send, not only its own);
-//   - WaitGroup.Add publishes, Wait observes; Once.Do's function publishes,
-//     every Do observes; an atomic operation observes and publishes its
-//     variable.
-// Locks give no edges: the lockset covers them.
+// Channels made by code xbtest does not control carry a coarser edge: every
+// send into them before every later receive.
 
 const (
-	roleSend uint8 = iota
-	roleRecv
-	roleObject
+	roleSend    uint8 = iota // a channel's close (and a vctx's cancellation); AfterFunc
+	roleObject               // a WaitGroup, a Once, an atomic variable
+	roleAnySend              // every send on a channel, for receives that cannot be matched
+	rolePool                 // an item of a sync.Pool
+	roleMapKey               // a key of a sync.Map (hashed into the address)
 )
+
+// roleClose is the role of a channel's close.
+const roleClose = roleSend
 
 func (r *run) raceOn() bool { return r.race.Mode() != eraser.Off }
 
@@ -67,23 +85,162 @@ func (r *run) raceObserve(t *thread, addr unsafe.Pointer, role uint8) {
 	}
 }
 
-// raceChan records the edges of a channel operation that does not park.
-func (r *run) raceChan(t *thread, m *chanState, send bool) {
-	if !r.raceOn() {
+// chanHB is what a channel's happens-before needs beyond its close: the
+// clocks of the sends whose values sit in the buffer, and of the receives
+// a later send is ordered after (the kth receive before the k+Cth send).
+// The values themselves stay in the real channel; the counts match it as
+// long as only rewritten code uses the channel, and are resynchronised
+// from len(ch) when code xbtest does not control sent or received.
+type chanHB struct {
+	items    []eraser.Clock // the buffered values' sends, oldest first
+	recvs    []eraser.Clock // receives recvBase+1, recvBase+2... a send may need
+	recvBase int64
+	sent     int64 // sends and receives so far, direct hand-overs included
+	recvd    int64
+}
+
+// raceSendDone records that t's send on m completed, n values being in
+// the buffer of capacity c before it; buffered: the value went into the
+// buffer (else straight to a receiver, see raceHandOver).
+func (r *run) raceSendDone(t *thread, m *chanState, n, c int, buffered bool) {
+	if !r.raceOn() || c == 0 {
 		return
 	}
-	if send {
-		r.racePublish(t, m.addr, roleSend)
-		r.raceObserve(t, m.addr, roleRecv)
-	} else {
-		r.racePublish(t, m.addr, roleRecv)
-		r.raceObserve(t, m.addr, roleSend)
+	h := &m.hb
+	if buffered && h.sent-h.recvd != int64(n) {
+		h.sent = h.recvd + int64(n) // code xbtest does not control used it
+	}
+	h.sent++
+	if k := h.sent - int64(c); k > 0 {
+		for h.recvBase+1 < k && len(h.recvs) > 0 {
+			h.recvs = h.recvs[1:]
+			h.recvBase++
+		}
+		if len(h.recvs) > 0 && h.recvBase+1 == k {
+			r.race.Join(t.idx, h.recvs[0])
+		}
+	}
+	r.racePublish(t, m.addr, roleAnySend)
+	if buffered {
+		if len(h.items) != n {
+			h.items = append(h.items[:0], make([]eraser.Clock, n)...)
+		}
+		h.items = append(h.items, r.race.Snapshot(t.idx))
 	}
 }
 
+// raceRecvDone records that t's receive on m completed with the oldest
+// buffered value, n values being in the buffer (capacity c) before it.
+func (r *run) raceRecvDone(t *thread, m *chanState, n, c int) {
+	if !r.raceOn() {
+		return
+	}
+	h := &m.hb
+	if len(h.items) == n && n > 0 {
+		r.race.Join(t.idx, h.items[0])
+		h.items = h.items[1:]
+	} else {
+		// Values sent by code xbtest does not control are in the buffer:
+		// order the receive after every send.
+		r.raceObserve(t, m.addr, roleAnySend)
+		h.items = h.items[:0]
+		if n > 1 {
+			h.items = append(h.items, make([]eraser.Clock, n-1)...)
+		}
+	}
+	r.raceRecvCount(t, m, c)
+}
+
+func (r *run) raceRecvCount(t *thread, m *chanState, c int) {
+	h := &m.hb
+	h.recvd++
+	if c > 0 {
+		if len(h.recvs) == 0 {
+			h.recvBase = h.recvd - 1
+		}
+		h.recvs = append(h.recvs, r.race.Snapshot(t.idx))
+	}
+}
+
+// raceHandOver records a value passed from a sender straight to a
+// receiver, one of them parked (the other is running). The send is
+// synchronized before the receive's completion; on an unbuffered channel
+// the receive before the send's completion too.
+func (r *run) raceHandOver(sender, receiver *thread, m *chanState, c int) {
+	if !r.raceOn() {
+		return
+	}
+	r.raceSendDone(sender, m, 0, c, false)
+	r.race.Edge(sender.idx, receiver.idx)
+	if c == 0 {
+		r.race.Edge(receiver.idx, sender.idx)
+		return
+	}
+	r.raceRecvCount(receiver, m, c)
+}
+
+// raceClosedRecv records a receive that returned because m is closed.
+func (r *run) raceClosedRecv(t *thread, m *chanState) { r.raceObserve(t, m.addr, roleClose) }
+
+// mapKey names a key of a sync.Map (allKeys{}: all of them) for
+// happens-before.
+type mapKey struct {
+	m   *Map
+	key any
+}
+
+// raceMap records an operation of t on key of m (allKeys{}: Range or
+// Clear): it observes the writes of the key (Range: of every key; every
+// operation: Clear), and a write is observed by later operations.
+func (r *run) raceMap(t *thread, m *Map, key any, wrote bool) {
+	if !r.raceOn() {
+		return
+	}
+	if r.mapHB == nil {
+		r.mapHB = map[mapKey]*eraser.Clock{}
+	}
+	clk := func(k any) *eraser.Clock {
+		c := r.mapHB[mapKey{m, k}]
+		if c == nil {
+			c = new(eraser.Clock)
+			r.mapHB[mapKey{m, k}] = c
+		}
+		return c
+	}
+	_, all := key.(allKeys)
+	cleared := clk(mapCleared{})
+	r.race.Join(t.idx, *clk(key))
+	r.race.Join(t.idx, *cleared)
+	if wrote {
+		if all {
+			r.race.ReleaseInto(t.idx, cleared)
+		} else {
+			r.race.ReleaseInto(t.idx, clk(key))
+		}
+		r.race.ReleaseInto(t.idx, clk(allKeys{}))
+	}
+}
+
+// mapCleared stands for the Clear operations of a Map.
+type mapCleared struct{}
+
+// raceLocked and raceUnlocked carry the happens-before edges of a lock.
+func (r *run) raceLocked(t *thread, l *lockState, write bool) {
+	if r.raceOn() {
+		r.race.Locked(t.idx, l.id, write)
+	}
+}
+
+func (r *run) raceUnlocked(t *thread, l *lockState, write bool) {
+	if r.raceOn() {
+		r.race.Unlocked(t.idx, l.id, write)
+	}
+}
+
+// raceAcquire and raceRelease keep Eraser's locksets.
 func (r *run) raceAcquire(t *thread, l *lockState) {
 	if r.raceOn() {
-		r.race.Acquire(t.idx, l.id, l.writer == t)
+		r.race.Hold(t.idx, l.id, l.writer == t)
 		for int(l.id) >= len(r.raceLocks) {
 			r.raceLocks = append(r.raceLocks, nil)
 		}
@@ -93,7 +250,7 @@ func (r *run) raceAcquire(t *thread, l *lockState) {
 
 func (r *run) raceRelease(t *thread, l *lockState) {
 	if r.raceOn() {
-		r.race.Release(t.idx, l.id)
+		r.race.Unhold(t.idx, l.id)
 	}
 }
 
@@ -102,6 +259,41 @@ func (r *run) raceAccess(t *thread, addr unsafe.Pointer, size uintptr, write boo
 	for _, rc := range r.race.Access(t.idx, uintptr(addr), size, write, false, uint32(pos)) {
 		r.raceFinding(rc)
 	}
+	if u := r.race.Unprotected(); len(u) > r.unprot {
+		for _, x := range u[r.unprot:] {
+			r.noteUnprotected(x)
+		}
+		r.unprot = len(u)
+	}
+}
+
+// noteUnprotected says, for -v, that a location follows no locking
+// discipline although happens-before orders its accesses.
+//
+// Why exploration stays sound for it. ExitBlock's theorem assumes every
+// shared location is protected by a lock; this one is handed over by other
+// synchronization (a channel, a WaitGroup, a lock's hand-over of a flag).
+// What the theorem needs of the data is that its accesses commute with the
+// other goroutines' operations between two synchronization points, which
+// holds for every location no execution races on: an access that
+// happens-before orders after another goroutine's is separated from it by
+// a chain of synchronization operations, and an explored schedule ends a
+// block at each synchronization operation that is not a right mover
+// (Lipton's reduction: lock enters are, the others end blocks). So moving a
+// race-free access to the scheduling point before it changes no outcome,
+// and the orders of blocks cover every behaviour. A location an execution
+// does race on is reported as a race on that execution (the detector is
+// exact), so it is never silently under-explored. Hence no extra
+// scheduling points for these locations; -v names them.
+func (r *run) noteUnprotected(u eraser.Unprotected) {
+	name := r.locationName(u.Addr, u.Cur, u.Prev)
+	at := []string{Pos(u.Cur.Pos).String()}
+	if p := Pos(u.Prev.Pos).String(); u.Prev.Pos != 0 && p != at[0] {
+		at = append(at, p)
+	}
+	sort.Strings(at)
+	r.notes = append(r.notes, fmt.Sprintf("unprotected but ordered: %s (%s) is shared under no common lock; happens-before orders its accesses, so it is no race, and exploration covers it (see scheduler/race.go)",
+		name, strings.Join(at, ", ")))
 }
 
 // raceAtomic checks an atomic operation on the variable at addr, ordered
@@ -114,7 +306,9 @@ func (r *run) raceAtomic(t *thread, addr unsafe.Pointer, size uintptr, write boo
 	for _, rc := range r.race.Access(t.idx, uintptr(addr), size, write, true, uint32(sitePos(5))) {
 		r.raceFinding(rc)
 	}
-	r.racePublish(t, addr, roleObject)
+	if write {
+		r.racePublish(t, addr, roleObject)
+	}
 }
 
 // sites caches the position of each call site of the API that comes
@@ -151,18 +345,7 @@ func (r *run) raceFinding(rc eraser.Race) {
 		// current access is on the stack.
 		cur.Pos = uint32(sitePos(4))
 	}
-	// The variable: as the source names it where the rewriter saw the
-	// access, else by the object it lies in.
-	name := Pos(cur.Pos).Expr()
-	if name == "" {
-		name = Pos(prev.Pos).Expr()
-	}
-	if name == "" {
-		name = r.heap.describe(rc.Addr)
-	}
-	if name == "" {
-		name = fmt.Sprintf("memory at %#x", rc.Addr)
-	}
+	name := r.locationName(rc.Addr, cur, prev)
 	g := func(a eraser.Access) Goroutine {
 		return Goroutine{ID: r.threads[a.Thread].id(), State: accessKind(a), Pos: Pos(a.Pos).String(), Note: r.heldNote(a.Locks)}
 	}
@@ -186,6 +369,22 @@ func (r *run) raceFinding(rc eraser.Race) {
 	ends := []string{end(cur), end(prev)}
 	sort.Strings(ends)
 	r.addFinding(f, "race|"+strings.Join(ends, "|"))
+}
+
+// locationName names the variable at addr: as the source names it where
+// the rewriter saw one of the accesses, else by the object it lies in.
+func (r *run) locationName(addr uintptr, cur, prev eraser.Access) string {
+	name := Pos(cur.Pos).Expr()
+	if name == "" {
+		name = Pos(prev.Pos).Expr()
+	}
+	if name == "" {
+		name = r.heap.describe(addr)
+	}
+	if name == "" {
+		name = fmt.Sprintf("memory at %#x", addr)
+	}
+	return name
 }
 
 func accessKind(a eraser.Access) string {

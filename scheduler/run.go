@@ -191,9 +191,12 @@ type run struct {
 
 	findings []*Finding
 
-	race      *eraser.Detector // race detection (nil or Off: none)
-	raceLocks []*lockState     // the locks the detector has seen, by id, for reports
+	race      *eraser.Detector         // race detection (nil or Off: none)
+	raceLocks []*lockState             // the locks the detector has seen, by id, for reports
+	mapHB     map[mapKey]*eraser.Clock // happens-before of sync.Map keys (race.go)
 	warnings  []string
+	notes     []string // for -v: what the result's Notes say (unprotected locations)
+	unprot    int      // the detector's unprotected locations already noted
 	internal  string
 	skipped   bool
 	failed    bool
@@ -238,6 +241,8 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.ticking = false
 	r.findings = r.findings[:0]
 	r.warnings = r.warnings[:0]
+	r.notes = r.notes[:0]
+	r.unprot = 0
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
@@ -246,6 +251,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	}
 	r.race.Reset()
 	r.raceLocks = r.raceLocks[:0]
+	clear(r.mapHB)
 }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {

@@ -27,7 +27,7 @@ import (
 type RunConfig struct {
 	Algorithm    string   `json:"algorithm"`
 	SyncDeps     *bool    `json:"sync_deps,omitempty"`
-	Race         string   `json:"race,omitempty"` // hybrid (default), lockset, off
+	Race         string   `json:"race,omitempty"` // hb (default; "hybrid" is read as hb), lockset, off
 	MaxSchedules int      `json:"max_schedules,omitempty"`
 	MaxSteps     *int64   `json:"max_steps,omitempty"` // nil: the default; 0: no bound
 	TimeoutSec   float64  `json:"timeout_s,omitempty"`

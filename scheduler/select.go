@@ -44,12 +44,15 @@ func (c *sendCase[T]) commit(r *run, m *chanState) bool {
 		panic(runtimeError("send on closed channel"))
 	}
 	if sg := popLive(&m.recvq); sg != nil {
+		r.raceHandOver(r.cur, sg.t, m, cap(c.ch))
 		r.deliver(sg, c.v, true)
 		return false
 	}
+	n := len(c.ch)
 	if !trySend(c.ch, c.v) {
 		r.internalError(r.cur, "a ready send case could not send")
 	}
+	r.raceSendDone(r.cur, m, n, cap(c.ch), true)
 	return false
 }
 
@@ -99,16 +102,12 @@ func (c *recvCase[T]) commit(r *run, m *chanState) bool {
 		c.store(as[T](r.clock.takeTimer(m.timer)))
 		return true
 	}
-	if v, ok, got := tryRecv(c.ch); got {
-		if ok {
-			refill(r, m, bidi(c.ch))
-		} else {
-			m.closed = true
-		}
-		c.store(v)
-		return ok
+	if v, got := recvModel(r, r.cur, m, bidi(c.ch)); got {
+		c.store(v.v)
+		return v.ok
 	}
 	if sg := popLive(&m.sendq); sg != nil {
+		r.raceHandOver(sg.t, r.cur, m, cap(c.ch))
 		sg.fire(true)
 		r.wakeUp(sg.t, -1)
 		c.store(as[T](sg.val))
@@ -177,8 +176,6 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 	}
 	if len(ready) > 0 {
 		i := int(r.choice(t, ready))
-		_, send := cases[i].(sendCaseMarker)
-		r.raceChan(t, models[i], send)
 		ok := cases[i].commit(r, models[i])
 		r.yield(t)
 		return i, ok

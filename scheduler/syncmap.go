@@ -15,20 +15,26 @@ type Map struct {
 	keys []any
 }
 
-// op runs f as one operation on the map.
-func (m *Map) op(write bool, f func()) {
+// op runs f as one operation on the map: on key, or on every key when key
+// is allKeys. f reports whether it wrote (stored or deleted); write says
+// whether the operation may (for the explorer's read/write sets).
+func (m *Map) op(write bool, key any, f func() (wrote bool)) {
 	r, t := enter()
 	if r != nil {
 		r.event(t)
 		r.dataAccess(unsafe.Pointer(m), 1, write)
 	}
 	m.mu.Lock()
-	f()
+	wrote := f()
 	m.mu.Unlock()
 	if r != nil {
+		r.raceMap(t, m, key, wrote)
 		r.yield(t)
 	}
 }
+
+// allKeys stands for every key of a Map (Range, Clear).
+type allKeys struct{}
 
 func (m *Map) put(k, v any) {
 	if m.m == nil {
@@ -40,79 +46,83 @@ func (m *Map) put(k, v any) {
 	m.m[k] = v
 }
 
-func (m *Map) del(k any) {
+func (m *Map) del(k any) bool {
 	if _, ok := m.m[k]; !ok {
-		return
+		return false
 	}
 	delete(m.m, k)
 	for i, x := range m.keys {
 		if x == k {
 			m.keys = append(m.keys[:i], m.keys[i+1:]...)
-			return
+			break
 		}
 	}
+	return true
 }
 
 // Load returns the value stored for key.
 func (m *Map) Load(key any) (value any, ok bool) {
-	m.op(false, func() { value, ok = m.m[key] })
+	m.op(false, key, func() bool { value, ok = m.m[key]; return false })
 	return
 }
 
 // Store sets the value for key.
-func (m *Map) Store(key, value any) { m.op(true, func() { m.put(key, value) }) }
+func (m *Map) Store(key, value any) { m.op(true, key, func() bool { m.put(key, value); return true }) }
 
 // LoadOrStore returns the existing value for key if present; otherwise it
 // stores and returns value.
 func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {
-	m.op(true, func() {
+	m.op(true, key, func() bool {
 		if actual, loaded = m.m[key]; !loaded {
 			m.put(key, value)
 			actual = value
 		}
+		return !loaded
 	})
 	return
 }
 
 // LoadAndDelete deletes the value for key, returning the previous value.
 func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {
-	m.op(true, func() {
+	m.op(true, key, func() bool {
 		value, loaded = m.m[key]
-		m.del(key)
+		return m.del(key)
 	})
 	return
 }
 
 // Delete deletes the value for key.
-func (m *Map) Delete(key any) { m.op(true, func() { m.del(key) }) }
+func (m *Map) Delete(key any) { m.op(true, key, func() bool { return m.del(key) }) }
 
 // Swap stores value for key and returns the previous value.
 func (m *Map) Swap(key, value any) (previous any, loaded bool) {
-	m.op(true, func() {
+	m.op(true, key, func() bool {
 		previous, loaded = m.m[key]
 		m.put(key, value)
+		return true
 	})
 	return
 }
 
 // CompareAndSwap swaps the value for key if it equals old.
 func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {
-	m.op(true, func() {
+	m.op(true, key, func() bool {
 		if v, ok := m.m[key]; ok && v == old {
 			m.put(key, new)
 			swapped = true
 		}
+		return swapped
 	})
 	return
 }
 
 // CompareAndDelete deletes the entry for key if its value equals old.
 func (m *Map) CompareAndDelete(key, old any) (deleted bool) {
-	m.op(true, func() {
+	m.op(true, key, func() bool {
 		if v, ok := m.m[key]; ok && v == old {
-			m.del(key)
-			deleted = true
+			deleted = m.del(key)
 		}
+		return deleted
 	})
 	return
 }
@@ -121,7 +131,7 @@ func (m *Map) CompareAndDelete(key, old any) (deleted bool) {
 // false. As with sync.Map, f may modify the map.
 func (m *Map) Range(f func(key, value any) bool) {
 	var keys []any
-	m.op(false, func() { keys = append(keys, m.keys...) })
+	m.op(false, allKeys{}, func() bool { keys = append(keys, m.keys...); return false })
 	for _, k := range keys {
 		m.mu.Lock()
 		v, ok := m.m[k]
@@ -134,9 +144,10 @@ func (m *Map) Range(f func(key, value any) bool) {
 
 // Clear deletes all the entries.
 func (m *Map) Clear() {
-	m.op(true, func() {
+	m.op(true, allKeys{}, func() bool {
 		clear(m.m)
 		m.keys = nil
+		return true
 	})
 }
 
@@ -167,13 +178,21 @@ func (p *Pool) op(f func()) {
 	}
 }
 
-// Put adds x to the pool.
+// Put adds x to the pool. It is synchronized before the Get that returns
+// x, as the race detector has it for sync.Pool.
 func (p *Pool) Put(x any) {
 	if x == nil {
 		return
 	}
+	if r, t := enter(); r != nil {
+		r.racePublish(t, ifaceData(x), rolePool)
+	}
 	p.op(func() { p.items = append(p.items, x) })
 }
+
+// ifaceData is the data word of an interface value: what identifies a
+// pooled item.
+func ifaceData(x any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&x))[1] }
 
 // Get removes an item from the pool and returns it, or calls New.
 func (p *Pool) Get() any {
@@ -184,7 +203,11 @@ func (p *Pool) Get() any {
 			p.items = p.items[:n-1]
 		}
 	})
-	if x == nil && p.New != nil {
+	if x != nil {
+		if r, t := enter(); r != nil {
+			r.raceObserve(t, ifaceData(x), rolePool)
+		}
+	} else if p.New != nil {
 		x = p.New()
 	}
 	return x

@@ -30,7 +30,11 @@ func (wg *WaitGroup) Add(delta int) {
 	r.event(t)
 	wg.state(r)
 	r.dataAccess(unsafe.Pointer(&wg.n), 8, true)
-	r.racePublish(t, unsafe.Pointer(wg), roleObject)
+	if delta < 0 {
+		// A Done is synchronized before the return of the Wait it
+		// unblocks; an Add of a positive delta before nothing.
+		r.racePublish(t, unsafe.Pointer(wg), roleObject)
+	}
 	wg.n += int64(delta)
 	if wg.n < 0 {
 		panic("sync: negative WaitGroup counter")

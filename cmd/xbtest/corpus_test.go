@@ -35,7 +35,7 @@ type manifestEntry struct {
 
 func (e *manifestEntry) group() string {
 	sd := e.SyncDeps == nil || *e.SyncDeps
-	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hybrid"), or(e.Checkpoint, "auto"))
+	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hb"), or(e.Checkpoint, "auto"))
 }
 
 func or(s, def string) string {

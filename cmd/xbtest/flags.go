@@ -58,7 +58,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per line (findings and summaries) instead of text")
 	fs.StringVar(&o.algo, "algo", "exitblock-rwdd", "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd")
 	fs.BoolVar(&o.syncDeps, "sync-deps", true, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
-	fs.StringVar(&o.race, "race", "hybrid", "race detection on every explored schedule: hybrid (Eraser's lockset, reported only for accesses not ordered by channels, WaitGroup, Once, Cond, atomics or goroutine start and exit), lockset (pure Eraser) or off")
+	fs.StringVar(&o.race, "race", "hb", "race detection on every explored schedule: hb (data races as the Go memory model defines them: conflicting accesses unordered by happens-before), lockset (pure Eraser: accesses under no common lock) or off")
 	fs.StringVar(&o.memory, "memory", "sc", "memory model: sc, tso (x86-TSO: a FIFO store buffer per goroutine) or pso (a FIFO per goroutine and address); tso and pso imply -granularity access")
 	fs.StringVar(&o.granularity, "granularity", "sync", "block boundaries: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
 	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")

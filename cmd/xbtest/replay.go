@@ -33,7 +33,7 @@ func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *z
 	f := s.Flags
 	o.algo, o.syncDeps, o.race, o.maxSteps, o.tags, o.instrument = f.Algorithm, f.SyncDeps, f.Race, f.MaxSteps, f.Tags, f.Instrument
 	if o.race == "" {
-		o.race = "hybrid"
+		o.race = "hb"
 	}
 	switch o.memory, o.granularity = f.Memory, f.Granularity; o.memory {
 	case "":

@@ -75,7 +75,7 @@ type Batch struct {
 // Pipeline produces n batches and sums them in a consumer goroutine; the
 // producer never touches a batch after sending it. Producer and consumer
 // both write Sum without a lock: pure Eraser reports that (a false
-// positive), the hybrid sees the channel order the writes.
+// positive), happens-before sees the channel order the writes.
 func Pipeline(n int) int {
 	work := make(chan *Batch)
 	done := make(chan *Batch)
