@@ -69,6 +69,7 @@ type shared struct {
 	left      atomic.Int64  // forked processes that have left,
 	copied    atomic.Int64  // and the pages they wrote (their page faults)
 	pageCost  atomic.Int64  // a page written in a child, as measureFork's child timed it
+	stop      atomic.Int32  // a Stop request (stop.go)
 }
 
 var shm *shared

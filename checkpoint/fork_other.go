@@ -12,12 +12,21 @@ import (
 
 const forkSupported = false
 
-type shared struct{ forks, snapshots, hangs, left, copied counter }
+type shared struct {
+	forks, snapshots, hangs, left, copied counter
+	stop                                  flag
+}
 
 type counter struct{}
 
 func (counter) Load() int64 { return 0 }
 func (counter) Add(int64)   {}
+
+type flag struct{}
+
+func (flag) Load() int32                    { return 0 }
+func (flag) Store(int32)                    {}
+func (flag) CompareAndSwap(_, _ int32) bool { return false }
 
 var shm *shared
 

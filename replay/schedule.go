@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"sort"
 	"strings"
 )
 
@@ -32,7 +33,59 @@ type Schedule struct {
 	Flags     Flags      `json:"flags"`
 	Finding   Finding    `json:"finding"`
 	Shortened *Shortened `json:"shortened,omitempty"`
+	Env       *Env       `json:"env,omitempty"`
 	Decisions []Decision `json:"decisions"`
+}
+
+// Env is what the program could see of its process when the schedule was
+// recorded, beyond the flags: the GOMAXPROCS the test body ran with (one P
+// while exploring, and so when replaying) and the environment variables,
+// each by a hash of its value (a schedule file may be shared; a secret in
+// the environment must not be). A replay that diverges names the variables
+// that changed since.
+type Env struct {
+	GOMAXPROCS int               `json:"gomaxprocs"`
+	Vars       map[string]string `json:"vars,omitempty"`
+}
+
+// CurrentEnv describes this process's environment, for a test body that
+// runs with gomaxprocs Ps. xbtest's own variables are left out.
+func CurrentEnv(gomaxprocs int) *Env {
+	e := &Env{GOMAXPROCS: gomaxprocs, Vars: map[string]string{}}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "XBTEST") {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(v))
+		e.Vars[k] = fmt.Sprintf("%016x", h.Sum64())
+	}
+	return e
+}
+
+// Changed lists, sorted, the variables whose value differs between the
+// recording e and now, and GOMAXPROCS if it does.
+func (e *Env) Changed(now *Env) []string {
+	if e == nil || now == nil {
+		return nil
+	}
+	var out []string
+	if e.GOMAXPROCS != now.GOMAXPROCS {
+		out = append(out, "GOMAXPROCS")
+	}
+	for k, v := range e.Vars {
+		if now.Vars[k] != v {
+			out = append(out, k)
+		}
+	}
+	for k := range now.Vars {
+		if _, ok := e.Vars[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Flags are the settings the schedule was found with.

@@ -116,6 +116,11 @@ type Config struct {
 	Minimise bool
 	// Progress, if set, is called about once a second during exploration.
 	Progress func(schedules, findings int)
+	// Found, if set, is called with each distinct finding when exploration
+	// first sees it, before it is described (its schedule is replayed and
+	// shortened at the end): what a crash or a kill must not lose. It may
+	// run in a forked process.
+	Found func(f *Finding)
 
 	// oracle replaces the algorithm by exhaustive enumeration (tests only):
 	// at every block end, and with oracleSpawns at every go statement too,

@@ -3,8 +3,11 @@ package scheduler
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Deadlock detection (thesis 2.5): reverse lock chain analysis at every
@@ -166,7 +169,7 @@ func (r *run) checkStuck() {
 		blockedOn[b.t] = b
 	}
 	var stuck []Goroutine
-	var ids []string
+	var sites []string
 	t0done := r.threads[0].status == stExited
 	for _, t := range r.threads {
 		if t.status == stExited || t.flushOf != nil {
@@ -195,7 +198,13 @@ func (r *run) checkStuck() {
 			return
 		}
 		stuck = append(stuck, g)
-		ids = append(ids, g.ID)
+		// The finding is one however many goroutines a loop started and
+		// whatever their names: a goroutine is named in its key by the
+		// function it runs (the go statement's) and what it waits for.
+		site := g.State + " " + g.On + " " + funcSite(t.fn)
+		if !slices.Contains(sites, site) {
+			sites = append(sites, site)
+		}
 	}
 	if len(stuck) == 0 {
 		return
@@ -207,8 +216,21 @@ func (r *run) checkStuck() {
 	case r.lockCycleAmong(stuck):
 		kind, msg = KindLockCycle, "all goroutines are asleep: a cycle of goroutines each waiting for a lock another holds"
 	}
-	sort.Strings(ids)
-	r.addFinding(&Finding{Kind: kind, Message: msg, Goroutines: stuck}, string(kind)+"|"+strings.Join(ids, ","))
+	sort.Strings(sites)
+	r.addFinding(&Finding{Kind: kind, Message: msg, Goroutines: stuck}, string(kind)+"|"+strings.Join(sites, ","))
+}
+
+// funcSite names the code of a goroutine's function: the same for every
+// goroutine a go statement starts, in every execution.
+func funcSite(fn func()) string {
+	if fn == nil {
+		return ""
+	}
+	pc := **(**uintptr)(unsafe.Pointer(&fn))
+	if f := runtime.FuncForPC(pc); f != nil {
+		return f.Name()
+	}
+	return strconv.FormatUint(uint64(pc), 16)
 }
 
 // lockByID finds the lock of this execution with the given id.

@@ -26,6 +26,19 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		res.Complete = false
 		return res
 	}
+	if interrupted.Load() {
+		res.Complete, res.Bound = false, checkpoint.StopInterrupt.String()
+		res.Internal = "not explored: xbtest was interrupted"
+		return res
+	}
+	checkpoint.ClearStop()
+	if cfg.Timeout > 0 {
+		// The bound holds within an execution too: the scheduler checks
+		// the request every few hundred events, in whichever process
+		// runs the execution.
+		tm := time.AfterFunc(cfg.Timeout, func() { checkpoint.RequestStop(checkpoint.StopTime) })
+		defer tm.Stop()
+	}
 	start := time.Now()
 	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}, start: start}
 	defer func() {
@@ -83,8 +96,7 @@ func (d *driver) advance() {
 	}
 	now := time.Now()
 	if cfg.Timeout > 0 && now.Sub(d.start) > cfg.Timeout {
-		d.res.Complete, d.res.Bound = false, "time"
-		d.over = true
+		d.bounded(checkpoint.StopTime)
 		return
 	}
 	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
@@ -135,7 +147,20 @@ func (d *driver) Next() int {
 	if d.over {
 		return -1
 	}
+	if s := checkpoint.StopRequested(); s != checkpoint.NoStop {
+		d.bounded(s)
+		return -1
+	}
 	return d.ex.start.depth
+}
+
+// bounded ends exploration early: a bound or a request to stop.
+func (d *driver) bounded(s checkpoint.Stop) {
+	d.res.Complete = false
+	if d.res.Bound == "" {
+		d.res.Bound = s.String()
+	}
+	d.over = true
 }
 
 // RunFrom implements checkpoint.Target: one execution from the start of
@@ -236,6 +261,14 @@ func (r *run) runBody(t0 *thread) {
 
 // collect merges an execution's findings into the result.
 func (d *driver) collect(r *run) {
+	switch {
+	case r.why == endBound:
+		d.bounded(r.bound)
+	case r.why == endFailure && r.exploring && r.ex.guide == nil:
+		// A panic or t.FailNow ended the path: it was explored to its
+		// end, which is a failure.
+		d.ex.stats.schedules++
+	}
 	inRun := map[string]bool{}
 	for _, f := range r.findings {
 		if inRun[f.key] {
@@ -252,6 +285,9 @@ func (d *driver) collect(r *run) {
 		f.Count, f.Schedule = 1, r.number
 		d.seen[f.key] = f
 		d.res.Findings = append(d.res.Findings, f)
+		if d.cfg.Found != nil {
+			d.cfg.Found(f)
+		}
 		if d.cfg.Stop {
 			d.stop = true
 			d.res.Complete, d.res.Bound = false, "stop"
@@ -299,9 +335,14 @@ func (d *driver) Describe() {
 		}
 		out := d.cfg.Backer.Isolate(d, func() []byte {
 			f.path = mergePath(f.path)
-			if d.describeOne(f) && d.cfg.Minimise {
+			if !d.describeOne(f) {
+				f.Unreproduced = "its schedule could not be replayed"
+				return encodeFinding(f)
+			}
+			if d.cfg.Minimise && checkpoint.StopRequested() == checkpoint.NoStop {
 				d.minimise(f)
 			}
+			d.verify(f)
 			return encodeFinding(f)
 		})
 		if g, err := decodeFinding(out); err == nil {
@@ -309,6 +350,31 @@ func (d *driver) Describe() {
 		}
 	}
 	sort.SliceStable(d.res.Findings, func(i, j int) bool { return d.res.Findings[i].Schedule < d.res.Findings[j].Schedule })
+}
+
+// verify follows f's schedule as xbtest -replay will (from the start of the
+// test body, by goroutine, scheduling points and anchors) and notes when it
+// does not lead to f again: a finding is reported with a schedule file that
+// replays it, or says it does not.
+func (d *driver) verify(f *Finding) {
+	if d.pkgState != nil && d.pkgState.changed() != "" {
+		// Describing changed package state (re-running in this process):
+		// a replay would not start where the finding's exploration did.
+		return
+	}
+	g, gd, _ := d.follow(f.Blocks, true, func(g *Finding) int {
+		if g.key == f.key {
+			return matchExact
+		}
+		return matchNone
+	})
+	switch {
+	case g != nil:
+	case gd != nil && gd.div != "":
+		f.Unreproduced = "replaying its schedule diverged: " + gd.div
+	default:
+		f.Unreproduced = "its schedule, followed to its end, did not lead to it again"
+	}
 }
 
 // describeOne replays f's path with tracing on and fills in its blocks and

@@ -16,10 +16,13 @@ const (
 	KindLockCycle Kind = "lock-cycle" // a cycle of goroutines each holding a lock another wants
 	KindDeadlock  Kind = "deadlock"   // no goroutine can move and the test goroutine has not finished
 	KindLeak      Kind = "leak"       // the test goroutine finished but others are blocked forever
+	// KindNonTermination: a goroutine exceeded -max-steps in one execution
+	// (the thesis's terminateAfter): it may not terminate.
+	KindNonTermination Kind = "nontermination"
 )
 
 // Kinds lists every kind in report order.
-var Kinds = []Kind{KindAssertion, KindPanic, KindRace, KindLockCycle, KindDeadlock, KindLeak}
+var Kinds = []Kind{KindAssertion, KindPanic, KindRace, KindLockCycle, KindDeadlock, KindLeak, KindNonTermination}
 
 // Goroutine describes one goroutine at the moment of a finding.
 type Goroutine struct {
@@ -73,6 +76,10 @@ type Finding struct {
 	Blocks     []Block     `json:"blocks,omitempty"`
 	Src        string      `json:"src,omitempty"`       // the source line at Pos
 	Shortened  *Shortened  `json:"shortened,omitempty"` // the schedule before minimisation
+	// Unreproduced says why following the schedule as xbtest -replay does
+	// did not lead to the finding again (a bug of xbtest, or something
+	// the program depends on that xbtest does not control); "" when it did.
+	Unreproduced string `json:"unreproduced,omitempty"`
 	path       []decision
 	key        string
 }

@@ -24,8 +24,10 @@ import (
 //
 // Not seen: state of packages that are not instrumented (the standard
 // library's caches), and the contents of files, which no snapshot restores.
-// The scheduler's own synchronization objects are left out (a Mutex or Once
-// starts every execution afresh, see mutex.go), except the values of atomics.
+// The scheduler's own synchronization objects are left out (a Mutex starts
+// every execution afresh, see mutex.go), except what is the program's data:
+// the values of atomics, a Once's done flag, a sync.Map's entries (fields
+// of the scheduler's types tagged `xbtest:"state"`).
 
 // fingerprintBudget bounds the values visited: beyond it the state is too
 // large to check after every execution, and the test is treated as one
@@ -206,8 +208,8 @@ func (h *hasher) value(v reflect.Value) uint64 {
 		own := t.PkgPath() == schedulerPkg
 		for i := range v.NumField() {
 			f := v.Field(i)
-			if own && f.Type().PkgPath() != "sync/atomic" {
-				continue // the scheduler's bookkeeping; only atomics' values count
+			if own && f.Type().PkgPath() != "sync/atomic" && t.Field(i).Tag.Get("xbtest") != "state" {
+				continue // the scheduler's bookkeeping; only atomics' values and the program's data count
 			}
 			x = mix(x, h.value(f))
 		}

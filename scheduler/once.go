@@ -2,34 +2,42 @@ package scheduler
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
 // Once is a drop-in replacement for sync.Once, built like Go's: a done flag
 // read on the fast path and a mutex around the first call.
+//
+// The flag is program state like any other: a package-level Once that an
+// execution completes stays done, as in go test, where a test's set-up
+// behind a Once runs once per process (and so do the registrations it
+// makes). The fingerprint of package state sees it change (it is an
+// atomic), so the executions after it start from a copy of the state before
+// it (fork checkpoints) rather than from a state the program never starts in.
 type Once struct {
-	doneEpoch uint64 // the execution in which f completed
-	native    bool   // f completed outside any execution
-	m         Mutex
-	nat       sync.Once
+	done atomic.Bool
+	m    Mutex
+	nat  sync.Once
 }
-
-func (o *Once) done(r *run) bool { return o.native || o.doneEpoch == r.epoch }
 
 // Do calls f if and only if Do is being called for the first time for this
 // Once. Its completion (unlocking the internal mutex) ends an atomic block.
 func (o *Once) Do(f func()) {
 	r, t := enter()
 	if r == nil {
+		if o.done.Load() {
+			return
+		}
 		o.nat.Do(func() {
-			defer func() { o.native = true }()
+			defer o.done.Store(true)
 			f()
 		})
 		return
 	}
 	r.event(t)
-	r.dataAccess(unsafe.Pointer(&o.doneEpoch), 8, false)
-	if o.done(r) {
+	r.dataAccess(unsafe.Pointer(&o.done), 1, false)
+	if o.done.Load() {
 		r.raceObserve(t, unsafe.Pointer(o), roleObject)
 		return
 	}
@@ -41,13 +49,13 @@ func (o *Once) Do(f func()) {
 	}()
 	o.m.Lock()
 	defer o.m.Unlock()
-	if !o.done(r) {
+	if !o.done.Load() {
 		defer func() {
 			if r2, t2 := enter(); r2 == r {
 				r.event(t2)
-				r.dataAccess(unsafe.Pointer(&o.doneEpoch), 8, true)
+				r.dataAccess(unsafe.Pointer(&o.done), 1, true)
 				r.racePublish(t2, unsafe.Pointer(o), roleObject)
-				o.doneEpoch = r.epoch
+				o.done.Store(true)
 			}
 		}()
 		f()

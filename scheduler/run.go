@@ -131,6 +131,7 @@ const (
 	endDiverged           // a replayed prefix did not reproduce
 	endInternal           // an error of xbtest itself
 	endRestart            // the exploration must start over (a TryLock was discovered)
+	endBound              // exploration was asked to stop (-timeout, interrupt)
 )
 
 type run struct {
@@ -190,6 +191,7 @@ type run struct {
 	tickWoke int           // goroutines the tick under way has woken or started
 
 	findings []*Finding
+	bound    checkpoint.Stop // why the execution ended early (endBound)
 
 	race      *eraser.Detector         // race detection (nil or Off: none)
 	raceLocks []*lockState             // the locks the detector has seen, by id, for reports
@@ -240,6 +242,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.quiet = 0
 	r.ticking = false
 	r.findings = r.findings[:0]
+	r.bound = checkpoint.NoStop
 	r.warnings = r.warnings[:0]
 	r.notes = r.notes[:0]
 	r.unprot = 0
@@ -292,12 +295,27 @@ func enter() (*run, *thread) {
 	}
 	t := r.cur
 	if t.g != getg() {
+		if runtimeOwned() {
+			// A finalizer or cleanup the runtime runs (on an object of
+			// this or an earlier execution): not one of the test's
+			// goroutines, it behaves as outside any execution.
+			return nil, nil
+		}
 		r.foreign()
 	}
 	if r.dead.Load() {
 		panic(teardown{})
 	}
 	return r, t
+}
+
+// runtimeOwned reports whether the calling goroutine is one the runtime
+// runs user code on: finalizers (runtime.SetFinalizer) and cleanups
+// (runtime.AddCleanup).
+func runtimeOwned() bool {
+	buf := make([]byte, 64<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	return bytes.Contains(buf, []byte("runtime.runfinq")) || bytes.Contains(buf, []byte("runtime.runCleanups"))
 }
 
 // foreign handles a hook called by a goroutine that is not the running
@@ -328,6 +346,9 @@ func (r *run) event(t *thread) {
 	if r.events&255 == 0 {
 		r.beat.Store(r.events)
 		checkpoint.Beat()
+		if s := checkpoint.StopRequested(); s != checkpoint.NoStop && r.stoppable() {
+			r.stopped(t, s)
+		}
 	}
 	if r.trace {
 		t.record()
@@ -757,7 +778,13 @@ func (r *run) endPath() {
 func (r *run) tooManySteps(t *thread) {
 	t.frozen = true
 	pos := callerPos(3)
-	r.warn(fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution at %s and was stopped: it may not terminate", t.id(), r.cfg.MaxSteps, pos))
+	// A finding (a goroutine that never terminates is a bug go test
+	// hangs on), and a bound: what the goroutine would do next is not
+	// explored.
+	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
+	r.addFinding(&Finding{Kind: KindNonTermination, Pos: pos,
+		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps): it may not terminate", t.id(), r.cfg.MaxSteps),
+		Goroutines: []Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+pos)
 	next := r.point(t, ptFreeze)
 	if next == t {
 		r.internalError(t, "a frozen goroutine was scheduled")
@@ -767,6 +794,19 @@ func (r *run) tooManySteps(t *thread) {
 }
 
 func (r *run) warn(s string) { r.warnings = append(r.warnings, s) }
+
+// stoppable reports whether a request to stop exploring ends this
+// execution: not a replay that describes a finding or follows a schedule,
+// which are single executions.
+func (r *run) stoppable() bool { return !r.traceOnly && r.ex != nil && r.ex.guide == nil }
+
+// stopped ends the execution because exploration was asked to stop (a
+// -timeout in the middle of a long execution, an interrupt).
+func (r *run) stopped(t *thread, s checkpoint.Stop) {
+	r.bound = s
+	r.end(endBound)
+	t.sleep()
+}
 
 // diverged reports that a replayed prefix did not reproduce: the program is
 // not deterministic under the schedule (it depends on something xbtest does

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -17,11 +20,20 @@ import (
 
 // The protocol between the xbtest command and a rewritten test binary.
 //
-// The command runs `go test` on the rewritten package with two environment
-// variables: XBTEST_CONFIG holds the exploration settings as JSON
-// (RunConfig), XBTEST_RESULTS names a file to which every explored test
-// appends one JSON line (Report). Without XBTEST_CONFIG the defaults apply
-// and results are only reported through go test.
+// The command builds the rewritten package's test binary and runs it with
+// environment variables: XBTEST_CONFIG holds the exploration settings as
+// JSON (RunConfig); XBTEST_RESULTS names a file to which the binary appends
+// JSON lines (Line) as it goes: "start" when it begins exploring a test,
+// "found" for each distinct finding the moment exploration first sees it,
+// "summary" (the Report) when the test is done; the command reads the file
+// as it grows, so that a crash, a kill or an interrupt loses nothing already
+// found. XBTEST_SKIP lists tests an earlier process of the same run already
+// explored (the command starts a fresh process for the remaining tests
+// after one that crashed or that xbtest could not stop); XBTEST_STOP names
+// a file whose appearance asks the binary to stop (an interrupt): the test
+// under way stops exploring and reports, and the binary exits. Without
+// XBTEST_CONFIG the defaults apply and results are only reported through go
+// test.
 
 // RunConfig is the JSON form of the settings the command passes.
 type RunConfig struct {
@@ -104,32 +116,100 @@ func (rc RunConfig) Config() (Config, error) {
 	return cfg, nil
 }
 
-// Report is the line a test binary writes for each explored test.
+// Report is what a test binary says of each explored test.
 type Report struct {
 	*Result
 	Algorithm string  `json:"algorithm"`
 	ElapsedS  float64 `json:"elapsed_s"`
+	// GOMAXPROCS is what the test body saw: exploration runs on one P,
+	// and a replay must too (a test may size its workers by it).
+	GOMAXPROCS int `json:"gomaxprocs"`
 }
+
+// Line is one line of the results file.
+type Line struct {
+	Event   string   `json:"event"` // start, found, summary, exit
+	Test    string   `json:"test"`
+	Reason  string   `json:"reason,omitempty"`  // exit: why the binary stops itself after Test
+	Finding *Finding `json:"finding,omitempty"` // found: as first seen, not yet replayed for its report
+	Report  *Report  `json:"report,omitempty"`  // summary
+}
+
+// Reasons of a test binary that stops itself after a test (an "exit"
+// line), so that the command starts a fresh one for the remaining tests.
+const (
+	ExitTainted     = "tainted"     // a goroutine xbtest could not stop is still running
+	ExitInterrupted = "interrupted" // XBTEST_STOP appeared
+)
 
 var resultsMu sync.Mutex
 
+// writeLine appends l to the results file. Forked processes append to the
+// same file: each line is one write of an O_APPEND file.
+func writeLine(l Line) error {
+	path := os.Getenv("XBTEST_RESULTS")
+	if path == "" {
+		return nil
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	resultsMu.Lock()
+	defer resultsMu.Unlock()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 var watchParent sync.Once
+
+// interrupted is set when the command asked the binary to stop.
+var interrupted atomic.Bool
 
 // startParentWatch makes the test binary exit when the xbtest command that
 // started it is gone (killed, crashed): no process outlives the command.
-// The binary's parent is go test, so the command passes its own pid.
+// The command passes its own pid. It also watches for the command's
+// request to stop (XBTEST_STOP): a file rather than a signal, because a
+// process that receives signals (signal.Notify) cannot be forked safely.
 func startParentWatch() {
 	pid, err := strconv.Atoi(os.Getenv("XBTEST_PARENT"))
-	if err != nil || pid <= 1 {
+	stop := os.Getenv("XBTEST_STOP")
+	if (err != nil || pid <= 1) && stop == "" {
 		return
 	}
 	go func() {
-		for range time.Tick(200 * time.Millisecond) {
-			if syscall.Kill(pid, 0) == syscall.ESRCH {
+		for range time.Tick(100 * time.Millisecond) {
+			if pid > 1 && syscall.Kill(pid, 0) == syscall.ESRCH {
 				os.Exit(3)
+			}
+			if stop != "" && !interrupted.Load() {
+				if _, err := os.Stat(stop); err == nil {
+					interrupted.Store(true)
+					checkpoint.RequestStop(checkpoint.StopInterrupt)
+				}
 			}
 		}
 	}()
+}
+
+// skipped reports whether an earlier process of this run explored the test.
+func skippedEarlier(name string) bool {
+	s := os.Getenv("XBTEST_SKIP")
+	if s == "" {
+		return false
+	}
+	var names []string
+	if json.Unmarshal([]byte(s), &names) != nil {
+		return false
+	}
+	return slices.Contains(names, name)
 }
 
 // RunTest explores a rewritten test body: the rewriter turns
@@ -139,6 +219,9 @@ func startParentWatch() {
 func RunTest(t *testing.T, body func(*T)) {
 	t.Helper()
 	watchParent.Do(startParentWatch)
+	if skippedEarlier(t.Name()) {
+		t.SkipNow()
+	}
 	var rc RunConfig
 	if s := os.Getenv("XBTEST_CONFIG"); s != "" {
 		if err := json.Unmarshal([]byte(s), &rc); err != nil {
@@ -156,6 +239,11 @@ func RunTest(t *testing.T, body func(*T)) {
 			os.WriteFile(path, line, 0o644)
 		}
 	}
+	name := t.Name()
+	if err := writeLine(Line{Event: "start", Test: name}); err != nil {
+		t.Fatalf("xbtest: writing results: %v", err)
+	}
+	cfg.Found = func(f *Finding) { writeLine(Line{Event: "found", Test: name, Finding: f}) }
 	var res *Result
 	if rc.Replay != "" {
 		var spec ReplaySpec
@@ -166,23 +254,29 @@ func RunTest(t *testing.T, body func(*T)) {
 		if err != nil {
 			t.Fatalf("xbtest: reading the schedule to replay: %v", err)
 		}
-		res = Replay(t.Name(), body, cfg, spec.Blocks, spec.Want)
+		// Exploration runs the body on one P (see checkpoint): so does
+		// its replay.
+		procs := runtime.GOMAXPROCS(1)
+		res = Replay(name, body, cfg, spec.Blocks, spec.Want)
+		runtime.GOMAXPROCS(procs)
 	} else {
-		res = Explore(t.Name(), body, cfg)
+		res = Explore(name, body, cfg)
 	}
-	if path := os.Getenv("XBTEST_RESULTS"); path != "" {
-		line, err := json.Marshal(Report{Result: res, Algorithm: res.Algorithm.String(), ElapsedS: res.Elapsed.Seconds()})
-		if err == nil {
-			resultsMu.Lock()
-			f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if ferr == nil {
-				f.Write(append(line, '\n'))
-				f.Close()
-			}
-			resultsMu.Unlock()
-			if ferr != nil {
-				t.Errorf("xbtest: writing results: %v", ferr)
-			}
+	rep := &Report{Result: res, Algorithm: res.Algorithm.String(), ElapsedS: res.Elapsed.Seconds(), GOMAXPROCS: 1}
+	if err := writeLine(Line{Event: "summary", Test: name, Report: rep}); err != nil {
+		t.Errorf("xbtest: writing results: %v", err)
+	}
+	if os.Getenv("XBTEST_RESULTS") != "" {
+		why := ""
+		switch {
+		case tainted.Load() != nil:
+			why = ExitTainted
+		case interrupted.Load():
+			why = ExitInterrupted
+		}
+		if why != "" {
+			writeLine(Line{Event: "exit", Test: name, Reason: why})
+			os.Exit(3)
 		}
 	}
 	switch {

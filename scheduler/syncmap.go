@@ -10,8 +10,8 @@ import (
 // boundary). Range visits keys in insertion order, so that an execution can
 // be replayed.
 type Map struct {
-	mu   sync.Mutex // guards m and keys when no execution controls the caller
-	m    map[any]any
+	mu   sync.Mutex  // guards m and keys when no execution controls the caller
+	m    map[any]any `xbtest:"state"`
 	keys []any
 }
 

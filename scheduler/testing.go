@@ -23,7 +23,8 @@ type T struct {
 	failed   bool
 	skipped  bool
 	failNow  bool
-	finished bool
+	finished bool // its function has returned: cleanups are running
+	done     bool // and they have run: a Log or Fail now panics, as in go test
 	helpers  map[string]bool
 	cleanups []func()
 	logs     []string
@@ -73,6 +74,9 @@ func (t *T) Name() string { return t.name }
 
 // Fail marks the test as failed and continues.
 func (t *T) Fail() {
+	if t.done {
+		panic("Fail in goroutine after " + t.name + " has completed")
+	}
 	for p := t; p != nil; p = p.parent {
 		p.failed = true
 	}
@@ -106,7 +110,7 @@ func (t *T) Fatalf(format string, args ...any) { t.report(fmt.Sprintf(format, ar
 func (t *T) report(msg string) {
 	msg = strings.TrimSuffix(msg, "\n")
 	pos := t.callerPos()
-	t.logs = append(t.logs, pos+": "+msg)
+	t.log(pos+": "+msg, msg)
 	t.Fail()
 	r, th := enter()
 	if r == nil || r != t.r {
@@ -120,12 +124,31 @@ func (t *T) report(msg string) {
 
 // Log records its arguments in the test's log.
 func (t *T) Log(args ...any) {
-	t.logs = append(t.logs, t.callerPos()+": "+strings.TrimSuffix(fmt.Sprintln(args...), "\n"))
+	msg := strings.TrimSuffix(fmt.Sprintln(args...), "\n")
+	t.log(t.callerPos()+": "+msg, msg)
 }
 
 // Logf records a formatted line in the test's log.
 func (t *T) Logf(format string, args ...any) {
-	t.logs = append(t.logs, t.callerPos()+": "+fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	t.log(t.callerPos()+": "+msg, msg)
+}
+
+// log appends a line to the log. As in go test, a test that has completed
+// passes it to its closest running ancestor, and without one it panics:
+// a goroutine that outlived its test logs.
+func (t *T) log(line, msg string) {
+	if !t.done {
+		t.logs = append(t.logs, line)
+		return
+	}
+	for p := t.parent; p != nil; p = p.parent {
+		if !p.done {
+			p.logs = append(p.logs, line)
+			return
+		}
+	}
+	panic("Log in goroutine after " + t.name + " has completed: " + msg)
 }
 
 // Skip is Log followed by SkipNow.
@@ -202,6 +225,7 @@ func (t *T) runCleanups() {
 	for _, d := range t.tempDirs {
 		os.RemoveAll(d)
 	}
+	t.done = true
 }
 
 // Run runs f as a subtest of t on a goroutine of its own and waits for it,

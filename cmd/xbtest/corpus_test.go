@@ -170,6 +170,7 @@ func parseJSONLines(t *testing.T, b []byte) map[string]*summary {
 			var s summary
 			json.Unmarshal(sc.Bytes(), &s)
 			out[strings.TrimPrefix(s.Package, "github.com/xbtest/xbtest/")+"/"+s.Test] = &s
+		case "package":
 		default:
 			t.Fatalf("unknown event in %q", sc.Text())
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -127,6 +128,11 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	}
 	if len(o.packages) == 0 {
 		o.packages = []string{"."}
+	}
+	for _, part := range splitRun(o.run) {
+		if _, err := regexp.Compile(part); err != nil {
+			return nil, fmt.Errorf("invalid -run %q: %v", o.run, err)
+		}
 	}
 	if _, err := scheduler.ParseAlgorithm(o.algo); err != nil {
 		return nil, err

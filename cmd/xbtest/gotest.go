@@ -1,17 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -21,126 +24,437 @@ import (
 	"github.com/xbtest/xbtest/scheduler"
 )
 
+// How a package's tests are run.
+//
+// The rewritten package's test binary is built once (go test -c) and run
+// with the tests to explore; it reports through the results file as it
+// goes (scheduler.Line: start, found, summary), which the command reads as
+// it grows, so each test's findings are printed, and their schedule files
+// written, as soon as the test is done. A binary that ends while tests
+// remain (a test called os.Exit or crashed the binary, xbtest could not
+// stop one of its goroutines, a test overran -timeout and was killed) is
+// started again for the remaining tests, with those already explored
+// skipped; the test it was exploring is reported with what it had found.
+// So one test's trouble never stops the others, and every test the
+// patterns select ends with a summary, or with the reason it has none.
+
+// testResult is the outcome of one test: its report, or why there is none.
+type testResult struct {
+	test   string
+	report *scheduler.Report
+	// Without a report: why (the binary crashed, was killed...), the
+	// findings it had seen (not replayed, so without schedule files), and
+	// what the binary printed meanwhile.
+	problem string
+	found   []*scheduler.Finding
+	bound   string // the bound it was killed for ("time"), if any
+	output  string
+}
+
 // pkgRun is the outcome of running one rewritten package's tests.
 type pkgRun struct {
-	reports  []scheduler.Report // one per explored test, from the results file
-	buildErr string             // the compiler's output if the package did not build
-	failed   []string           // tests go test saw fail without an xbtest report (a crash)
-	output   map[string]string  // go test output per test
-	elapsed  time.Duration
+	results     []testResult
+	buildErr    string // the compiler's output if the package did not build
+	interrupted bool
+	elapsed     time.Duration
 }
 
-// testEvent is a line of `go test -json`.
-type testEvent struct {
-	Action  string
-	Test    string
-	Output  string
-	Package string
-}
-
-// runPackage runs `go test` on one rewritten package with the exploration
-// settings and collects what the test binary reports. go test and the test
-// binary run in their own process group, which is killed if ctx ends.
-func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package, o *options, tmp string, log *zap.Logger, progress func(string)) (*pkgRun, error) {
-	results := filepath.Join(tmp, "results-"+strconv.Itoa(os.Getpid())+"-"+sanitize(p.ImportPath)+".jsonl")
-	prog := results + ".progress"
-	cfg, _ := json.Marshal(o.runConfig())
-	args := []string{"test", "-json", "-count=1", "-timeout=0", "-p=1"}
-	if o.run != "" {
-		args = append(args, "-run="+o.run)
+// runPackage builds the package's test binary and runs its tests, calling
+// done with each test's result as soon as it is known.
+func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package, o *options, tmp string, log *zap.Logger, progress func(string), done func(testResult)) (*pkgRun, error) {
+	start := time.Now()
+	res := &pkgRun{}
+	bin, buildErr, err := buildTestBinary(ctx, plan, p, tmp, log)
+	if err != nil {
+		return nil, err
 	}
+	if buildErr != "" {
+		res.buildErr = buildErr
+		res.elapsed = time.Since(start)
+		return res, nil
+	}
+	want := selectTests(p.Tests, o.run)
+	finished := map[string]bool{}
+	for try := 0; ; try++ {
+		pr, err := runBinary(ctx, bin, p, o, tmp, try, finished, log, progress, func(r testResult) {
+			finished[r.test] = true
+			res.results = append(res.results, r)
+			done(r)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if pr.interrupted {
+			res.interrupted = true
+			break
+		}
+		var left []string
+		for _, t := range want {
+			if !finished[t] {
+				left = append(left, t)
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+		if pr.progress && try < len(want)+1 {
+			log.Debug("starting a fresh test binary for the remaining tests", zap.String("package", p.ImportPath), zap.Strings("tests", left))
+			continue
+		}
+		// The binary ended without exploring anything: it will not do
+		// better a second time.
+		why := pr.why
+		if why == "" {
+			why = "the test binary did not run them"
+		}
+		for _, t := range left {
+			r := testResult{test: t, problem: "not explored: " + why, output: pr.output}
+			finished[t] = true
+			res.results = append(res.results, r)
+			done(r)
+		}
+		break
+	}
+	res.elapsed = time.Since(start)
+	return res, nil
+}
+
+// buildTestBinary compiles the rewritten package's test binary. A compile
+// error is returned as buildErr.
+func buildTestBinary(ctx context.Context, plan *instrument.Plan, p instrument.Package, tmp string, log *zap.Logger) (bin, buildErr string, err error) {
+	bin = filepath.Join(tmp, "bin", sanitize(p.ImportPath)+".test")
+	args := []string{"test", "-c", "-o", bin}
 	args = append(args, plan.BuildArgs...)
 	args = append(args, p.ImportPath)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = plan.Dir
 	cmd.Env = append(os.Environ(), plan.Env...)
-	cmd.Env = append(cmd.Env,
+	// go's build directory goes into the run's directory, which the
+	// command removes even when it had to kill go.
+	cmd.Env = append(cmd.Env, "GOTMPDIR="+tmp)
+	cmd.SysProcAttr = goTestProcAttr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	log.Debug("go test -c", zap.String("dir", cmd.Dir), zap.Strings("args", args))
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return "", "", ctx.Err()
+	}
+	if err != nil {
+		return "", strings.TrimSpace(string(out)), nil
+	}
+	if _, err := os.Stat(bin); err != nil {
+		// A package whose test files hold no tests builds no binary.
+		return "", "", fmt.Errorf("go test -c wrote no test binary: %s", strings.TrimSpace(string(out)))
+	}
+	return bin, "", nil
+}
+
+// binRun is what one process of the test binary did.
+type binRun struct {
+	progress    bool   // it finished at least one test
+	interrupted bool   // the command was interrupted meanwhile
+	left        string // it stopped itself after a test: why (scheduler.ExitTainted...)
+	why         string // why it ended, if it ended abnormally
+	output      string
+}
+
+// grace is how long a test may overrun -timeout (its exploration stops at
+// the bound, then describes its findings) before its process is killed.
+const grace = 2 * time.Second
+
+// runBinary runs the test binary once; tests in skip were explored by an
+// earlier process. It calls done for each test that finished, and for the
+// test it was exploring when it ended, if any.
+func runBinary(ctx context.Context, bin string, p instrument.Package, o *options, tmp string, try int, skip map[string]bool, log *zap.Logger, progress func(string), done func(testResult)) (*binRun, error) {
+	base := filepath.Join(tmp, "results-"+sanitize(p.ImportPath)+"-"+strconv.Itoa(try))
+	results, prog, stopFile := base+".jsonl", base+".progress", base+".stop"
+	cfg, _ := json.Marshal(o.runConfig())
+	var skipped []string
+	for t := range skip {
+		skipped = append(skipped, t)
+	}
+	slices.Sort(skipped)
+	skipJSON, _ := json.Marshal(skipped)
+	args := []string{"-test.timeout=0", "-test.count=1", "-test.paniconexit0", "-test.v"}
+	if o.run != "" {
+		args = append(args, "-test.run="+o.run)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = p.Dir
+	cmd.Env = append(os.Environ(),
 		"XBTEST=1",
 		"XBTEST_CONFIG="+string(cfg),
 		"XBTEST_RESULTS="+results,
 		"XBTEST_PROGRESS="+prog,
+		"XBTEST_STOP="+stopFile,
+		"XBTEST_SKIP="+string(skipJSON),
 		"XBTEST_PARENT="+strconv.Itoa(os.Getpid()),
-		// go's build directory goes into the run's directory, which the
-		// command removes even when it had to kill go test.
-		"GOTMPDIR="+tmp,
 	)
 	cmd.SysProcAttr = goTestProcAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	log.Debug("go test", zap.String("dir", cmd.Dir), zap.Strings("args", args))
-	start := time.Now()
+	out := &tailBuffer{max: 256 << 10}
+	cmd.Stdout, cmd.Stderr = out, out
+	log.Debug("test binary", zap.String("dir", cmd.Dir), zap.Strings("args", args), zap.Int("skip", len(skipped)))
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting go test: %w", err)
+		return nil, fmt.Errorf("starting the test binary: %w", err)
 	}
 	// Whatever happens, nothing of the process group survives.
 	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 
-	stopProgress := watchProgress(prog, start, progress)
-	res := &pkgRun{output: map[string]string{}}
-	var buildOut strings.Builder
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var ev testEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil {
-			buildOut.WriteString(sc.Text() + "\n")
-			continue
+	stopProgress := watchProgress(prog, time.Now(), progress)
+	defer stopProgress()
+	br := &binRun{}
+	rd := &lineReader{path: results}
+	var cur *testResult // the test under way
+	var curStart time.Time
+	var killedFor string
+	handle := func(l scheduler.Line) {
+		switch l.Event {
+		case "start":
+			cur, curStart = &testResult{test: l.Test}, time.Now()
+		case "found":
+			if cur != nil && cur.test == l.Test && l.Finding != nil {
+				cur.found = append(cur.found, l.Finding)
+			}
+		case "summary":
+			r := testResult{test: l.Test, report: l.Report, output: testOutput(out.String(), l.Test)}
+			cur = nil
+			br.progress = true
+			done(r)
+		case "exit":
+			br.left = l.Reason
 		}
-		switch ev.Action {
-		case "build-output":
-			buildOut.WriteString(ev.Output)
-		case "output":
-			res.output[ev.Test] += ev.Output
-		case "fail":
-			if ev.Test != "" {
-				res.failed = append(res.failed, ev.Test)
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var waitErr error
+	interrupting := false
+	var killAt time.Time
+loop:
+	for {
+		select {
+		case waitErr = <-exited:
+			break loop
+		case <-tick.C:
+		case <-ctx.Done():
+		}
+		for _, l := range rd.read() {
+			handle(l)
+		}
+		now := time.Now()
+		switch {
+		case ctx.Err() != nil && !interrupting:
+			// Ask the binary to stop: the test under way reports what it
+			// found; kill it if it does not within a few seconds.
+			interrupting, br.interrupted = true, true
+			os.WriteFile(stopFile, nil, 0o644)
+			killAt = now.Add(5 * time.Second)
+		case interrupting && now.After(killAt):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		case !interrupting && cur != nil && o.timeout > 0 && now.Sub(curStart) > o.timeout+grace && killedFor == "":
+			// The exploration did not stop at its bound: a goroutine
+			// computes or waits without reaching a scheduling point.
+			killedFor = cur.test
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}
+	for _, l := range rd.read() {
+		handle(l)
+	}
+	br.output = out.String()
+	state := cmd.ProcessState
+	if cur != nil {
+		// The binary ended in the middle of a test.
+		cur.output = testOutput(br.output, cur.test)
+		switch {
+		case killedFor == cur.test:
+			cur.problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (a goroutine runs or waits without reaching a scheduling point)", o.timeout, time.Since(curStart)-o.timeout)
+			cur.bound = "time"
+		case br.interrupted:
+			cur.problem = "interrupted: the test binary was killed before it reported"
+			cur.bound = "interrupted"
+		default:
+			cur.problem = "the test binary " + exitDescription(state, waitErr) + " while exploring this test" + crashHint(cur.output)
+		}
+		br.progress = true // a fresh process can go on after it
+		done(*cur)
+	}
+	if !br.progress && state != nil && !state.Success() {
+		br.why = "the test binary " + exitDescription(state, waitErr) + crashHint(br.output)
+	}
+	if errors.Is(ctx.Err(), context.Canceled) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		br.interrupted = true
+	}
+	return br, nil
+}
+
+// exitDescription says how a process ended.
+func exitDescription(st *os.ProcessState, err error) string {
+	if st == nil {
+		return fmt.Sprintf("failed: %v", err)
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "was killed by " + ws.Signal().String()
+	}
+	switch st.ExitCode() {
+	case 0:
+		return "exited with status 0"
+	}
+	return fmt.Sprintf("exited with status %d", st.ExitCode())
+}
+
+// crashHint explains a binary's end from what it printed.
+func crashHint(output string) string {
+	switch {
+	case strings.Contains(output, "unexpected call to os.Exit"):
+		return ": the test called os.Exit(0), which go test reports as a failure too"
+	case strings.Contains(output, "fatal error:"):
+		return ": a fatal error of the Go runtime (see its output)"
+	case strings.Contains(output, "panic:"):
+		return ": a panic escaped the test (see its output)"
+	}
+	return " (a test that calls os.Exit ends the test binary; go test reports it as a failure too)"
+}
+
+// testOutput cuts what a test printed out of the binary's -test.v output.
+func testOutput(all, test string) string {
+	i := strings.LastIndex(all, "=== RUN   "+test+"\n")
+	if i < 0 {
+		return ""
+	}
+	s := all[i+len("=== RUN   "+test+"\n"):]
+	// Up to the next top-level test.
+	for j := 0; j < len(s); {
+		k := strings.Index(s[j:], "=== RUN   ")
+		if k < 0 {
+			break
+		}
+		name, _, _ := strings.Cut(s[j+k+len("=== RUN   "):], "\n")
+		if !strings.Contains(name, "/") {
+			s = s[:j+k]
+			break
+		}
+		j += k + 1
+	}
+	return s
+}
+
+// selectTests returns the tests that go test -run re would run, as far as
+// the top-level test names tell (the part of re before the first
+// unbracketed slash; "" selects all).
+func selectTests(tests []string, re string) []string {
+	if re == "" {
+		return tests
+	}
+	first := splitRun(re)[0]
+	rx, err := regexp.Compile(first)
+	if err != nil {
+		return nil // parseFlags checked it
+	}
+	var out []string
+	for _, t := range tests {
+		if rx.MatchString(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// splitRun splits a -run expression at its unbracketed slashes, as the
+// testing package does.
+func splitRun(s string) []string {
+	var parts []string
+	cs, cp := 0, 0 // depth of [] and ()
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			cs++
+		case ']':
+			if cs--; cs < 0 {
+				cs = 0
+			}
+		case '(':
+			if cs == 0 {
+				cp++
+			}
+		case ')':
+			if cs == 0 {
+				cp--
+			}
+		case '\\':
+			i++
+		case '/':
+			if cs == 0 && cp == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
 			}
 		}
 	}
-	err = cmd.Wait()
-	stopProgress()
-	res.elapsed = time.Since(start)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	res.reports, _ = readReports(results)
-	if len(res.reports) == 0 && err != nil {
-		msg := buildOut.String() + stderr.String()
-		if msg == "" {
-			msg = res.output[""]
-		}
-		if strings.Contains(msg, "[setup failed]") || strings.Contains(msg, "build failed") || buildOut.Len() > 0 || stderr.Len() > 0 {
-			res.buildErr = strings.TrimSpace(msg)
-			return res, nil
-		}
-	}
-	log.Debug("go test done", zap.String("package", p.ImportPath), zap.Duration("elapsed", res.elapsed), zap.Int("tests", len(res.reports)))
-	return res, nil
+	return append(parts, s[start:])
 }
 
-func readReports(path string) ([]scheduler.Report, error) {
-	f, err := os.Open(path)
+// lineReader reads the lines appended to a file since the last read.
+type lineReader struct {
+	path    string
+	off     int64
+	partial []byte
+}
+
+func (lr *lineReader) read() []scheduler.Line {
+	f, err := os.Open(lr.path)
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	defer f.Close()
-	var out []scheduler.Report
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	for sc.Scan() {
-		var r scheduler.Report
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return out, fmt.Errorf("%s: %v", path, err)
-		}
-		out = append(out, r)
+	if _, err := f.Seek(lr.off, io.SeekStart); err != nil {
+		return nil
 	}
-	return out, sc.Err()
+	b, _ := io.ReadAll(f)
+	lr.off += int64(len(b))
+	b = append(lr.partial, b...)
+	lr.partial = nil
+	var out []scheduler.Line
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			lr.partial = append([]byte(nil), b...)
+			break
+		}
+		var l scheduler.Line
+		if json.Unmarshal(b[:i], &l) == nil {
+			out = append(out, l)
+		}
+		b = b[i+1:]
+	}
+	return out
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+	cut bool
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max/2:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
 
 // watchProgress reports the progress the test binary writes, once a run has

@@ -52,6 +52,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runReplay(ctx, o, stdout, stderr, log)
 	}
 
+	if err := checkOutDir(o.out); err != nil {
+		fmt.Fprintf(stderr, "xbtest: -o %s: cannot write schedule files there: %v\n", o.out, err)
+		return exitError
+	}
 	tmp, err := makeTemp()
 	if err != nil {
 		fmt.Fprintf(stderr, "xbtest: %v\n", err)
@@ -81,17 +85,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rp := &reporter{out: stdout, errOut: stderr, o: o, cwd: cwd(), stems: replay.Stems(paths)}
 	progress := func(s string) { fmt.Fprintf(stderr, "xbtest: %s\n", s) }
 	status := exitOK
+	explored := 0
 	for _, p := range plan.Packages {
 		if !p.HasTests {
 			rp.noTests(p)
 			continue
 		}
-		res, err := runPackage(ctx, plan, p, o, tmp, log, progress)
-		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "xbtest: interrupted")
-			return exitError
-		}
+		pkgStatus := exitOK
+		res, err := runPackage(ctx, plan, p, o, tmp, log, progress, func(r testResult) {
+			pkgStatus = max(pkgStatus, rp.testDone(p, r))
+		})
 		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintln(stderr, "xbtest: interrupted")
+				return exitError
+			}
 			fmt.Fprintf(stderr, "xbtest: %s: %v\n", p.ImportPath, err)
 			status = exitError
 			continue
@@ -101,9 +109,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = exitError
 			continue
 		}
-		status = max(status, rp.pkg(p, res))
+		explored += len(res.results)
+		rp.pkgDone(p, res, pkgStatus)
+		status = max(status, pkgStatus)
+		if res.interrupted || ctx.Err() != nil {
+			fmt.Fprintln(stderr, "xbtest: interrupted")
+			return exitError
+		}
+	}
+	if explored == 0 && status == exitOK {
+		fmt.Fprintln(stderr, "xbtest: warning: no tests to run")
 	}
 	return status
+}
+
+// checkOutDir makes sure schedule files can be written to dir before any
+// exploration, rather than report a file that was never written.
+func checkOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".xbtest-probe-")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // makeTemp makes the directory that holds everything a run writes besides

@@ -87,8 +87,8 @@ func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *z
 		return exitError
 	}
 	p := plan.Packages[0]
-	res, err := runPackage(ctx, plan, p, o, tmp, log, nil)
-	if ctx.Err() != nil {
+	res, err := runPackage(ctx, plan, p, o, tmp, log, nil, func(testResult) {})
+	if ctx.Err() != nil || res != nil && res.interrupted {
 		fmt.Fprintln(stderr, "xbtest: interrupted")
 		return exitError
 	}
@@ -102,14 +102,20 @@ func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *z
 		return exitError
 	}
 	var r *scheduler.Report
-	for i := range res.reports {
-		if res.reports[i].Test == s.Test && res.reports[i].Replay != nil {
-			r = &res.reports[i]
+	for _, tr := range res.results {
+		if tr.test != s.Test {
+			continue
+		}
+		if tr.report == nil {
+			fmt.Fprintf(stderr, "xbtest: %s: %s: %s\n%s", o.replay, s.Test, tr.problem, tr.output)
+			return exitError
+		}
+		if tr.report.Replay != nil {
+			r = tr.report
 		}
 	}
 	if r == nil {
 		fmt.Fprintf(stderr, "xbtest: %s: test %s did not run in %s (renamed or removed?)\n", o.replay, s.Test, p.ImportPath)
-		fmt.Fprint(stderr, res.output[s.Test])
 		return exitError
 	}
 	return rp.replayed(p, s, r)
@@ -130,7 +136,7 @@ func (rp *reporter) replayed(p instrument.Package, s *replay.Schedule, r *schedu
 	if rp.o.json {
 		for _, f := range r.Findings {
 			if out.Reproduced {
-				rp.finding(p, *r, f, rp.o.replay)
+				rp.finding(p, *r, f, rp.o.replay, "")
 			}
 		}
 		rp.jsonLine(map[string]any{"event": "replay", "package": p.ImportPath, "test": r.Test, "replay": rp.o.replay,
@@ -172,7 +178,7 @@ func (rp *reporter) replayed(p instrument.Package, s *replay.Schedule, r *schedu
 	case out.Reproduced:
 		for _, f := range r.Findings {
 			f.Blocks = blocksOf(s)
-			rp.finding(p, *r, f, rp.o.replay)
+			rp.finding(p, *r, f, rp.o.replay, "")
 			if f.Message != s.Finding.Message {
 				fmt.Fprintf(w, "xbtest: the same %s at the same place, but the message has changed since the schedule was recorded: it was %q\n", f.Kind, s.Finding.Message)
 			}
@@ -180,6 +186,7 @@ func (rp *reporter) replayed(p instrument.Package, s *replay.Schedule, r *schedu
 		fmt.Fprintf(w, "--- FAIL: %s (replayed %d steps: the same %s)\n", r.Test, len(out.Steps), s.Finding.Kind)
 	case out.Diverged != "":
 		fmt.Fprintf(w, "xbtest: replay diverged: the program no longer follows the schedule (changed since it was recorded?)\n  %s\n", out.Diverged)
+		rp.envChanged(s, r)
 		fmt.Fprintf(w, "--- DIVERGED: %s (after %d steps)\n", r.Test, len(out.Steps))
 	default:
 		var got []string
@@ -191,9 +198,18 @@ func (rp *reporter) replayed(p instrument.Package, s *replay.Schedule, r *schedu
 		}
 		fmt.Fprintf(w, "xbtest: the schedule was followed to its end but did not lead to the %s at %s; it led to %s\n",
 			s.Finding.Kind, s.Finding.Pos, strings.Join(got, ", "))
+		rp.envChanged(s, r)
 		fmt.Fprintf(w, "--- DIVERGED: %s (after %d steps)\n", r.Test, len(out.Steps))
 	}
 	return status
+}
+
+// envChanged says which parts of the environment differ from the
+// recording's, when a replay did not lead where it should.
+func (rp *reporter) envChanged(s *replay.Schedule, r *scheduler.Report) {
+	if ch := s.Env.Changed(replay.CurrentEnv(max(r.GOMAXPROCS, 1))); len(ch) > 0 {
+		fmt.Fprintf(rp.out, "xbtest: note: since the schedule was recorded, the environment changed: %s\n", strings.Join(ch, ", "))
+	}
 }
 
 // blocksOf returns the blocks of a schedule file, for the report.

@@ -501,7 +501,7 @@ func TestScheduleSize(t *testing.T) {
 		}
 		var out bytes.Buffer
 		rp := &reporter{out: &out, o: &options{json: true}, cwd: "/w"}
-		rp.finding(instrument.Package{ImportPath: "p"}, scheduler.Report{Result: &scheduler.Result{Test: "TestX"}}, f, "/w/xbtest-out/p.TestX.1.json")
+		rp.finding(instrument.Package{ImportPath: "p"}, scheduler.Report{Result: &scheduler.Result{Test: "TestX"}}, f, "/w/xbtest-out/p.TestX.1.json", "")
 		var got struct {
 			jsonSize
 			Replay string

@@ -51,7 +51,12 @@ type jsonFinding struct {
 	Goroutines []jsonGoroutine `json:"goroutines"`
 	Replay     string          `json:"replay"`
 	ReplayCmd  string          `json:"replay_command,omitempty"`
-	*jsonSize                  // the schedule file's, when one was written
+	NoReplay   string          `json:"no_replay,omitempty"` // why there is no schedule file
+	// Unreproduced says why replaying the schedule did not lead to the
+	// finding again (see scheduler.Finding).
+	Unreproduced string `json:"unreproduced,omitempty"`
+	Count        int    `json:"count,omitempty"` // executions that showed it
+	*jsonSize           // the schedule file's, when one was written
 }
 
 // jsonSize is the size of a finding's schedule and, when minimisation
@@ -72,11 +77,29 @@ type jsonSummary struct {
 	Aborted   int            `json:"aborted"`
 	Findings  map[string]int `json:"findings"`
 	Complete  bool           `json:"complete"`
-	ElapsedS  float64        `json:"elapsed_s"`
-	// Checkpoint is how exploration backed up, Notes why (an addition to
-	// DESIGN.md's line; parsers ignore fields they do not know).
+	// Bound is why exploration is incomplete: "schedules" (-max-schedules),
+	// "time" (-timeout), "steps" (a goroutine stopped at -max-steps),
+	// "stop" (-stop), "interrupted", "error" (Error says what).
+	Bound    string   `json:"bound,omitempty"`
+	Skipped  bool     `json:"skipped,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	ElapsedS float64  `json:"elapsed_s"`
+	// Checkpoint is how exploration backed up, Notes why (and, with race
+	// detection, the locations shared without a common lock).
 	Checkpoint string   `json:"checkpoint,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+}
+
+// jsonPackage is the line that ends a package, as go test's pass or fail
+// line: Result is "ok", "FAIL", "no test files", "no tests to run",
+// "build failed" (Output: the compiler's) or "interrupted".
+type jsonPackage struct {
+	Event    string  `json:"event"`
+	Package  string  `json:"package"`
+	Result   string  `json:"result"`
+	Output   string  `json:"output,omitempty"`
+	ElapsedS float64 `json:"elapsed_s"`
 }
 
 func (rp *reporter) jsonLine(v any) {
@@ -87,7 +110,7 @@ func (rp *reporter) jsonLine(v any) {
 // noTests reports a package without tests.
 func (rp *reporter) noTests(p instrument.Package) {
 	if rp.o.json {
-		fmt.Fprintf(rp.errOut, "?   \t%s\t[no test files]\n", p.ImportPath)
+		rp.jsonLine(jsonPackage{Event: "package", Package: p.ImportPath, Result: "no test files"})
 		return
 	}
 	fmt.Fprintf(rp.out, "?   \t%s\t[no test files]\n", p.ImportPath)
@@ -95,58 +118,94 @@ func (rp *reporter) noTests(p instrument.Package) {
 
 // buildFailed reports a package that does not compile.
 func (rp *reporter) buildFailed(p instrument.Package, msg string) {
+	if rp.o.json {
+		rp.jsonLine(jsonPackage{Event: "package", Package: p.ImportPath, Result: "build failed", Output: msg})
+		return
+	}
 	fmt.Fprintf(rp.errOut, "%s\nFAIL\t%s [build failed]\n", msg, p.ImportPath)
 }
 
-// pkg reports the results of one package and returns its exit status.
-func (rp *reporter) pkg(p instrument.Package, run *pkgRun) int {
-	status := exitOK
-	reported := map[string]bool{}
-	for _, r := range run.reports {
-		reported[r.Test] = true
-		if s := rp.test(p, r); s > status {
-			status = s
-		}
-	}
-	for _, name := range run.failed {
-		if reported[name] || strings.Contains(name, "/") {
-			continue
-		}
-		// go test saw the test fail but the exploration reported nothing:
-		// the test binary crashed or exited.
-		status = max(status, exitFindings)
-		fmt.Fprintf(rp.errOut, "--- FAIL: %s (the test binary ended without an xbtest report)\n%s", name, run.output[name])
+// pkgDone reports the end of a package whose tests reported with status.
+func (rp *reporter) pkgDone(p instrument.Package, run *pkgRun, status int) {
+	result := "ok"
+	switch {
+	case run.interrupted:
+		result = "interrupted"
+	case status != exitOK:
+		result = "FAIL"
+	case len(run.results) == 0:
+		result = "no tests to run"
 	}
 	if rp.o.json {
-		return status
+		rp.jsonLine(jsonPackage{Event: "package", Package: p.ImportPath, Result: result, ElapsedS: run.elapsed.Seconds()})
+		return
 	}
-	verdict := "ok  "
-	if status != exitOK {
-		verdict = "FAIL"
+	line := fmt.Sprintf("%s\t%s\t%.3fs", map[bool]string{true: "ok  ", false: "FAIL"}[result == "ok" || result == "no tests to run"], p.ImportPath, run.elapsed.Seconds())
+	switch {
+	case result == "no tests to run":
+		line += " [no tests to run]"
+	case run.interrupted:
+		line += " [interrupted]"
 	}
-	fmt.Fprintf(rp.out, "%s\t%s\t%.3fs\n", verdict, p.ImportPath, run.elapsed.Seconds())
-	return status
+	if n := incomplete(run); n > 0 && !run.interrupted {
+		line += fmt.Sprintf(" [%d of %d tests explored incompletely]", n, len(run.results))
+	}
+	fmt.Fprintln(rp.out, line)
 }
 
-// test reports one explored test.
-func (rp *reporter) test(p instrument.Package, r scheduler.Report) int {
+// incomplete counts the tests of a package whose exploration was bounded
+// or failed.
+func incomplete(run *pkgRun) int {
+	n := 0
+	for _, r := range run.results {
+		if r.report == nil || !r.report.Complete && !r.report.Skipped {
+			n++
+		}
+	}
+	return n
+}
+
+// boundText says in words why exploration stopped early.
+func (rp *reporter) boundText(bound string) string {
+	switch bound {
+	case "schedules":
+		return fmt.Sprintf("incomplete: stopped at -max-schedules %d", rp.o.maxSchedules)
+	case "time":
+		return fmt.Sprintf("incomplete: stopped at -timeout %v", rp.o.timeout)
+	case "steps":
+		return fmt.Sprintf("incomplete: a goroutine was stopped at -max-steps %d", rp.o.maxSteps)
+	case "stop":
+		return "incomplete: stopped at the first finding (-stop)"
+	case "interrupted":
+		return "incomplete: interrupted"
+	case "", "error":
+		return "incomplete: error"
+	}
+	return "incomplete: " + bound
+}
+
+// testDone reports one test and returns its exit status.
+func (rp *reporter) testDone(p instrument.Package, tr testResult) int {
+	if tr.report == nil {
+		return rp.testFailed(p, tr)
+	}
+	r := *tr.report
 	status := exitOK
 	counts := map[string]int{}
 	for _, k := range scheduler.Kinds {
 		counts[string(k)] = 0
 	}
-	stem := rp.stems[p.ImportPath]
-	if stem == "" {
-		stem = path.Base(p.ImportPath)
-	}
+	stem := rp.stem(p)
 	for i, f := range r.Findings {
 		counts[string(f.Kind)]++
 		status = exitFindings
 		path, err := replay.Write(rp.o.out, stem, rp.schedule(p, r, f), i+1)
 		if err != nil {
-			fmt.Fprintf(rp.errOut, "xbtest: writing the schedule file: %v\n", err)
+			status = exitError
+			rp.finding(p, r, f, "", fmt.Sprintf("not written: %v", err))
+			continue
 		}
-		rp.finding(p, r, f, path)
+		rp.finding(p, r, f, path, "")
 	}
 	if r.Complete && r.Internal == "" {
 		// The files of findings an earlier run had and this one has not.
@@ -160,8 +219,8 @@ func (rp *reporter) test(p instrument.Package, r scheduler.Report) int {
 	}
 	if rp.o.json {
 		rp.jsonLine(jsonSummary{Event: "summary", Package: p.ImportPath, Test: r.Test, Algorithm: r.Algorithm, Memory: rp.o.memory,
-			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, ElapsedS: r.ElapsedS,
-			Checkpoint: r.Backer, Notes: r.Notes})
+			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, Bound: boundOf(r.Result), Skipped: r.Skipped,
+			Error: firstLine(r.Internal), Warnings: r.Warnings, ElapsedS: r.ElapsedS, Checkpoint: r.Backer, Notes: r.Notes})
 		return status
 	}
 	for _, w := range r.Warnings {
@@ -174,17 +233,15 @@ func (rp *reporter) test(p instrument.Package, r scheduler.Report) int {
 	case status != exitOK:
 		verdict = "FAIL"
 	}
-	if verdict != "PASS" || rp.o.verbose {
+	// A passing test gets a line of its own under -v, or when its
+	// exploration was not complete: a bounded pass must say so.
+	if verdict != "PASS" || rp.o.verbose || !r.Complete {
 		detail := fmt.Sprintf("%d schedules, %d aborted", r.Schedules, r.Aborted)
 		if n := len(r.Findings); n > 0 {
 			detail += fmt.Sprintf(", %d finding(s)", n)
 		}
-		if !r.Complete {
-			bound := r.Bound
-			if bound == "" {
-				bound = "error"
-			}
-			detail += ", incomplete: " + bound
+		if !r.Complete && !r.Skipped {
+			detail += ", " + rp.boundText(boundOf(r.Result))
 		}
 		fmt.Fprintf(rp.out, "--- %s: %s (%s, %s, %.2fs)\n", verdict, r.Test, r.Algorithm, detail, r.ElapsedS)
 	}
@@ -196,8 +253,70 @@ func (rp *reporter) test(p instrument.Package, r scheduler.Report) int {
 	return status
 }
 
-// finding prints one finding.
-func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *scheduler.Finding, path string) {
+// boundOf is a result's bound, "error" for an internal error.
+func boundOf(r *scheduler.Result) string {
+	if r.Complete || r.Skipped {
+		return ""
+	}
+	if r.Bound == "" {
+		return "error"
+	}
+	return r.Bound
+}
+
+// testFailed reports a test that ended without a report: its binary
+// crashed or was killed. The findings it had seen are reported, without
+// schedule files (they are written when a finding has been replayed, at the
+// end of the test's exploration).
+func (rp *reporter) testFailed(p instrument.Package, tr testResult) int {
+	status := exitFindings
+	if tr.bound == "interrupted" {
+		status = exitError
+	}
+	counts := map[string]int{}
+	for _, k := range scheduler.Kinds {
+		counts[string(k)] = 0
+	}
+	r := scheduler.Report{Result: &scheduler.Result{Test: tr.test}, Algorithm: rp.o.algo}
+	for _, f := range tr.found {
+		counts[string(f.Kind)]++
+		rp.finding(p, r, f, "", "none (the test binary ended before this finding was replayed and recorded)")
+	}
+	if rp.o.json {
+		bound := tr.bound
+		if bound == "" {
+			bound = "error"
+		}
+		rp.jsonLine(jsonSummary{Event: "summary", Package: p.ImportPath, Test: tr.test, Algorithm: rp.o.algo, Memory: rp.o.memory,
+			Findings: counts, Bound: bound, Error: tr.problem})
+		return status
+	}
+	fmt.Fprintf(rp.out, "--- FAIL: %s (%s)\n", tr.test, tr.problem)
+	if out := strings.TrimSpace(tr.output); out != "" {
+		const max = 4000
+		if len(out) > max {
+			out = "...\n" + out[len(out)-max:]
+		}
+		fmt.Fprintf(rp.out, "%s\n", indent(out))
+	}
+	return status
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func (rp *reporter) stem(p instrument.Package) string {
+	if stem := rp.stems[p.ImportPath]; stem != "" {
+		return stem
+	}
+	return path.Base(p.ImportPath)
+}
+
+// finding prints one finding; path is its schedule file, or "" and
+// noFile says why there is none.
+func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *scheduler.Finding, path, noFile string) {
 	rel := path
 	if r, err := filepath.Rel(rp.cwd, path); err == nil && !strings.HasPrefix(r, "..") {
 		rel = r
@@ -208,7 +327,7 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 			gs = append(gs, jsonGoroutine{ID: g.ID, State: g.State, On: g.On, Pos: g.Pos})
 		}
 		jf := jsonFinding{Event: "finding", Package: p.ImportPath, Test: r.Test, Kind: string(f.Kind),
-			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: gs, Replay: rel}
+			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: gs, Replay: rel, NoReplay: noFile, Count: f.Count, Unreproduced: f.Unreproduced}
 		if rel != "" && !rp.replaying {
 			jf.ReplayCmd = "xbtest -replay " + rel
 		}
@@ -260,16 +379,25 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
-	if !rp.replaying {
-		fmt.Fprintf(w, "\nFirst seen on schedule %d; seen on %d of %d schedules.\n", f.Schedule, f.Count, r.Schedules)
-	} else {
+	switch {
+	case rp.replaying:
 		fmt.Fprintln(w)
+	case r.Schedules+r.Aborted > 0:
+		fmt.Fprintf(w, "\nFirst seen on schedule %d; seen in %d of %d executions (%d schedules, %d aborted).\n", f.Schedule, f.Count, r.Schedules+r.Aborted, r.Schedules, r.Aborted)
+	default:
+		fmt.Fprintf(w, "\nFirst seen on schedule %d.\n", f.Schedule)
+	}
+	if noFile != "" {
+		fmt.Fprintf(w, "Schedule: %s\n", noFile)
 	}
 	if path != "" {
 		fmt.Fprintf(w, "Schedule: %s (%s)\n", rel, scheduleSize(f))
 		if !rp.replaying {
 			fmt.Fprintf(w, "Replay:   xbtest -replay %s\n", rel)
 		}
+	}
+	if f.Unreproduced != "" && !rp.replaying {
+		fmt.Fprintf(w, "NOT REPRODUCED: %s; the finding was seen, but its schedule may not replay it (a bug of xbtest, or the program depends on something xbtest does not control)\n", f.Unreproduced)
 	}
 	fmt.Fprintln(w, "==================")
 }
@@ -283,6 +411,7 @@ func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *schedu
 		Flags: replay.Flags{Algorithm: r.Algorithm, SyncDeps: r.SyncDeps, Memory: rp.o.memory, Granularity: rp.o.granularity, Race: rp.o.race, MaxSteps: rp.o.maxSteps,
 			Tags: rp.o.tags, Instrument: rp.o.instrument},
 		Finding: replay.Finding{Kind: string(f.Kind), Message: f.Message, Pos: f.Pos, Src: f.Src, Schedule: f.Schedule},
+		Env:     replay.CurrentEnv(max(r.GOMAXPROCS, 1)),
 	}
 	if sh := f.Shortened; sh != nil {
 		s.Shortened = &replay.Shortened{Blocks: sh.Blocks, Preemptions: sh.Preemptions}

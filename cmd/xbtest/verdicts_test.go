@@ -1,0 +1,405 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The cases of "no silent pass, nothing lost": each package of the module
+// is one way a test can end without exploring to completion, and each must
+// say so on its line, in -json, and in the exit status.
+var verdictModule = map[string]string{
+	"go.mod": "module example.com/verdicts\n\ngo 1.22\n",
+	// A test that calls os.Exit ends the test binary; the test after it
+	// must still be explored.
+	"osexit/osexit_test.go": `package osexit
+
+import (
+	"os"
+	"sync"
+	"testing"
+)
+
+func TestExits(t *testing.T) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done() }()
+	wg.Wait()
+	os.Exit(3)
+}
+
+func TestAfter(t *testing.T) {
+	x := 0
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); x++ }()
+	go func() { defer wg.Done(); x++ }()
+	wg.Wait()
+}
+`,
+	// Two goroutines spin forever: each is stopped by -max-steps, which is
+	// a finding, not a warning.
+	"spin/spin_test.go": `package spin
+
+import "testing"
+
+var stop bool
+
+func TestSpin(t *testing.T) {
+	done := make(chan bool)
+	for i := 0; i < 2; i++ {
+		go func() {
+			for !stop {
+			}
+			done <- true
+		}()
+	}
+	<-done
+}
+`,
+	// More schedules than -max-schedules: incomplete, and said so.
+	"bounded/bounded_test.go": `package bounded
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestMany(t *testing.T) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 3; j++ {
+				mu.Lock()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+`,
+	// A goroutine leaked anew in every schedule, under other names: one
+	// finding, and never seen on more executions than there were.
+	"leakeach/leak_test.go": `package leakeach
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestLeakEach(t *testing.T) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			mu.Unlock()
+			go func() {
+				ch := make(chan int)
+				<-ch
+			}()
+		}()
+	}
+	wg.Wait()
+}
+`,
+	// A goroutine logs after its test completed: go test panics.
+	"logafter/log_test.go": `package logafter
+
+import "testing"
+
+func TestLogAfter(t *testing.T) {
+	done := make(chan bool, 1)
+	go func() {
+		<-done
+		t.Logf("late")
+	}()
+	done <- true
+}
+`,
+	// The test goroutine spins alone: nothing reaches a scheduling point,
+	// so -timeout is enforced from outside; the next test still runs.
+	"alone/alone_test.go": `package alone
+
+import (
+	"sync"
+	"testing"
+)
+
+var forever = true
+
+func TestSpinsAlone(t *testing.T) {
+	for n := 0; forever; n++ {
+	}
+}
+
+func TestNext(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); mu.Lock(); n++; mu.Unlock() }()
+	go func() { defer wg.Done(); mu.Lock(); n++; mu.Unlock() }()
+	wg.Wait()
+}
+`,
+	// One very long schedule: the bound stops it in the middle.
+	"long/long_test.go": `package long
+
+import "testing"
+
+func TestLongSchedule(t *testing.T) {
+	ch := make(chan int, 1)
+	go func() {
+		for i := 0; i < 1<<30; i++ {
+			ch <- i
+		}
+	}()
+	for i := 0; i < 1<<30; i++ {
+		<-ch
+	}
+}
+`,
+	"notests/a.go": "package notests\n\nfunc A() {}\n",
+}
+
+type verdictEvents struct {
+	findings  []map[string]any
+	summaries map[string]map[string]any // by package/test
+	packages  map[string]string         // result by package
+}
+
+// parseVerdicts reads -json output; every line must be JSON.
+func parseVerdicts(t *testing.T, stdout string) verdictEvents {
+	t.Helper()
+	ev := verdictEvents{summaries: map[string]map[string]any{}, packages: map[string]string{}}
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("-json printed a line that is not JSON: %q", sc.Text())
+		}
+		pkg, _ := m["package"].(string)
+		pkg = strings.TrimPrefix(pkg, "example.com/verdicts/")
+		switch m["event"] {
+		case "finding":
+			ev.findings = append(ev.findings, m)
+		case "summary":
+			ev.summaries[pkg+"/"+m["test"].(string)] = m
+		case "package":
+			ev.packages[pkg] = m["result"].(string)
+		default:
+			t.Errorf("unknown event %q", sc.Text())
+		}
+	}
+	return ev
+}
+
+func (ev verdictEvents) kinds(pkgTest string) []string {
+	var ks []string
+	for _, f := range ev.findings {
+		if strings.TrimPrefix(f["package"].(string), "example.com/verdicts/")+"/"+f["test"].(string) == pkgTest {
+			ks = append(ks, f["kind"].(string))
+		}
+	}
+	return ks
+}
+
+// TestNoSilentPass runs the command once over every case and checks each
+// test's verdict, bound and findings, and that the whole run took about
+// what its bounds allow.
+func TestNoSilentPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a module")
+	}
+	dir := writeModule(t, verdictModule)
+	out := t.TempDir()
+	start := time.Now()
+	status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "-timeout", "1s", "-max-steps", "5000", "-max-schedules", "50", "./...")
+	elapsed := time.Since(start)
+	if status != exitFindings {
+		t.Errorf("status %d, want 1", status)
+	}
+	ev := parseVerdicts(t, stdout)
+	t.Logf("%s\n%s", stdout, stderr)
+	sum := func(key string) map[string]any {
+		s := ev.summaries[key]
+		if s == nil {
+			t.Fatalf("no summary for %s", key)
+		}
+		return s
+	}
+	// os.Exit: reported, and the next test explored.
+	if s := sum("osexit/TestExits"); !strings.Contains(s["error"].(string), "exited with status 3") {
+		t.Errorf("TestExits: %v", s)
+	}
+	if k := ev.kinds("osexit/TestAfter"); len(k) != 1 || k[0] != "race" {
+		t.Errorf("TestAfter after os.Exit: findings %v, want a race", k)
+	}
+	// Spinning goroutines: a nontermination finding (one: the same loop).
+	if k := ev.kinds("spin/TestSpin"); len(k) != 1 || k[0] != "nontermination" {
+		t.Errorf("TestSpin: findings %v, want nontermination", k)
+	}
+	if s := sum("spin/TestSpin"); s["complete"] != false || s["bound"] != "steps" {
+		t.Errorf("TestSpin: %v, want incomplete, bound steps", s)
+	}
+	// A bound says so.
+	if s := sum("bounded/TestMany"); s["complete"] != false || s["bound"] != "schedules" || s["schedules"] != 50.0 {
+		t.Errorf("TestMany: %v, want 50 schedules, incomplete, bound schedules", s)
+	}
+	// One leak, seen on no more executions than there were.
+	var leak map[string]any
+	for _, f := range ev.findings {
+		if f["test"] == "TestLeakEach" {
+			if leak != nil {
+				t.Errorf("a second leak finding: %v", f)
+			}
+			leak = f
+		}
+	}
+	if s := sum("leakeach/TestLeakEach"); leak == nil || leak["count"].(float64) > s["schedules"].(float64)+s["aborted"].(float64) {
+		t.Errorf("leak %v in %v", leak, s)
+	}
+	// Log after the test.
+	found := false
+	for _, f := range ev.findings {
+		if f["test"] == "TestLogAfter" && f["kind"] == "panic" && strings.Contains(f["message"].(string), "Log in goroutine after TestLogAfter has completed: late") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no panic for a Log after TestLogAfter completed: %v", ev.kinds("logafter/TestLogAfter"))
+	}
+	// A test goroutine spinning alone is stopped from outside; the next
+	// test is explored completely.
+	if s := sum("alone/TestSpinsAlone"); s["bound"] != "time" || !strings.Contains(s["error"].(string), "did not stop at -timeout") {
+		t.Errorf("TestSpinsAlone: %v", s)
+	}
+	if s := sum("alone/TestNext"); s["complete"] != true {
+		t.Errorf("TestNext after a test that was killed: %v", s)
+	}
+	// A long schedule is stopped in the middle, at the bound.
+	if s := sum("long/TestLongSchedule"); s["bound"] != "time" || s["elapsed_s"].(float64) > 2.5 {
+		t.Errorf("TestLongSchedule: %v, want stopped at about 1s", s)
+	}
+	if ev.packages["notests"] != "no test files" || ev.packages["osexit"] != "FAIL" || ev.packages["bounded"] != "ok" {
+		t.Errorf("package results %v", ev.packages)
+	}
+	// Building takes a few seconds a package; exploring is bounded.
+	t.Logf("the run took %v", elapsed)
+}
+
+func TestBadRunAndOut(t *testing.T) {
+	dir := writeModule(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n"})
+	status, stdout, stderr := runIn(t, dir, "-run", "[", "./a")
+	if status != exitError || !strings.Contains(stderr, "invalid -run") || stdout != "" {
+		t.Errorf("-run '[': status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, nil, 0o644)
+	status, stdout, stderr = runIn(t, dir, "-o", filepath.Join(notDir, "out"), "./a")
+	if status != exitError || !strings.Contains(stderr, "cannot write schedule files") || stdout != "" {
+		t.Errorf("-o under a file: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+}
+
+// TestInterruptKeepsFindings interrupts the command while it explores a
+// package's second test: the first test's finding is printed and its
+// schedule file written, and the second test says it was interrupted.
+func TestInterruptKeepsFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the command")
+	}
+	bin := buildCommand(t)
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/intr\n\ngo 1.22\n",
+		"p/p_test.go": `package p
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestA(t *testing.T) {
+	x := 0
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); x++ }()
+	go func() { defer wg.Done(); x++ }()
+	wg.Wait()
+}
+
+func TestB(t *testing.T) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 6; j++ {
+				mu.Lock()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+`,
+	})
+	out := t.TempDir()
+	cmd := exec.Command(bin, "-json", "-o", out, "./p")
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until TestA is reported (its finding printed), then interrupt.
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stdout.String(), `"test":"TestA"`) || !strings.Contains(stdout.String(), `"event":"summary"`) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("TestA not reported\n%s\n%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitError {
+		t.Errorf("exit %v, want status 2", err)
+	}
+	ev := parseVerdicts(t, stdout.String())
+	if k := ev.kinds("example.com/intr/p/TestA"); len(k) != 1 {
+		t.Errorf("TestA findings %v", k)
+	}
+	var replayFile string
+	for _, f := range ev.findings {
+		replayFile, _ = f["replay"].(string)
+	}
+	if _, err := os.Stat(filepath.Join(dir, replayFile)); replayFile == "" || err != nil {
+		if _, err2 := os.Stat(replayFile); err2 != nil {
+			t.Errorf("schedule file %q of TestA: %v", replayFile, err)
+		}
+	}
+	if s := ev.summaries["example.com/intr/p/TestB"]; s == nil || s["bound"] != "interrupted" || s["complete"] != false {
+		t.Errorf("TestB: %v, want interrupted", s)
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
