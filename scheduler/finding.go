@@ -80,8 +80,8 @@ type Finding struct {
 	// did not lead to the finding again (a bug of xbtest, or something
 	// the program depends on that xbtest does not control); "" when it did.
 	Unreproduced string `json:"unreproduced,omitempty"`
-	path       []decision
-	key        string
+	path         []decision
+	key          string
 }
 
 func (f *Finding) String() string {
