@@ -648,3 +648,50 @@ func TestWorkspace(t *testing.T) {
 	reports, out := runPlan(t, plan)
 	checkReports(t, reports, map[string][]string{"TestWorkspace": nil}, out)
 }
+
+// TestDependencyModule runs the tests of packages of the main module's
+// dependencies, named by import path (modules of the module cache): each
+// module is copied and rewritten, and the temporary go.mod is the main
+// module's (testdata/dep), which requires them, not the dependency's own.
+// The tests of go.uber.org/atomic import github.com/stretchr/testify,
+// which dep's go.sum lacks: the temporary go.mod and go.sum get it, and the
+// user's files do not change.
+func TestDependencyModule(t *testing.T) {
+	cache := goEnvOf(t, "GOMODCACHE")
+	for _, m := range []string{"golang.org/x/sync@v0.24.0", "go.uber.org/atomic@v1.12.0"} {
+		if _, err := os.Stat(filepath.Join(cache, filepath.FromSlash(m))); err != nil {
+			t.Skipf("%s is not in the module cache: %v", m, err)
+		}
+	}
+	dir := testdata("dep")
+	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	gosum, _ := os.ReadFile(filepath.Join(dir, "go.sum"))
+	plan := prepare(t, Options{Dir: dir, Patterns: []string{"golang.org/x/sync/semaphore", "golang.org/x/sync/singleflight",
+		"golang.org/x/sync/errgroup", "go.uber.org/atomic"}})
+	mod, err := os.ReadFile(plan.ModFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"module example.com/dep", "golang.org/x/sync => ", "go.uber.org/atomic => "} {
+		if !strings.Contains(string(mod), want) {
+			t.Errorf("temporary go.mod lacks %q:\n%s", want, mod)
+		}
+	}
+	if sum, _ := os.ReadFile(strings.TrimSuffix(plan.ModFile, ".mod") + ".sum"); !strings.Contains(string(sum), "github.com/stretchr/testify ") {
+		t.Errorf("temporary go.sum lacks testify:\n%s", sum)
+	}
+	reports, out := runPlan(t, plan, "-run=^(TestWeightedTryAcquire|TestDo|TestZeroGroup|TestBool)$",
+		"golang.org/x/sync/semaphore", "golang.org/x/sync/singleflight", "golang.org/x/sync/errgroup", "go.uber.org/atomic")
+	checkReports(t, reports, map[string][]string{
+		"TestWeightedTryAcquire": nil,
+		"TestDo":                 nil,
+		"TestZeroGroup":          nil,
+		"TestBool":               nil,
+	}, out)
+	if after, _ := os.ReadFile(filepath.Join(dir, "go.mod")); !bytes.Equal(after, gomod) {
+		t.Errorf("the user's go.mod changed:\n%s", after)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "go.sum")); !bytes.Equal(after, gosum) {
+		t.Errorf("the user's go.sum changed:\n%s", after)
+	}
+}
