@@ -284,6 +284,7 @@ func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
 			name = "xbtest_genx_test.go"
 		}
 		u.gen = newGenFile(u.pkg.Types, uniqueName(u.rp.pkg.Dir, name))
+		u.gen.imports.rewritten = rewritten
 		u.gen.unitTag = u.kind
 		u.gen.generics = u.kind == "xtest" || u.kind == "" || !hasNonTest[u.rp.path]
 		if v := moduleGo(u.pkg.Module); v != "" && versionLess(v, "1.18") {

@@ -695,3 +695,52 @@ func TestDependencyModule(t *testing.T) {
 		t.Errorf("the user's go.sum changed:\n%s", after)
 	}
 }
+
+// goLineModule copies the module testdata/golines to a temporary
+// directory with the go line v ("" for none) and returns its directory.
+func goLineModule(t *testing.T, v string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := copyTree(testdata("golines"), dir); err != nil {
+		t.Fatal(err)
+	}
+	gomod := "module example.com/golines\n"
+	if v != "" {
+		gomod += "\ngo " + v + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestGoLines rewrites, builds and runs testdata/golines under go lines
+// the go command accepts, from none (go 1.16) and 1.0 to the current one.
+// Below 1.18 the rewrite calls typed wrappers, whose types must be the
+// rewritten ones: anonymous structs with sync.Mutex, RWMutex, Cond,
+// WaitGroup, Once, Map, typed atomics, *testing.T and testing.TB fields,
+// pointers, slices, maps and channels of them (oldsync).
+func TestGoLines(t *testing.T) {
+	lines := []string{"", "1.13", "1.16", "1.17"}
+	if !testing.Short() {
+		lines = append(lines, "1.0", "1.9", "1.12", "1.14", "1.15", "1.18", "1.20", "1.21", "1.22", "1.26.0")
+	}
+	for _, v := range lines {
+		name := "go" + v
+		if v == "" {
+			name = "none"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			plan := prepare(t, Options{Dir: goLineModule(t, v)})
+			if v != "" && versionLess(v, "1.18") && !overlayContains(t, plan, "_xbs.Mutex") {
+				t.Error("no wrapper names the scheduler's Mutex")
+			}
+			reports, out := runPlan(t, plan)
+			checkReports(t, reports, map[string][]string{
+				"TestOldSyncWork":   nil,
+				"TestOldSyncFields": nil,
+			}, out)
+		})
+	}
+}
