@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -47,9 +48,10 @@ type report struct {
 	Complete  bool
 	Internal  string
 	Findings  []struct {
-		Kind    string
-		Message string
-		Pos     string
+		Kind       string
+		Message    string
+		Pos        string
+		Goroutines []struct{ ID, State, Pos string }
 	}
 }
 
@@ -719,11 +721,14 @@ func goLineModule(t *testing.T, v string) string {
 // Below 1.18 the rewrite calls typed wrappers, whose types must be the
 // rewritten ones: anonymous structs with sync.Mutex, RWMutex, Cond,
 // WaitGroup, Once, Map, typed atomics, *testing.T and testing.TB fields,
-// pointers, slices, maps and channels of them (oldsync).
+// pointers, slices, maps and channels of them (oldsync). Below 1.22 the
+// variables of a loop are shared by its iterations, and goroutines that
+// read them race with the loop's writes, those of range loops included
+// (loopvar); a //go:build go1.N line sets a file's own version.
 func TestGoLines(t *testing.T) {
-	lines := []string{"", "1.13", "1.16", "1.17"}
+	lines := []string{"", "1.13", "1.16", "1.17", "1.21", "1.22"}
 	if !testing.Short() {
-		lines = append(lines, "1.0", "1.9", "1.12", "1.14", "1.15", "1.18", "1.20", "1.21", "1.22", "1.26.0")
+		lines = append(lines, "1.0", "1.9", "1.12", "1.14", "1.15", "1.18", "1.20", "1.26.0")
 	}
 	for _, v := range lines {
 		name := "go" + v
@@ -732,15 +737,55 @@ func TestGoLines(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			plan := prepare(t, Options{Dir: goLineModule(t, v)})
+			dir := goLineModule(t, v)
+			plan := prepare(t, Options{Dir: dir})
 			if v != "" && versionLess(v, "1.18") && !overlayContains(t, plan, "_xbs.Mutex") {
 				t.Error("no wrapper names the scheduler's Mutex")
+			}
+			var loopRace []string
+			if v == "" || versionLess(v, "1.22") {
+				loopRace = []string{"race"}
+			}
+			// The rewrite reports the range loop's write of v at each
+			// iteration when v is one variable per loop.
+			rw, err := os.ReadFile(readOverlay(t, plan)[filepath.Join(dir, "loopvar", "loopvar_test.go")])
+			if err != nil {
+				t.Fatal(err)
+			}
+			wrote := regexp.MustCompile(`(_xbWrote|_xbWtest\d+)\(&v, _xbP\d+\+\d+\); _?xbs?\.Step\(\)`)
+			if got := len(wrote.FindAll(rw, -1)); loopRace != nil && got != 2 || loopRace == nil && got != 0 {
+				t.Errorf("%d reports of a write of v at the start of a range loop body, want %d per-loop variables:\n%s", got, 2*len(loopRace), rw)
 			}
 			reports, out := runPlan(t, plan)
 			checkReports(t, reports, map[string][]string{
 				"TestOldSyncWork":   nil,
 				"TestOldSyncFields": nil,
+				"TestRangeSliceVar": loopRace,
+				"TestRangeMapVar":   loopRace,
+				"TestRangeChanVar":  loopRace,
+				"TestForClauseVar":  loopRace,
+				"TestFileGo121":     {"race"},
+				"TestFileGo122":     nil,
 			}, out)
+			if loopRace == nil {
+				return
+			}
+			// The loop writes v at each iteration; the goroutine of the
+			// first one reads it.
+			file := filepath.Join(dir, "loopvar", "loopvar_test.go")
+			write := fmt.Sprintf("loopvar/loopvar_test.go:%d", lineOf(t, file, "RANGE SLICE"))
+			read := fmt.Sprintf("loopvar/loopvar_test.go:%d", lineOf(t, file, "READ SLICE"))
+			f := reports["TestRangeSliceVar"].Findings
+			if len(f) != 1 || f[0].Message != "data race on v: read by T0.1 and write by T0" {
+				t.Fatalf("TestRangeSliceVar: %+v, want a race on v", f)
+			}
+			at := map[string]string{}
+			for _, g := range f[0].Goroutines {
+				at[g.State] = g.Pos
+			}
+			if at["write"] != write || at["read"] != read {
+				t.Errorf("TestRangeSliceVar: %+v, want the write at %s and the read at %s", f[0].Goroutines, write, read)
+			}
 		})
 	}
 }
