@@ -243,6 +243,11 @@ func TestBasic(t *testing.T) {
 		"TestMemEntry":    {"assertion"},
 		// tuples: every form of tuple assignment, split into temporaries.
 		"TestTupleForms": none,
+		// recv: a pointer method called on a field (a mutex, one embedded
+		// in a struct field, a rewritten method) is no access of the
+		// field; a value method reads it.
+		"TestRecvLocked": none,
+		"TestRecvValue":  {"race"},
 	}, out)
 
 	t.Run("MemoryAccesses", func(t *testing.T) {
@@ -284,7 +289,7 @@ func TestBasic(t *testing.T) {
 			byPath[p.ImportPath] = p
 			paths = append(paths, p.ImportPath)
 		}
-		if !sort.StringsAreSorted(paths) || len(paths) != 18 {
+		if !sort.StringsAreSorted(paths) || len(paths) != 19 {
 			t.Errorf("packages %v", paths)
 		}
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {
@@ -305,6 +310,48 @@ func TestBasic(t *testing.T) {
 		}
 		if _, ok := ov[filepath.Join(dir, "tags.go")]; !ok {
 			t.Error("tags.go was not rewritten")
+		}
+	})
+	t.Run("MethodReceivers", func(t *testing.T) {
+		// Calling a pointer method takes the receiver's address: no hook
+		// for the receiver, whether the method locks a mutex field, one
+		// embedded in a struct-typed field, or is a rewritten method; a
+		// value method copies its receiver: a read.
+		orig := filepath.Join(testdata("basic"), "recv", "recv.go")
+		rw, err := os.ReadFile(readOverlay(t, plan)[orig])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lineWith := func(marker string) string {
+			for _, l := range strings.Split(string(rw), "\n") {
+				if strings.HasSuffix(l, "// "+marker) {
+					return l
+				}
+			}
+			t.Fatalf("no line of the rewritten recv.go ends with // %s:\n%s", marker, rw)
+			return ""
+		}
+		for _, m := range []string{"PLAIN", "COALESCED", "NAMED", "COUNTER"} {
+			if l := lineWith(m); strings.Contains(l, "_xb") {
+				t.Errorf("%s: the receiver is reported: %s", m, l)
+			}
+		}
+		if l := lineWith("VALUE"); !strings.Contains(l, "_xbLoad(&s.v, ") {
+			t.Errorf("VALUE: the value receiver is not read: %s", l)
+		}
+		// The race TestRecvValue finds: Set's write and Show's read.
+		set := fmt.Sprintf("recv/recv.go:%d", lineOf(t, orig, "s.v = V{a, a}"))
+		show := fmt.Sprintf("recv/recv.go:%d", lineOf(t, orig, "// VALUE"))
+		f := reports["TestRecvValue"].Findings
+		if len(f) != 1 || !strings.HasPrefix(f[0].Message, "data race on s.v: ") {
+			t.Fatalf("TestRecvValue: %+v", f)
+		}
+		at := map[string]string{}
+		for _, g := range f[0].Goroutines {
+			at[g.State] = g.Pos
+		}
+		if at["write"] != set || at["read"] != show {
+			t.Errorf("TestRecvValue: %+v, want the write at %s and the read at %s", f[0].Goroutines, set, show)
 		}
 	})
 	t.Run("LinesKept", func(t *testing.T) {
