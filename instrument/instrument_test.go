@@ -764,7 +764,9 @@ func goLineModule(t *testing.T, v string) string {
 }
 
 // TestGoLines rewrites, builds and runs testdata/golines under go lines
-// the go command accepts, from none (go 1.16) and 1.0 to the current one.
+// the go command accepts, from none (go 1.16) and 1.0 to the current one
+// (1.9, 1.14, 1.15 and 1.20 passed too, but add nothing the others do not
+// test).
 // Below 1.18 the rewrite calls typed wrappers, whose types must be the
 // rewritten ones: anonymous structs with sync.Mutex, RWMutex, Cond,
 // WaitGroup, Once, Map, typed atomics, *testing.T and testing.TB fields,
@@ -775,7 +777,7 @@ func goLineModule(t *testing.T, v string) string {
 func TestGoLines(t *testing.T) {
 	lines := []string{"", "1.13", "1.16", "1.17", "1.21", "1.22"}
 	if !testing.Short() {
-		lines = append(lines, "1.0", "1.9", "1.12", "1.14", "1.15", "1.18", "1.20", "1.26.0")
+		lines = append(lines, "1.0", "1.12", "1.18", "1.26.0")
 	}
 	for _, v := range lines {
 		name := "go" + v
