@@ -96,6 +96,7 @@ type Flags struct {
 	Granularity string   `json:"granularity,omitempty"` // sync (default) or access
 	Race        string   `json:"race,omitempty"`
 	MaxSteps    int64    `json:"max_steps"`
+	FairBlocks  *int     `json:"fair_blocks,omitempty"` // absent: the default (100)
 	Tags        []string `json:"tags,omitempty"`
 	Instrument  []string `json:"instrument,omitempty"`
 }

@@ -96,6 +96,10 @@ type Config struct {
 	// terminateAfter (0: no bound). A goroutine that exceeds it is stopped
 	// and reported as possibly non-terminating.
 	MaxSteps int64
+	// FairBlocks: a goroutine that ran that many atomic blocks in a row
+	// while another thread could run gives way, as Go's preemptive
+	// scheduler would make it (exitblock.go, "Fairness"); 0: never.
+	FairBlocks int
 	// Timeout bounds the exploration of the test (0: no bound).
 	Timeout time.Duration
 	// Stop ends exploration at the first finding.
@@ -142,12 +146,13 @@ type Config struct {
 // DefaultConfig returns the configuration of `xbtest` without flags.
 func DefaultConfig() Config {
 	return Config{
-		Algorithm: ExitBlockRWDD,
-		SyncDeps:  true,
-		Race:      eraser.HB,
-		MaxSteps:  1000000,
-		Watchdog:  10 * time.Second,
-		Backer:    checkpoint.Rerun{},
-		Minimise:  true,
+		Algorithm:  ExitBlockRWDD,
+		SyncDeps:   true,
+		Race:       eraser.HB,
+		MaxSteps:   1000000,
+		FairBlocks: 100,
+		Watchdog:   10 * time.Second,
+		Backer:     checkpoint.Rerun{},
+		Minimise:   true,
 	}
 }

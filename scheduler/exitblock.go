@@ -56,6 +56,10 @@ import "github.com/xbtest/xbtest/checkpoint"
 type delayedThread struct {
 	t  int32
 	rw *canonRW
+	// yield: the thread yielded (runtime.Gosched) a second time while
+	// others could run and none did: it gives way until another thread's
+	// block ends, whatever that block touches (see yielded).
+	yield bool
 }
 
 // blockedThread is a member of a lock's block set: a thread that will not be
@@ -310,6 +314,11 @@ func (ex *explorer) loop() *thread {
 		t = ex.st.enabled.first()
 	}
 	b := &ex.blk
+	if prev := b.thread; prev != nil && prev.idx == t {
+		prev.consec++
+	} else {
+		ex.r.threads[t].consec = 0
+	}
 	b.thread = ex.r.threads[t]
 	b.open = true
 	b.planned = ex.plan != nil
@@ -419,7 +428,7 @@ func (ex *explorer) reenableDelayed() {
 	keepRW := ex.delayedRW[:0]
 	for i, d := range ex.st.delayed {
 		s := ex.delayedRW[i]
-		if !ex.rw || intersectsBlock(s, &b.rw) {
+		if !ex.rw || d.yield || intersectsBlock(s, &b.rw) {
 			ex.st.enabled.add(d.t)
 			continue
 		}
@@ -446,7 +455,73 @@ func (ex *explorer) boundary() *thread {
 		return ex.blk.thread
 	}
 	ex.endBlock(true)
+	if b := ex.cfg.FairBlocks; b > 0 && ex.blk.thread.consec >= b {
+		ex.giveWay(ex.blk.thread, true)
+	}
 	return ex.loop()
+}
+
+// Fairness. Go's scheduler preempts a goroutine that runs for long while
+// others are runnable, so an execution in which one goroutine runs forever
+// while another could run does not happen; a goroutine that waits for
+// another by polling without yielding (for sem.TryAcquire(1) {
+// sem.Release(1) }) relies on it. Depth-first exploration continues the
+// current goroutine first, so without a bound such a loop has an infinite
+// first path. A goroutine that has run Config.FairBlocks atomic blocks in a
+// row while another thread could run gives way: it is delayed until
+// another thread's block ends, and the explorer notes it. What is not
+// explored: that goroutine running more blocks in a row; a polling loop
+// repeats the same thing.
+
+// giveWay delays t until another thread's block ends; fair: because of
+// the fairness bound (the run notes it), not a second yield.
+func (ex *explorer) giveWay(t *thread, fair bool) {
+	ex.st.enabled.remove(t.idx)
+	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t.idx, yield: true})
+	ex.delayedRW = append(ex.delayedRW, nil)
+	if fair {
+		ex.r.gaveWay++
+	}
+}
+
+// yielded is runtime.Gosched: a block boundary, which also gives way.
+//
+// Go's Gosched lets the other goroutines run; a goroutine that waits for
+// another by polling (for !ready() { runtime.Gosched() }) relies on it. If
+// the yielding goroutine could always go on first, as after any boundary,
+// every such loop would have an infinite path in which the others never run
+// (and the exploration none of its end), which Go's scheduler never
+// produces. So a goroutine that yields while another thread could run is
+// explored going on (as after any boundary) only if it did not yield before
+// without another thread running a block since; otherwise it gives way:
+// it is delayed until another thread's block ends (CHESS's fair yield,
+// Musuvathi and Qadeer, PLDI 2008, with one unfair step allowed). What is
+// not explored: a goroutine that yields twice in a row, both times going on
+// while others wait; a polling loop does the same thing in each round.
+func (ex *explorer) yielded() *thread {
+	ex.reenableDelayed()
+	t := ex.blk.thread
+	if !ex.st.enabled.hasOther(t.idx) {
+		return t
+	}
+	again := t.yieldAt >= 0 && !ex.othersRanSince(t.idx, t.yieldAt)
+	ex.endBlock(true)
+	t.yieldAt = len(ex.path)
+	if fair := ex.cfg.FairBlocks > 0 && t.consec >= ex.cfg.FairBlocks; again || fair {
+		ex.giveWay(t, fair && !again)
+	}
+	return ex.loop()
+}
+
+// othersRanSince reports whether a thread other than t ran a block of the
+// path from depth from on.
+func (ex *explorer) othersRanSince(t int32, from int) bool {
+	for _, d := range ex.path[min(from, len(ex.path)):] {
+		if d.thread != t {
+			return true
+		}
+	}
+	return false
 }
 
 // park: "if (curThread does a wait()) move curThread from enabled set to wait

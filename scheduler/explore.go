@@ -296,6 +296,9 @@ func (d *driver) collect(r *run) {
 	for _, n := range r.notes {
 		d.Note(n)
 	}
+	if r.gaveWay > 0 {
+		d.Note(fmt.Sprintf("fairness: a goroutine that ran %d atomic blocks in a row while another could run was made to give way, as Go's scheduler preempts it; longer runs of one goroutine are not explored (-fair-blocks)", d.cfg.FairBlocks))
+	}
 	for _, w := range r.warnings {
 		if !d.warned[w] {
 			d.warned[w] = true

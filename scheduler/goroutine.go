@@ -44,7 +44,20 @@ func goAndJoin(f func()) {
 }
 
 // Goexit replaces runtime.Goexit.
-func Goexit() { runtime.Goexit() }
+func Goexit() {
+	goexiting()
+	runtime.Goexit()
+}
+
+// goexiting notes that the calling controlled goroutine is about to call
+// runtime.Goexit: its worker's goroutine ends with it (deferred calls may
+// still reach scheduling points, and a teardown may unwind them), so the
+// worker must not go back to the pool.
+func goexiting() {
+	if r := active.Load(); r != nil && r.cur != nil && r.cur.g == getg() {
+		r.cur.goexit = true
+	}
+}
 
 // Step is a scheduling event without an operation: the rewriter puts it on
 // loop back edges, so that a loop that touches no shared state still counts
@@ -72,9 +85,9 @@ func step() {
 	}
 }
 
-// Gosched replaces runtime.Gosched. The explorer already considers a switch
-// at every block boundary, so, like the thesis's tester for yield, it does
-// not switch: it only counts a step.
+// Gosched replaces runtime.Gosched: a block boundary at which the goroutine
+// gives way to the others when it yields twice in a row (see the explorer's
+// yielded), so that a loop polling with Gosched ends in every path.
 func Gosched() {
 	r, t := enter()
 	if r == nil {
@@ -82,4 +95,7 @@ func Gosched() {
 		return
 	}
 	r.event(t)
+	if r.multi {
+		r.transfer(t, r.point(t, ptYield))
+	}
 }

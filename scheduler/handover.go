@@ -176,6 +176,7 @@ func (e *enc) state(s *ebState) {
 	e.uint(uint64(len(s.delayed)))
 	for _, dt := range s.delayed {
 		e.int(int64(dt.t))
+		e.bool(dt.yield)
 		e.bool(dt.rw != nil)
 		if dt.rw != nil {
 			e.bool(dt.rw.unknownR)
@@ -200,7 +201,7 @@ func (d *dec) state() ebState {
 		s.enabled.w = append(s.enabled.w, d.uint())
 	}
 	for n := d.n(); n > 0 && d.err == nil; n-- {
-		dt := delayedThread{t: int32(d.int())}
+		dt := delayedThread{t: int32(d.int()), yield: d.bool()}
 		if d.bool() {
 			rw := &canonRW{unknownR: d.bool(), unknownW: d.bool()}
 			for m := d.n(); m > 0 && d.err == nil; m-- {

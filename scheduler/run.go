@@ -76,6 +76,9 @@ type thread struct {
 
 	started  bool
 	returned bool
+	goexit   bool // it called runtime.Goexit: its goroutine ends whatever else happens
+	yieldAt  int  // the path's length at its last runtime.Gosched (-1: none)
+	consec   int  // atomic blocks it ran in a row while another thread could run (exitblock.go's fairness)
 	gone     bool // the goroutine has finished
 	status   threadStatus
 	frozen   bool   // stopped by the step bound
@@ -198,6 +201,7 @@ type run struct {
 	mapHB     map[mapKey]*eraser.Clock // happens-before of sync.Map keys (race.go)
 	warnings  []string
 	notes     []string // for -v: what the result's Notes say (unprotected locations)
+	gaveWay   int      // threads made to give way by the fairness bound
 	unprot    int      // the detector's unprotected locations already noted
 	internal  string
 	skipped   bool
@@ -245,6 +249,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.bound = checkpoint.NoStop
 	r.warnings = r.warnings[:0]
 	r.notes = r.notes[:0]
+	r.gaveWay = 0
 	r.unprot = 0
 	r.internal = ""
 	r.skipped, r.failed = false, false
@@ -267,7 +272,7 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 		t = new(thread)
 		r.spare = append(r.spare, t)
 	}
-	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
+	t.r, t.idx, t.parent, t.fn, t.onObj, t.yieldAt = r, int32(len(r.threads)), parent, fn, -1, -1
 	if !r.multi && len(r.threads) > 0 {
 		r.multi = true
 		r.multiA.Store(true)
@@ -389,6 +394,7 @@ const (
 	ptExit                      // the thread died
 	ptSpawn                     // the thread started a goroutine
 	ptFreeze                    // the thread exceeded the step bound
+	ptYield                     // runtime.Gosched: a boundary that gives way (exitblock.go)
 )
 
 // point is called at every place where an atomic block may end. It returns
@@ -670,7 +676,7 @@ func (t *thread) finish() {
 	defer r.guard(t)
 	if r.dead.Load() {
 		t.gone = true
-		if t.returned || p != nil {
+		if t.returned || p != nil && !t.goexit {
 			putWorker(t.w) // unwound by a teardown panic or returned: reusable
 		}
 		r.ack <- struct{}{}
@@ -686,7 +692,9 @@ func (t *thread) finish() {
 			r.panicked(t, p, stack)
 		}
 		t.gone = true
-		putWorker(t.w)
+		if !t.goexit {
+			putWorker(t.w)
+		}
 		r.end(endFailure)
 		return
 	}
@@ -711,7 +719,9 @@ func (r *run) guard(t *thread) {
 		// Torn down while the scheduler was handling its end (it had
 		// stopped for a divergence or a bound).
 		t.gone = true
-		putWorker(t.w)
+		if !t.goexit {
+			putWorker(t.w)
+		}
 		r.ack <- struct{}{}
 		return
 	}
@@ -778,13 +788,22 @@ func (r *run) endPath() {
 func (r *run) tooManySteps(t *thread) {
 	t.frozen = true
 	pos := callerPos(3)
-	// A finding (a goroutine that never terminates is a bug go test
-	// hangs on), and a bound: what the goroutine would do next is not
-	// explored.
+	// A bound: what the goroutine would do next is not explored. And a
+	// finding (a goroutine that never terminates is a bug go test hangs
+	// on), unless another goroutine could have run meanwhile: Go's
+	// scheduler would have run it, and it may be what the loop waits for.
 	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
+	if r.exploring && (r.ex.st.enabled.hasOther(t.idx) || len(r.ex.st.delayed) > 0) {
+		next := r.point(t, ptFreeze)
+		if next == t {
+			r.internalError(t, "a frozen goroutine was scheduled")
+		}
+		r.transfer(t, next)
+		t.sleep()
+	}
 	r.addFinding(&Finding{Kind: KindNonTermination, Pos: pos,
 		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps): it may not terminate", t.id(), r.cfg.MaxSteps),
-		Goroutines: []Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+pos)
+		Goroutines: []Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+funcSite(t.fn))
 	next := r.point(t, ptFreeze)
 	if next == t {
 		r.internalError(t, "a frozen goroutine was scheduled")

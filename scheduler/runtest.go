@@ -41,7 +41,8 @@ type RunConfig struct {
 	SyncDeps     *bool    `json:"sync_deps,omitempty"`
 	Race         string   `json:"race,omitempty"` // hb (default; "hybrid" is read as hb), lockset, off
 	MaxSchedules int      `json:"max_schedules,omitempty"`
-	MaxSteps     *int64   `json:"max_steps,omitempty"` // nil: the default; 0: no bound
+	MaxSteps     *int64   `json:"max_steps,omitempty"`   // nil: the default; 0: no bound
+	FairBlocks   *int     `json:"fair_blocks,omitempty"` // nil: the default; 0: no bound
 	TimeoutSec   float64  `json:"timeout_s,omitempty"`
 	Stop         bool     `json:"stop,omitempty"`
 	WatchdogSec  *float64 `json:"watchdog_s,omitempty"`  // nil: the default; 0: none
@@ -80,6 +81,9 @@ func (rc RunConfig) Config() (Config, error) {
 	cfg.MaxSchedules = rc.MaxSchedules
 	if rc.MaxSteps != nil {
 		cfg.MaxSteps = *rc.MaxSteps
+	}
+	if rc.FairBlocks != nil {
+		cfg.FairBlocks = *rc.FairBlocks
 	}
 	cfg.Timeout = time.Duration(rc.TimeoutSec * float64(time.Second))
 	cfg.Stop = rc.Stop
@@ -199,6 +203,39 @@ func startParentWatch() {
 	}()
 }
 
+// subprocess reports whether this test binary was started by a test (a
+// test that runs its own binary to watch it crash, as go test would run
+// it), not by the xbtest command: it inherited the command's environment.
+// Such a process runs its tests once, natively, as go test does.
+func subprocess() bool {
+	p := os.Getenv("XBTEST_PARENT")
+	return p != "" && p != strconv.Itoa(os.Getppid())
+}
+
+// runNative runs a rewritten test body once, with no execution under way:
+// every hook behaves as the operation it replaces, and the test's failures
+// and log go to t, as under go test.
+func runNative(t *testing.T, body func(*T)) {
+	t.Helper()
+	tt := newT(nil, t.Name(), nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer tt.runCleanups()
+		body(tt)
+	}()
+	<-done
+	for _, l := range tt.logs {
+		t.Log(l)
+	}
+	switch {
+	case tt.skipped && !tt.failed:
+		t.SkipNow()
+	case tt.failed:
+		t.FailNow()
+	}
+}
+
 // skipped reports whether an earlier process of this run explored the test.
 func skippedEarlier(name string) bool {
 	s := os.Getenv("XBTEST_SKIP")
@@ -221,6 +258,10 @@ func RunTest(t *testing.T, body func(*T)) {
 	watchParent.Do(startParentWatch)
 	if skippedEarlier(t.Name()) {
 		t.SkipNow()
+	}
+	if subprocess() {
+		runNative(t, body)
+		return
 	}
 	var rc RunConfig
 	if s := os.Getenv("XBTEST_CONFIG"); s != "" {

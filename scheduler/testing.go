@@ -92,6 +92,7 @@ func (t *T) Failed() bool { return t.failed }
 func (t *T) FailNow() {
 	t.Fail()
 	t.failNow = true
+	goexiting()
 	runtime.Goexit()
 }
 
@@ -164,6 +165,7 @@ func (t *T) SkipNow() {
 		t.r.skipped = true
 	}
 	t.failNow = true
+	goexiting()
 	runtime.Goexit()
 }
 

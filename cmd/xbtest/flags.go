@@ -27,6 +27,7 @@ type options struct {
 	granularity  string
 	maxSchedules int
 	maxSteps     int64
+	fairBlocks   int
 	timeout      time.Duration
 	stop         bool
 	out          string
@@ -64,6 +65,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.granularity, "granularity", "sync", "block boundaries: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
 	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")
 	fs.Int64Var(&o.maxSteps, "max-steps", 1000000, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
+	fs.IntVar(&o.fairBlocks, "fair-blocks", 100, "fairness: a goroutine that runs this many atomic blocks in a row while another goroutine could run gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop exploring a test after this long (0: no bound)")
 	fs.BoolVar(&o.stop, "stop", false, "stop exploring a test at its first finding")
 	fs.StringVarP(&o.out, "o", "o", "xbtest-out", "directory for schedule files")
@@ -155,7 +157,7 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if _, err := checkpoint.Parse(o.checkpoint); err != nil {
 		return nil, err
 	}
-	if o.maxSchedules < 0 || o.maxSteps < 0 || o.timeout < 0 || o.watchdog < 0 {
+	if o.maxSchedules < 0 || o.maxSteps < 0 || o.fairBlocks < 0 || o.timeout < 0 || o.watchdog < 0 {
 		return nil, errors.New("bounds must not be negative")
 	}
 	return o, nil
@@ -163,13 +165,14 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 
 // runConfig is the exploration settings passed to the test binary.
 func (o *options) runConfig() scheduler.RunConfig {
-	sd, steps, wd := o.syncDeps, o.maxSteps, o.watchdog.Seconds()
+	sd, steps, wd, fair := o.syncDeps, o.maxSteps, o.watchdog.Seconds(), o.fairBlocks
 	return scheduler.RunConfig{
 		Algorithm:    o.algo,
 		SyncDeps:     &sd,
 		Race:         o.race,
 		MaxSchedules: o.maxSchedules,
 		MaxSteps:     &steps,
+		FairBlocks:   &fair,
 		TimeoutSec:   o.timeout.Seconds(),
 		Stop:         o.stop,
 		WatchdogSec:  &wd,

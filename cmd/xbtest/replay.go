@@ -35,6 +35,10 @@ func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *z
 	if o.race == "" {
 		o.race = "hb"
 	}
+	o.fairBlocks = 100
+	if f.FairBlocks != nil {
+		o.fairBlocks = *f.FairBlocks
+	}
 	switch o.memory, o.granularity = f.Memory, f.Granularity; o.memory {
 	case "":
 		o.memory = "sc"

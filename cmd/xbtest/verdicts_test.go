@@ -229,7 +229,8 @@ func TestNoSilentPass(t *testing.T) {
 	dir := writeModule(t, verdictModule)
 	out := t.TempDir()
 	start := time.Now()
-	status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "-timeout", "1s", "-max-steps", "5000", "-max-schedules", "50", "./...")
+	status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "-timeout", "1s", "-max-steps", "5000", "-max-schedules", "50",
+		"./osexit", "./spin", "./bounded", "./leakeach", "./logafter", "./alone", "./notests")
 	elapsed := time.Since(start)
 	if status != exitFindings {
 		t.Errorf("status %d, want 1", status)
@@ -292,15 +293,18 @@ func TestNoSilentPass(t *testing.T) {
 	if s := sum("alone/TestNext"); s["complete"] != true {
 		t.Errorf("TestNext after a test that was killed: %v", s)
 	}
-	// A long schedule is stopped in the middle, at the bound.
-	if s := sum("long/TestLongSchedule"); s["bound"] != "time" || s["elapsed_s"].(float64) > 2.5 {
-		t.Errorf("TestLongSchedule: %v, want stopped at about 1s", s)
-	}
 	if ev.packages["notests"] != "no test files" || ev.packages["osexit"] != "FAIL" || ev.packages["bounded"] != "ok" {
 		t.Errorf("package results %v", ev.packages)
 	}
 	// Building takes a few seconds a package; exploring is bounded.
 	t.Logf("the run took %v", elapsed)
+
+	// A long schedule is stopped in the middle, at the bound.
+	status, stdout, _ = runIn(t, dir, "-json", "-o", out, "-timeout", "1s", "-max-steps", "0", "./long")
+	ev = parseVerdicts(t, stdout)
+	if s := sum("long/TestLongSchedule"); status != exitOK || s["bound"] != "time" || s["elapsed_s"].(float64) > 2.5 || s["schedules"] != 0.0 {
+		t.Errorf("TestLongSchedule: status %d, %v; want stopped at about 1s in its first schedule", status, s)
+	}
 }
 
 func TestBadRunAndOut(t *testing.T) {
