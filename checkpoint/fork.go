@@ -131,6 +131,8 @@ func (f *Fork) Explore(t Target) {
 		f.exploreAuto(t)
 		return
 	}
+	nameFinal()
+	defer dropFinal()
 	restore := gcOffForFork()
 	c, _, err := forkZygote(false)
 	if c != nil || err != nil {
@@ -173,6 +175,8 @@ func (f *Fork) awaitZygote(t Target, z *child) {
 // auto forks only for the tests that need it.
 func (f *Fork) exploreAuto(t Target) {
 	f.forkCost, f.pageCost = forkCost()
+	nameFinal()
+	defer dropFinal()
 	restore := gcOffForFork()
 	z, ctl, err := forkZygote(true)
 	if z != nil || err != nil {
@@ -303,7 +307,7 @@ func (f *Fork) runChild(t Target, n int) {
 			break
 		}
 	}
-	leave(t.Save())
+	leaveStopped(t.Save())
 }
 
 // collect waits for a child and merges what it hands back. A child that
@@ -312,6 +316,18 @@ func (f *Fork) runChild(t Target, n int) {
 // exploring: exploration stops, incomplete.
 func (f *Fork) collect(t Target, c *child) bool {
 	o := c.wait(f.stall, t.Alive)
+	if state, ok := finalState(); ok {
+		// Stopped, and the process that stopped wrote its state (stop.go):
+		// a snapshot leaves at once; the zygote takes the state.
+		if f.parentDepth >= 0 {
+			syscall.Exit(0)
+		}
+		if err := t.Load(state); err != nil {
+			t.Fail("checkpoint: " + err.Error())
+			return false
+		}
+		return true
+	}
 	if !o.ok() || len(o.data) == 0 {
 		t.Fail(fmt.Sprintf("checkpoint: a forked child (pid %d) %s before handing back its results; the schedules it was exploring are lost", c.pid, o))
 		return false
@@ -368,7 +384,7 @@ func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 		ok := f.collect(t, c)
 		first = false
 		if !ok || t.Next() < d {
-			leave(t.Save())
+			leaveStopped(t.Save())
 		}
 	}
 }

@@ -70,6 +70,7 @@ type shared struct {
 	copied    atomic.Int64  // and the pages they wrote (their page faults)
 	pageCost  atomic.Int64  // a page written in a child, as measureFork's child timed it
 	stop      atomic.Int32  // a Stop request (stop.go)
+	final     atomic.Int32  // after a Stop: 1 while the process that stopped writes its state to finalPath, 2 once it has
 }
 
 var shm *shared
@@ -412,11 +413,23 @@ func (c *child) wait(stall time.Duration, alive func()) outcome {
 	lastBeat, lastCPU, since := shm.beat.Load(), int64(-1), time.Now()
 	beatAt := since
 	for {
-		ready, err := pollIn(c.rd, time.Second)
+		stopping := StopRequested() != NoStop
+		poll := time.Second
+		if stopping {
+			poll = 100 * time.Millisecond
+		}
+		ready, err := pollIn(c.rd, poll)
 		if err != nil && err != syscall.EINTR {
 			break
 		}
 		orphaned()
+		if stopping && self.level >= 2 && shm.final.Load() == 2 {
+			// A stop, and the process that stopped wrote the state the
+			// zygote needs (stop.go): a process between them has nothing
+			// to hand up. All of them leave at once, rather than one
+			// after the other as their children do.
+			syscall.Exit(0)
+		}
 		if ready {
 			n, err := syscall.Read(c.rd, buf)
 			if err == syscall.EINTR || err == syscall.EAGAIN {

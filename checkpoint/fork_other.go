@@ -14,7 +14,7 @@ const forkSupported = false
 
 type shared struct {
 	forks, snapshots, hangs, left, copied counter
-	stop                                  flag
+	stop, final                           flag
 }
 
 type counter struct{}

@@ -297,7 +297,7 @@ func (d *driver) collect(r *run) {
 		d.Note(n)
 	}
 	if r.gaveWay > 0 {
-		d.Note(fmt.Sprintf("fairness: a goroutine that ran %d atomic blocks in a row while another could run was made to give way, as Go's scheduler preempts it; longer runs of one goroutine are not explored (-fair-blocks)", d.cfg.FairBlocks))
+		d.Note(fmt.Sprintf("fairness: a goroutine that polled (%d atomic blocks in a row ending at the same synchronization objects while another goroutine could run) was made to give way, as Go's scheduler preempts it; longer runs of it are not explored (-fair-blocks)", d.cfg.FairBlocks))
 	}
 	for _, w := range r.warnings {
 		if !d.warned[w] {

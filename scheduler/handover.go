@@ -283,12 +283,20 @@ func (d *driver) Save() []byte {
 	var e enc
 	e.uint(handoverMagic)
 	keep := min(ex.low, len(ex.stack))
-	e.uint(uint64(keep))
-	e.uint(uint64(len(ex.stack) - keep))
-	for i := keep; i < len(ex.stack); i++ {
-		e.branch(&ex.stack[i])
+	pushed := ex.stack[keep:]
+	path := ex.path
+	if d.over {
+		// Exploration is over (done, or stopped at a bound): what is left
+		// to explore does not matter, and a chain of snapshot processes
+		// hands the state up once per process.
+		keep, pushed, path = 0, nil, nil
 	}
-	e.decisions(ex.path)
+	e.uint(uint64(keep))
+	e.uint(uint64(len(pushed)))
+	for i := range pushed {
+		e.branch(&pushed[i])
+	}
+	e.decisions(path)
 	e.branch(&ex.start)
 	e.bool(ex.done)
 	e.bool(ex.triedAll)

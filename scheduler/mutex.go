@@ -76,6 +76,7 @@ func (r *run) syncEnter(addr unsafe.Pointer, always bool) {
 		r.ex.access(uintptr(addr), 1, true)
 	}
 	r.ex.observe()
+	r.ex.blk.lastObj = uintptr(addr)
 }
 
 // dataAccess records a read or write of data the operation itself touches
@@ -83,6 +84,7 @@ func (r *run) syncEnter(addr unsafe.Pointer, always bool) {
 func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 	if r.exploring {
 		r.ex.access(uintptr(addr), size, write || r.cfg.SyncDeps)
+		r.ex.blk.lastObj = uintptr(addr)
 	}
 }
 

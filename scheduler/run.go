@@ -78,14 +78,18 @@ type thread struct {
 	returned bool
 	goexit   bool // it called runtime.Goexit: its goroutine ends whatever else happens
 	yieldAt  int  // the path's length at its last runtime.Gosched (-1: none)
-	consec   int  // atomic blocks it ran in a row while another thread could run (exitblock.go's fairness)
-	gone     bool // the goroutine has finished
-	status   threadStatus
-	frozen   bool   // stopped by the step bound
-	on       string // what a waiting thread waits for, for reports
-	onObj    int32  // the object it waits on (-1: none)
-	steps    int64
-	allocs   int32 // heap objects registered so far (names them, see location.go)
+	// fairness (exitblock.go): the objects its last blocks ended at, and
+	// how many blocks in a row ended at one of them
+	recent  [4]uintptr
+	recentN int
+	repeats int
+	gone    bool // the goroutine has finished
+	status  threadStatus
+	frozen  bool   // stopped by the step bound
+	on      string // what a waiting thread waits for, for reports
+	onObj   int32  // the object it waits on (-1: none)
+	steps   int64
+	allocs  int32 // heap objects registered so far (names them, see location.go)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState

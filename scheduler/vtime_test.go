@@ -540,7 +540,7 @@ func TestPollingTheClockIsStoppedByTheStepBound(t *testing.T) {
 		for start := xb.TimeNow(); xb.TimeSince(start) < time.Second; {
 		}
 	}, cfg)
-	if res.Complete || res.Bound != "steps" || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "goroutine T0 exceeded 1000 scheduling steps") {
+	if res.Complete || res.Bound != "steps" || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "goroutine T0 was stopped after 1000 scheduling steps") {
 		t.Errorf("complete=%v bound=%q warnings=%q internal=%q", res.Complete, res.Bound, res.Warnings, res.Internal)
 	}
 }

@@ -65,7 +65,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.granularity, "granularity", "sync", "block boundaries: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
 	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")
 	fs.Int64Var(&o.maxSteps, "max-steps", 1000000, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
-	fs.IntVar(&o.fairBlocks, "fair-blocks", 100, "fairness: a goroutine that runs this many atomic blocks in a row while another goroutine could run gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
+	fs.IntVar(&o.fairBlocks, "fair-blocks", 100, "fairness: a goroutine that polls (this many atomic blocks in a row ending at the same synchronization objects while another goroutine could run) gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop exploring a test after this long (0: no bound)")
 	fs.BoolVar(&o.stop, "stop", false, "stop exploring a test at its first finding")
 	fs.StringVarP(&o.out, "o", "o", "xbtest-out", "directory for schedule files")

@@ -160,8 +160,9 @@ type binRun struct {
 }
 
 // grace is how long a test may overrun -timeout (its exploration stops at
-// the bound, then describes its findings) before its process is killed.
-const grace = 2 * time.Second
+// the bound, then describes its findings; a fork tree unwinds) before its
+// process is killed.
+const grace = 3 * time.Second
 
 // runBinary runs the test binary once; tests in skip were explored by an
 // earlier process. It calls done for each test that finished, and for the
@@ -189,6 +190,7 @@ func runBinary(ctx context.Context, bin string, p instrument.Package, o *options
 		"XBTEST_PROGRESS="+prog,
 		"XBTEST_STOP="+stopFile,
 		"XBTEST_SKIP="+string(skipJSON),
+		"XBTEST_TMPDIR="+tmp,
 		"XBTEST_PARENT="+strconv.Itoa(os.Getpid()),
 	)
 	cmd.SysProcAttr = goTestProcAttr()
