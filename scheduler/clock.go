@@ -180,6 +180,62 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 	return true
 }
 
+// testReturned reports whether the test goroutine has returned: the test
+// is over and virtual time stops (see the explorer's loop).
+func (r *run) testReturned() bool {
+	return len(r.threads) > 0 && r.threads[0].status == stExited
+}
+
+// timerWakes reports whether a pending timer would wake t: it sleeps, or
+// waits on a timer's channel or on the Done channel of a context with a
+// deadline. Such a goroutine, left behind when the test returns, is not
+// blocked forever.
+func (r *run) timerWakes(t *thread) bool {
+	waits := func(m *chanState) bool {
+		if m == nil {
+			return false
+		}
+		for _, sg := range m.recvq {
+			if sg.t == t && sg.live() {
+				return true
+			}
+		}
+		return false
+	}
+	var ctxWaits func(c *vctx) bool
+	ctxWaits = func(c *vctx) bool {
+		if c == nil {
+			return false
+		}
+		if waits(c.m) {
+			return true
+		}
+		for _, k := range c.children {
+			if ctxWaits(k) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tm := range r.clock.pending {
+		switch tm.kind {
+		case tkSleep:
+			if tm.t == t {
+				return true
+			}
+		case tkChan:
+			if waits(tm.m) {
+				return true
+			}
+		case tkCtx:
+			if ctxWaits(tm.ctx) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // catchUp ticks in a replayed prefix until goroutine n can run (see the
 // comment at the top).
 func (r *run) catchUp(t *thread, n int32) {

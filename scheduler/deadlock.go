@@ -192,6 +192,9 @@ func (r *run) checkStuck() {
 				g.Pos = firstUserPos([]uintptr{b.pc})
 			}
 		} else if t.status == stWaiting {
+			if t0done && r.timerWakes(t) {
+				continue // a timer will wake it: alive, as after go test
+			}
 			g.State, g.On = "waiting", t.on
 		} else {
 			r.internal = fmt.Sprintf("internal error: at the end of a path goroutine %s is runnable but neither enabled, delayed nor blocked", t.id())

@@ -324,7 +324,12 @@ func enter() (*run, *thread) {
 func runtimeOwned() bool {
 	buf := make([]byte, 64<<10)
 	buf = buf[:runtime.Stack(buf, false)]
-	return bytes.Contains(buf, []byte("runtime.runfinq")) || bytes.Contains(buf, []byte("runtime.runCleanups"))
+	for _, fn := range []string{"runtime.runFinalizers(", "runtime.runfinq(", "runtime.runCleanups("} {
+		if bytes.Contains(buf, []byte("\n"+fn)) {
+			return true
+		}
+	}
+	return false
 }
 
 // foreign handles a hook called by a goroutine that is not the running

@@ -1,0 +1,198 @@
+package scheduler_test
+
+// Shapes of real library test suites that exploration must get right:
+// each was seen wrong on golang.org/x/sync, go-cache or the like (see
+// cmd/xbtest's real-world panel).
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	xb "github.com/xbtest/xbtest/scheduler"
+)
+
+// A goroutine that calls runtime.Goexit from a function whose deferred
+// calls then wait for a lock another goroutine holds (singleflight's
+// TestGoexitDo): the block is abandoned mid-Goexit, and the worker whose
+// goroutine Goexit ends must not run a later goroutine.
+func TestGoexitInsideContendedDefer(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.Watchdog = 2 * time.Second
+	res := xb.Explore("goexit", func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		var wg xb.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			xb.Go(func() {
+				defer wg.Done()
+				defer func() {
+					mu.Lock()
+					mu.Unlock()
+				}()
+				mu.Lock()
+				mu.Unlock()
+				xb.Goexit()
+			})
+		}
+		wg.Wait()
+	}, cfg)
+	if res.Internal != "" || !res.Complete || len(res.Findings) != 0 || res.Schedules < 10 {
+		t.Fatalf("complete=%v schedules=%d findings=%v internal=%q", res.Complete, res.Schedules, res.Findings, res.Internal)
+	}
+}
+
+// A goroutine that polls another with runtime.Gosched (x/sync/semaphore's
+// TestAllocCancelDoesntStarve): every path ends, with no finding.
+func TestGoschedPollingEnds(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	res := xb.Explore("gosched", func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		queued := xb.New(new(int))
+		done := xb.MakeChan[bool](0)
+		xb.Go(func() {
+			mu.Lock()
+			wr(queued, 1)
+			mu.Unlock()
+			xb.Send(done, true)
+		})
+		for {
+			mu.Lock()
+			q := rd(queued)
+			mu.Unlock()
+			if q == 1 {
+				break
+			}
+			xb.Gosched()
+		}
+		xb.Recv(done)
+	}, cfg)
+	if res.Internal != "" || !res.Complete || len(res.Findings) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("complete=%v schedules=%d findings=%v warnings=%q internal=%q", res.Complete, res.Schedules, res.Findings, res.Warnings, res.Internal)
+	}
+}
+
+// A goroutine that polls without yielding (x/sync/semaphore's
+// TestWeightedAcquireCanceled: for sem.TryAcquire(1) { sem.Release(1) }):
+// Go's scheduler preempts it, so the fairness bound makes it give way,
+// every path ends, and it is no finding.
+func TestBusyPollingGivesWay(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	res := xb.Explore("poll", func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		queued := xb.New(new(int))
+		done := xb.MakeChan[bool](0)
+		xb.Go(func() {
+			for {
+				mu.Lock() // TryAcquire
+				q := rd(queued)
+				mu.Unlock()
+				if q == 1 {
+					break
+				}
+				mu.Lock() // Release
+				mu.Unlock()
+			}
+			xb.Send(done, true)
+		})
+		mu.Lock()
+		wr(queued, 1) // the other side queues for good
+		mu.Unlock()
+		xb.Recv(done)
+	}, cfg)
+	if res.Internal != "" || !res.Complete || len(res.Findings) != 0 {
+		t.Fatalf("complete=%v bound=%q schedules=%d findings=%v internal=%q", res.Complete, res.Bound, res.Schedules, res.Findings, res.Internal)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "fairness: a goroutine that polled") {
+		t.Errorf("notes %q: the give-way is not said", res.Notes)
+	}
+	// Without the bound the first path polls until the step bound.
+	cfg.FairBlocks = 0
+	cfg.MaxSteps = 2000
+	cfg.MaxSchedules = 1
+	res = xb.Explore("poll", func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		done := xb.MakeChan[bool](0)
+		xb.Go(func() {
+			for range 100000 {
+				mu.Lock()
+				mu.Unlock()
+			}
+			xb.Send(done, true)
+		})
+		xb.Recv(done)
+	}, cfg)
+	if res.Complete || res.Bound == "" {
+		t.Errorf("-fair-blocks 0: complete=%v bound=%q", res.Complete, res.Bound)
+	}
+}
+
+// A goroutine started anew in every schedule, and leaked, under another
+// name each time: one finding.
+func TestLeakNamedByItsGoStatement(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	res := xb.Explore("leak", func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		var wg xb.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			xb.Go(func() {
+				defer wg.Done()
+				mu.Lock()
+				mu.Unlock()
+				xb.Go(func() { xb.Recv(xb.MakeChan[int](0)) })
+			})
+		}
+		wg.Wait()
+	}, cfg)
+	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+		t.Fatalf("findings %v, want one leak", res.Findings)
+	}
+	if f := res.Findings[0]; f.Count > res.Schedules+res.Aborted {
+		t.Errorf("seen in %d executions of %d", f.Count, res.Schedules+res.Aborted)
+	}
+}
+
+// A goroutine left looping on a ticker when the test returns (go-cache's
+// janitor): the test is over, time stops, and it is no finding.
+func TestTickerLeftBehindIsNoFinding(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 10000
+	res := xb.Explore("janitor", func(t *xb.T) {
+		stop := xb.MakeChan[bool](0)
+		xb.Go(func() {
+			tk := xb.TimeNewTicker(time.Minute)
+			for {
+				if i, _ := xb.Select(false, xb.RecvCase(tk.C, nil), xb.RecvCase(stop, nil)); i == 1 {
+					return
+				}
+			}
+		})
+	}, cfg)
+	if len(res.Findings) != 0 || !res.Complete || res.Internal != "" {
+		t.Fatalf("findings %v complete=%v warnings=%q internal=%q", res.Findings, res.Complete, res.Warnings, res.Internal)
+	}
+	// Blocked on the channel alone, it is a leak.
+	res = xb.Explore("blocked", func(t *xb.T) {
+		stop := xb.MakeChan[bool](0)
+		xb.Go(func() { xb.Recv(stop) })
+	}, cfg)
+	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+		t.Fatalf("findings %v, want a leak", res.Findings)
+	}
+}
+
+// A goroutine that logs after its test completed panics, as under go test.
+func TestLogAfterTheTestPanics(t *testing.T) {
+	res := xb.Explore("log", func(t *xb.T) {
+		done := xb.MakeChan[bool](1)
+		xb.Go(func() {
+			xb.Recv(done)
+			t.Logf("late")
+		})
+		xb.Send(done, true)
+	}, xb.DefaultConfig())
+	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindPanic || !strings.Contains(res.Findings[0].Message, "Log in goroutine after log has completed: late") {
+		t.Fatalf("findings %v", res.Findings)
+	}
+}
