@@ -5,30 +5,14 @@ import (
 	"unsafe"
 )
 
-// objHeader is the per-execution part of a synchronization object that is
-// not a lock: it is reset when an execution first touches the object.
-type objHeader struct {
-	epoch uint64
-	id    int32
-}
-
-// fresh reports whether the object was untouched in this execution (and
-// marks it touched).
-func (h *objHeader) fresh(r *run) bool {
-	if h.epoch == r.epoch {
-		return false
-	}
-	h.epoch, h.id = r.epoch, r.newObj()
-	return true
-}
-
-// Cond is a drop-in replacement for sync.Cond.
+// Cond is a drop-in replacement for sync.Cond, of the same size. L comes
+// first, as in sync.Cond; its state during an execution is in the run's
+// tables (syncstate.go).
 type Cond struct {
-	L       sync.Locker
-	h       objHeader
-	waiters []*thread // FIFO, as Go's notify list
-	nonce   sync.Once
-	native  *sync.Cond
+	L      sync.Locker
+	native *sync.Cond // for use outside any execution, made on first use
+	nonce  sync.Once
+	_      [20]byte // sync.Cond's size
 }
 
 // NewCond returns a new Cond with Locker l.
@@ -39,19 +23,14 @@ func (c *Cond) nat() *sync.Cond {
 	return c.native
 }
 
-func (c *Cond) state(r *run) {
-	if c.h.fresh(r) {
-		c.waiters = nil
-	}
-}
 
 // lockOf returns the model of c.L if it is one of the scheduler's locks.
 func (c *Cond) lockOf(r *run) (*lockState, bool) {
 	switch l := c.L.(type) {
 	case *Mutex:
-		return l.l.state(r, false, unsafe.Pointer(l)), true
+		return r.lockOf(unsafe.Pointer(l), false), true
 	case *RWMutex:
-		return l.l.state(r, true, unsafe.Pointer(l)), true
+		return r.lockOf(unsafe.Pointer(l), true), true
 	}
 	return nil, false
 }
@@ -67,30 +46,31 @@ func (c *Cond) Wait() {
 		return
 	}
 	r.event(t)
-	c.state(r)
+	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)
-	c.waiters = append(c.waiters, t)
+	s.waiters = append(s.waiters, t)
 	if l, ok := c.lockOf(r); ok {
-		if l.writer != t || l.pending {
+		// c.L.Unlock: as in Go, whoever locked it (mutexes have no owner).
+		if l.writer == nil || l.pending {
 			r.fatal(t, "sync: unlock of unlocked mutex")
 		}
 		r.releaseWriter(t, l)
 		if r.exploring {
 			r.ex.lockReleased(l.id)
 		}
-		r.parkHere(t, "cond", c.h.id)
+		r.parkHere(t, "cond", s.id)
 	} else {
 		c.L.Unlock()
-		if c.isWaiting(t) {
+		if s.isWaiting(t) {
 			r.event(t)
-			r.parkHere(t, "cond", c.h.id)
+			r.parkHere(t, "cond", s.id)
 		}
 	}
 	c.L.Lock()
 }
 
-func (c *Cond) isWaiting(t *thread) bool {
-	for _, w := range c.waiters {
+func (s *condState) isWaiting(t *thread) bool {
+	for _, w := range s.waiters {
 		if w == t {
 			return true
 		}
@@ -117,19 +97,19 @@ func (c *Cond) Signal() {
 		return
 	}
 	r.event(t)
-	c.state(r)
+	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)
-	if len(c.waiters) == 0 {
+	if len(s.waiters) == 0 {
 		return
 	}
-	opts := make([]int32, len(c.waiters))
-	for i, w := range c.waiters {
+	opts := make([]int32, len(s.waiters))
+	for i, w := range s.waiters {
 		opts[i] = w.idx
 	}
 	pick := r.choice(t, opts)
-	for i, w := range c.waiters {
+	for i, w := range s.waiters {
 		if w.idx == pick {
-			c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
 			r.wakeUp(w, c.relock(r))
 			return
 		}
@@ -144,10 +124,10 @@ func (c *Cond) Broadcast() {
 		return
 	}
 	r.event(t)
-	c.state(r)
+	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)
-	ws := c.waiters
-	c.waiters = nil
+	ws := s.waiters
+	s.waiters = nil
 	for _, w := range ws {
 		r.wakeUp(w, c.relock(r))
 	}

@@ -40,7 +40,7 @@ func (r *run) reverseLockChain(t *thread, l *lockState, mode string) {
 				continue
 			}
 			visited[o] = true
-			if ll := o.lastLock; ll != nil && ll.epoch == r.epoch {
+			if ll := o.lastLock; ll != nil {
 				chain = append(chain, o)
 				if walk(ll) {
 					return true

@@ -208,7 +208,7 @@ func (h *hasher) value(v reflect.Value) uint64 {
 		own := t.PkgPath() == schedulerPkg
 		for i := range v.NumField() {
 			f := v.Field(i)
-			if own && f.Type().PkgPath() != "sync/atomic" && t.Field(i).Tag.Get("xbtest") != "state" {
+			if tag := t.Field(i).Tag.Get("xbtest"); own && (tag == "-" || f.Type().PkgPath() != "sync/atomic" && tag != "state") {
 				continue // the scheduler's bookkeeping; only atomics' values and the program's data count
 			}
 			x = mix(x, h.value(f))

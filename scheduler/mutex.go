@@ -6,10 +6,8 @@ import (
 )
 
 // lockState is the scheduler's model of a Mutex or RWMutex during one
-// execution. It lives inside the user's Mutex value and is reset when an
-// execution first touches it (its epoch is stale).
+// execution (see syncstate.go).
 type lockState struct {
-	epoch   uint64
 	id      int32 // names the lock in the explorer's block sets
 	rw      bool
 	tried   int8 // 1: some TryLock observes this lock, 2: none does, 0: not known yet
@@ -22,13 +20,6 @@ type lockState struct {
 type readHold struct {
 	t *thread
 	n int32
-}
-
-func (l *lockState) state(r *run, rw bool, addr unsafe.Pointer) *lockState {
-	if l.epoch != r.epoch {
-		*l = lockState{epoch: r.epoch, id: r.newObj(), rw: rw, addr: addr}
-	}
-	return l
 }
 
 func (r *run) newObj() int32 { r.nobj++; return r.nobj }
@@ -198,9 +189,8 @@ func (r *run) lockExit(t *thread, l *lockState) {
 	r.yield(t)
 }
 
-// Mutex is a drop-in replacement for sync.Mutex.
+// Mutex is a drop-in replacement for sync.Mutex, of the same size.
 type Mutex struct {
-	l      lockState
 	native sync.Mutex
 }
 
@@ -212,7 +202,7 @@ func (m *Mutex) Lock() {
 		return
 	}
 	r.event(t)
-	l := m.l.state(r, false, unsafe.Pointer(m))
+	l := r.lockOf(unsafe.Pointer(m), false)
 	r.syncEnter(unsafe.Pointer(m), false)
 	if l.writer != nil {
 		r.acquireFailed(t, l, "Lock")
@@ -230,7 +220,7 @@ func (m *Mutex) TryLock() bool {
 		return m.native.TryLock()
 	}
 	r.event(t)
-	l := m.l.state(r, false, unsafe.Pointer(m))
+	l := r.lockOf(unsafe.Pointer(m), false)
 	// The outcome observes the lock, so the attempt is a write to it even
 	// without -sync-deps.
 	r.syncEnter(unsafe.Pointer(m), true)
@@ -253,7 +243,7 @@ func (m *Mutex) Unlock() {
 		return
 	}
 	r.event(t)
-	l := m.l.state(r, false, unsafe.Pointer(m))
+	l := r.lockOf(unsafe.Pointer(m), false)
 	if l.writer == nil {
 		r.fatal(t, "sync: unlock of unlocked mutex")
 	}
@@ -274,7 +264,6 @@ func (r *run) releaseWriter(t *thread, l *lockState) {
 // RWMutex is a drop-in replacement for sync.RWMutex. Like Go's, it prefers
 // writers: once a writer waits for the readers to leave, new readers wait.
 type RWMutex struct {
-	l      lockState
 	native sync.RWMutex
 }
 
@@ -286,7 +275,7 @@ func (rw *RWMutex) Lock() {
 		return
 	}
 	r.event(t)
-	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), false)
 	if l.writer != nil {
 		// Another writer holds the lock or waits for readers: as with a
@@ -333,7 +322,7 @@ func (rw *RWMutex) TryLock() bool {
 		return rw.native.TryLock()
 	}
 	r.event(t)
-	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), true)
 	r.triedLock(t, l)
 	if l.writer != nil || len(l.readers) > 0 {
@@ -353,7 +342,7 @@ func (rw *RWMutex) Unlock() {
 		return
 	}
 	r.event(t)
-	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	l := r.lockOf(unsafe.Pointer(rw), true)
 	if l.writer == nil || l.pending {
 		r.fatal(t, "sync: Unlock of unlocked RWMutex")
 	}
@@ -369,7 +358,7 @@ func (rw *RWMutex) RLock() {
 		return
 	}
 	r.event(t)
-	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), false)
 	if l.writer != nil {
 		r.acquireFailed(t, l, "RLock")
@@ -398,7 +387,7 @@ func (rw *RWMutex) TryRLock() bool {
 		return rw.native.TryRLock()
 	}
 	r.event(t)
-	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), true)
 	r.triedLock(t, l)
 	if l.writer != nil {
@@ -417,7 +406,7 @@ func (rw *RWMutex) RUnlock() {
 		return
 	}
 	r.event(t)
-	l := rw.l.state(r, true, unsafe.Pointer(rw))
+	l := r.lockOf(unsafe.Pointer(rw), true)
 	if len(l.readers) == 0 {
 		r.fatal(t, "sync: RUnlock of unlocked RWMutex")
 	}

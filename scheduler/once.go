@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -15,10 +14,12 @@ import (
 // makes). The fingerprint of package state sees it change (it is an
 // atomic), so the executions after it start from a copy of the state before
 // it (fork checkpoints) rather than from a state the program never starts in.
+//
+// Like sync.Once (and of its size) it is a done flag and a mutex; outside
+// any execution the mutex is the native one.
 type Once struct {
-	done atomic.Bool
+	done atomic.Uint32
 	m    Mutex
-	nat  sync.Once
 }
 
 // Do calls f if and only if Do is being called for the first time for this
@@ -26,18 +27,20 @@ type Once struct {
 func (o *Once) Do(f func()) {
 	r, t := enter()
 	if r == nil {
-		if o.done.Load() {
+		if o.done.Load() != 0 {
 			return
 		}
-		o.nat.Do(func() {
-			defer o.done.Store(true)
+		o.m.native.Lock()
+		defer o.m.native.Unlock()
+		if o.done.Load() == 0 {
+			defer o.done.Store(1)
 			f()
-		})
+		}
 		return
 	}
 	r.event(t)
-	r.dataAccess(unsafe.Pointer(&o.done), 1, false)
-	if o.done.Load() {
+	r.dataAccess(unsafe.Pointer(&o.done), 4, false)
+	if o.done.Load() != 0 {
 		r.raceObserve(t, unsafe.Pointer(o), roleObject)
 		return
 	}
@@ -49,13 +52,13 @@ func (o *Once) Do(f func()) {
 	}()
 	o.m.Lock()
 	defer o.m.Unlock()
-	if !o.done.Load() {
+	if o.done.Load() == 0 {
 		defer func() {
 			if r2, t2 := enter(); r2 == r {
 				r.event(t2)
-				r.dataAccess(unsafe.Pointer(&o.done), 1, true)
+				r.dataAccess(unsafe.Pointer(&o.done), 4, true)
 				r.racePublish(t2, unsafe.Pointer(o), roleObject)
-				o.done.Store(true)
+				o.done.Store(1)
 			}
 		}()
 		f()

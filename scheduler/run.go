@@ -185,6 +185,7 @@ type run struct {
 	dead     atomic.Bool
 
 	heap  heapIndex
+	sync  syncTables // the states of synchronization objects (syncstate.go)
 	chans map[unsafe.Pointer]any
 	nobj  int32
 
@@ -241,6 +242,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.finished, r.why = false, endNone
 	r.dead.Store(false)
 	r.heap.reset()
+	r.sync.reset()
 	clear(r.chans)
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
@@ -1024,6 +1026,7 @@ func (r *run) wait(tick *time.Ticker) bool {
 	period := watchdogTick(r.cfg.Watchdog)
 	last, gen, multi, since := r.beat.Load(), r.resumed.Load(), r.multiA.Load(), time.Now()
 	prev := since
+	childCPU := int64(-1)
 	for {
 		select {
 		case <-r.done:
@@ -1053,6 +1056,12 @@ func (r *run) wait(tick *time.Ticker) bool {
 					// One goroutine, running: a long sequential
 					// computation, not a goroutine stuck elsewhere.
 					since = now
+					continue
+				}
+				if cpu, ok := descendantsCPU(); ok && cpu != childCPU {
+					// A subprocess the test started works (go build):
+					// the goroutine waits for it, it is not stuck.
+					childCPU, since = cpu, now
 					continue
 				}
 				if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen {

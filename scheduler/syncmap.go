@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -13,6 +14,7 @@ type Map struct {
 	mu   sync.Mutex  // guards m and keys when no execution controls the caller
 	m    map[any]any `xbtest:"state"`
 	keys []any
+	_    [8]byte // sync.Map's size
 }
 
 // op runs f as one operation on the map: on key, or on every key when key
@@ -151,28 +153,39 @@ func (m *Map) Clear() {
 	})
 }
 
-// Pool is a drop-in replacement for sync.Pool. A Pool may drop its items at
-// any time; this one keeps them, last in first out, within one execution and
-// drops them between executions, so that executions are reproducible.
+// Pool is a drop-in replacement for sync.Pool, of its size, with New where
+// sync.Pool has it. A Pool may drop its items at any time; this one keeps
+// them, last in first out, within one execution and drops them between
+// executions, so that executions are reproducible.
 type Pool struct {
-	New   func() any
-	mu    sync.Mutex
+	state atomic.Pointer[poolState] `xbtest:"-"` // made on first use: no program state
 	epoch uint64
+	_     [16]byte
+	New   func() any
+}
+
+type poolState struct {
+	mu    sync.Mutex
 	items []any
 }
 
-func (p *Pool) op(f func()) {
+func (p *Pool) op(f func(s *poolState)) {
 	r, t := enter()
 	if r != nil {
 		r.event(t)
 		r.dataAccess(unsafe.Pointer(p), 1, true)
 	}
-	p.mu.Lock()
-	if r != nil && p.epoch != r.epoch {
-		p.epoch, p.items = r.epoch, nil
+	s := p.state.Load()
+	if s == nil {
+		p.state.CompareAndSwap(nil, new(poolState))
+		s = p.state.Load()
 	}
-	f()
-	p.mu.Unlock()
+	s.mu.Lock()
+	if r != nil && p.epoch != r.epoch {
+		p.epoch, s.items = r.epoch, nil
+	}
+	f(s)
+	s.mu.Unlock()
 	if r != nil {
 		r.yield(t)
 	}
@@ -187,7 +200,7 @@ func (p *Pool) Put(x any) {
 	if r, t := enter(); r != nil {
 		r.racePublish(t, ifaceData(x), rolePool)
 	}
-	p.op(func() { p.items = append(p.items, x) })
+	p.op(func(s *poolState) { s.items = append(s.items, x) })
 }
 
 // ifaceData is the data word of an interface value: what identifies a
@@ -197,10 +210,10 @@ func ifaceData(x any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointe
 // Get removes an item from the pool and returns it, or calls New.
 func (p *Pool) Get() any {
 	var x any
-	p.op(func() {
-		if n := len(p.items); n > 0 {
-			x = p.items[n-1]
-			p.items = p.items[:n-1]
+	p.op(func(s *poolState) {
+		if n := len(s.items); n > 0 {
+			x = s.items[n-1]
+			s.items = s.items[:n-1]
 		}
 	})
 	if x != nil {

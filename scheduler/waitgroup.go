@@ -5,18 +5,10 @@ import (
 	"unsafe"
 )
 
-// WaitGroup is a drop-in replacement for sync.WaitGroup.
+// WaitGroup is a drop-in replacement for sync.WaitGroup, of the same size;
+// its state during an execution is in the run's tables (syncstate.go).
 type WaitGroup struct {
-	h       objHeader
-	n       int64
-	waiters []*thread
-	native  sync.WaitGroup
-}
-
-func (wg *WaitGroup) state(r *run) {
-	if wg.h.fresh(r) {
-		wg.n, wg.waiters = 0, nil
-	}
+	native sync.WaitGroup
 }
 
 // Add adds delta to the counter; a negative delta is a release and ends an
@@ -28,22 +20,22 @@ func (wg *WaitGroup) Add(delta int) {
 		return
 	}
 	r.event(t)
-	wg.state(r)
-	r.dataAccess(unsafe.Pointer(&wg.n), 8, true)
+	w := r.wgOf(wg)
+	r.dataAccess(unsafe.Pointer(wg), 8, true)
 	if delta < 0 {
 		// A Done is synchronized before the return of the Wait it
 		// unblocks; an Add of a positive delta before nothing.
 		r.racePublish(t, unsafe.Pointer(wg), roleObject)
 	}
-	wg.n += int64(delta)
-	if wg.n < 0 {
+	w.n += int64(delta)
+	if w.n < 0 {
 		panic("sync: negative WaitGroup counter")
 	}
-	if wg.n == 0 {
-		for _, w := range wg.waiters {
-			r.wakeUp(w, -1)
+	if w.n == 0 {
+		for _, t := range w.waiters {
+			r.wakeUp(t, -1)
 		}
-		wg.waiters = nil
+		w.waiters = nil
 	}
 	if delta < 0 {
 		r.yield(t)
@@ -61,15 +53,15 @@ func (wg *WaitGroup) Wait() {
 		return
 	}
 	r.event(t)
-	wg.state(r)
-	r.dataAccess(unsafe.Pointer(&wg.n), 8, false)
-	if wg.n == 0 {
+	w := r.wgOf(wg)
+	r.dataAccess(unsafe.Pointer(wg), 8, false)
+	if w.n == 0 {
 		r.raceObserve(t, unsafe.Pointer(wg), roleObject)
 		r.yield(t)
 		return
 	}
-	wg.waiters = append(wg.waiters, t)
-	r.parkHere(t, "waitgroup", wg.h.id)
+	w.waiters = append(w.waiters, t)
+	r.parkHere(t, "waitgroup", w.id)
 	r.raceObserve(t, unsafe.Pointer(wg), roleObject)
 }
 
