@@ -13,9 +13,11 @@
 // Settings (a flag after -args, or the environment variable):
 //
 //	-panel.pkgs re       XBTEST_PANEL_PKGS        packages to run (regexp on the import path; all)
-//	-panel.race-count n  XBTEST_PANEL_RACE_COUNT  go test -race -count=n (panel.json; 0: no race runs)
+//	-panel.race-count n  XBTEST_PANEL_RACE_COUNT  go test -race -count=n for every package (panel.json,
+//	                                              where a module may have its own; 0: no race runs)
 //	-panel.timeout d     XBTEST_PANEL_TIMEOUT     xbtest -timeout, per test (panel.json)
-//	-panel.limit d       XBTEST_PANEL_LIMIT       wall-clock limit per package and tool (panel.json)
+//	-panel.limit d       XBTEST_PANEL_LIMIT       wall-clock limit of xbtest per package (panel.json)
+//	-panel.race-limit d  XBTEST_PANEL_RACE_LIMIT  go test -race's -timeout per package (panel.json)
 //	-panel.out file      XBTEST_PANEL_OUT         the markdown table (panel.md in the panel's directory)
 //	-panel.args "a b"    XBTEST_PANEL_ARGS        more xbtest flags, split at spaces
 //
@@ -49,7 +51,8 @@ var (
 	panelPkgs      = flag.String("panel.pkgs", os.Getenv("XBTEST_PANEL_PKGS"), "panel: packages to run (regexp on the import path)")
 	panelRaceCount = flag.String("panel.race-count", os.Getenv("XBTEST_PANEL_RACE_COUNT"), "panel: go test -race -count (0: no race runs)")
 	panelTimeout   = flag.String("panel.timeout", os.Getenv("XBTEST_PANEL_TIMEOUT"), "panel: xbtest -timeout per test")
-	panelLimit     = flag.String("panel.limit", os.Getenv("XBTEST_PANEL_LIMIT"), "panel: wall-clock limit per package and tool")
+	panelLimit     = flag.String("panel.limit", os.Getenv("XBTEST_PANEL_LIMIT"), "panel: wall-clock limit of xbtest per package")
+	panelRaceLimit = flag.String("panel.race-limit", os.Getenv("XBTEST_PANEL_RACE_LIMIT"), "panel: go test -race -timeout per package")
 	panelOut       = flag.String("panel.out", os.Getenv("XBTEST_PANEL_OUT"), "panel: where the markdown table goes")
 	panelArgs      = flag.String("panel.args", os.Getenv("XBTEST_PANEL_ARGS"), "panel: more xbtest flags")
 )
@@ -59,6 +62,7 @@ type panelConfig struct {
 	RaceCount    int            `json:"race_count"`
 	TestTimeout  string         `json:"test_timeout"`
 	PackageLimit string         `json:"package_limit"`
+	RaceLimit    string         `json:"race_limit"`
 	Modules      []panelModule  `json:"modules"`
 	Verdicts     []panelVerdict `json:"verdicts"`
 }
@@ -67,6 +71,10 @@ type panelModule struct {
 	Path     string   `json:"path"`
 	Version  string   `json:"version"`
 	Packages []string `json:"packages"`
+	// RaceCount, when set, is this module's go test -race -count (a suite
+	// that takes long, or passes only once); RaceNote says why.
+	RaceCount *int   `json:"race_count,omitempty"`
+	RaceNote  string `json:"race_note,omitempty"`
 }
 
 // panelVerdict judges the findings of one package, test and kind whose
@@ -86,9 +94,12 @@ type panelVerdict struct {
 type panelSettings struct {
 	Pkgs        string        `json:"pkgs,omitempty"`
 	RaceCount   int           `json:"race_count"`
+	RaceForced  bool          `json:"race_count_forced,omitempty"` // by the flag, over the modules' own
 	TestTimeout string        `json:"test_timeout"`
 	Limit       time.Duration `json:"-"`
 	LimitS      float64       `json:"package_limit_s"`
+	RaceLimit   time.Duration `json:"-"`
+	RaceLimitS  float64       `json:"race_limit_s"`
 	Args        []string      `json:"xbtest_args,omitempty"`
 }
 
@@ -146,6 +157,8 @@ type raceResult struct {
 	// Once is the run with -count=1, made when the run with Count > 1
 	// failed.
 	Once *raceResult `json:"count1,omitempty"`
+	// Timeout is go test's -timeout when it ended the run.
+	Timeout string `json:"timeout,omitempty"`
 }
 
 type pkgResult struct {
@@ -160,7 +173,8 @@ type pkgResult struct {
 	NotExplored []notExplored `json:"not_explored"`
 	Notes       []string      `json:"notes,omitempty"` // what else stderr or stdout said
 	Race        *raceResult   `json:"race,omitempty"`
-	Skipped     string        `json:"skipped,omitempty"` // why the package was not run at all
+	RaceNote    string        `json:"race_note,omitempty"` // the module's, for its own -count
+	Skipped     string        `json:"skipped,omitempty"`   // why the package was not run at all
 }
 
 func TestPanel(t *testing.T) {
@@ -193,7 +207,8 @@ func TestPanel(t *testing.T) {
 			}
 		}
 		if len(pkgs) > 0 {
-			selected = append(selected, panelModule{m.Path, m.Version, pkgs})
+			m.Packages = pkgs
+			selected = append(selected, m)
 		}
 	}
 	if len(selected) == 0 {
@@ -207,24 +222,17 @@ func TestPanel(t *testing.T) {
 	var results []*pkgResult
 	for _, m := range selected {
 		for _, p := range m.Packages {
-			r := &pkgResult{Package: p, Module: m.Path, Version: m.Version}
+			r := &pkgResult{Package: p, Module: m.Path, Version: m.Version, RaceNote: m.RaceNote}
 			results = append(results, r)
-			limit := set.Limit
-			if dl, ok := t.Deadline(); ok {
-				// go test's own -timeout would kill this test with
-				// nothing written: stop short of it.
-				left := time.Until(dl) - 30*time.Second
-				if left < 10*time.Second {
-					r.Skipped = "not run: go test's -timeout is near (run with -timeout 0)"
-					continue
-				}
-				if set.RaceCount > 0 {
-					left /= 2
-				}
-				limit = min(limit, left)
+			if budget(t, time.Hour) < 10*time.Second {
+				r.Skipped = "not run: go test's -timeout is near (run with -timeout 0)"
+				continue
 			}
-			t.Logf("%s: xbtest", p)
-			runPanelPackage(t, bin, mod, dir, r, set, limit)
+			raceCount := set.RaceCount
+			if m.RaceCount != nil && !set.RaceForced {
+				raceCount = *m.RaceCount
+			}
+			runPanelPackage(t, bin, mod, dir, r, set, raceCount)
 			applyVerdicts(r, cfg.Verdicts)
 			t.Logf("%s: %s", p, oneLine(r))
 		}
@@ -283,7 +291,7 @@ func panelSettingsFrom(t *testing.T, cfg *panelConfig) panelSettings {
 		if err != nil || n < 0 {
 			t.Fatalf("-panel.race-count %q: want a count", *panelRaceCount)
 		}
-		set.RaceCount = n
+		set.RaceCount, set.RaceForced = n, true
 	}
 	if *panelTimeout != "" {
 		set.TestTimeout = *panelTimeout
@@ -300,6 +308,17 @@ func panelSettingsFrom(t *testing.T, cfg *panelConfig) panelSettings {
 		t.Fatalf("per-package limit %q: want a duration", limit)
 	}
 	set.Limit, set.LimitS = d, d.Seconds()
+	limit = cfg.RaceLimit
+	if *panelRaceLimit != "" {
+		limit = *panelRaceLimit
+	}
+	if limit == "" {
+		limit = "600s"
+	}
+	if d, err = time.ParseDuration(limit); err != nil || d <= 0 {
+		t.Fatalf("go test -race limit %q: want a duration", limit)
+	}
+	set.RaceLimit, set.RaceLimitS = d, d.Seconds()
 	set.Args = strings.Fields(*panelArgs)
 	return set
 }
@@ -366,7 +385,16 @@ func panelGo(dir string, args ...string) *exec.Cmd {
 }
 
 // runPanelPackage runs one package: go test -list, xbtest, go test -race.
-func runPanelPackage(t *testing.T, bin, mod, dir string, r *pkgResult, set panelSettings, limit time.Duration) {
+// budget is d, or less when go test's -timeout would end the test before
+// d has passed, with time to spare for writing the table.
+func budget(t *testing.T, d time.Duration) time.Duration {
+	if dl, ok := t.Deadline(); ok {
+		return max(0, min(d, time.Until(dl)-90*time.Second))
+	}
+	return d
+}
+
+func runPanelPackage(t *testing.T, bin, mod, dir string, r *pkgResult, set panelSettings, raceCount int) {
 	stem := sanitize(r.Package)
 	list, err := panelGo(mod, "test", "-list", ".", r.Package).CombinedOutput()
 	if err != nil {
@@ -386,35 +414,39 @@ func runPanelPackage(t *testing.T, bin, mod, dir string, r *pkgResult, set panel
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = mod
 	cmd.Env = append(os.Environ(), "GOWORK=off")
-	r.Xbtest = runLimited(cmd, stdoutPath, stderrPath, limit)
+	limit := set.Limit
+	if raceCount > 0 {
+		// Leave go test -race some of what go test's -timeout leaves.
+		limit = min(limit, budget(t, time.Hour)/2)
+	}
+	t.Logf("%s: xbtest", r.Package)
+	r.Xbtest = runLimited(cmd, stdoutPath, stderrPath, budget(t, limit))
 	stdout, _ := os.ReadFile(stdoutPath)
 	stderr, _ := os.ReadFile(stderrPath)
 	parseXbtest(r, stdout, stderr)
 
-	if set.RaceCount > 0 {
-		t.Logf("%s: go test -race -count=%d", r.Package, set.RaceCount)
-		out := filepath.Join(dir, stem+".race.txt")
-		cmd := panelGo(mod, "test", "-race", "-count="+strconv.Itoa(set.RaceCount), "-timeout="+limit.String(), r.Package)
-		rr := &raceResult{Count: set.RaceCount}
-		// go test's -timeout ends the test binary with a stack dump; the
-		// wall-clock limit past it is for go itself.
-		rr.procResult = runLimited(cmd, out, out, limit+time.Minute)
-		b, _ := os.ReadFile(out)
-		parseRace(rr, string(b))
-		r.Race = rr
-		if rr.Status != 0 && set.RaceCount > 1 {
+	if raceCount > 0 {
+		r.Race = runRace(t, mod, r.Package, filepath.Join(dir, stem+".race.txt"), raceCount, set.RaceLimit)
+		if r.Race.Status != 0 && raceCount > 1 && budget(t, time.Hour) > 10*time.Second {
 			// Some suites pass once only (package state a later run
 			// finds changed): say whether this one does.
-			t.Logf("%s: go test -race -count=1", r.Package)
-			out := filepath.Join(dir, stem+".race1.txt")
-			cmd := panelGo(mod, "test", "-race", "-count=1", "-timeout="+limit.String(), r.Package)
-			once := &raceResult{Count: 1}
-			once.procResult = runLimited(cmd, out, out, limit+time.Minute)
-			b, _ := os.ReadFile(out)
-			parseRace(once, string(b))
-			rr.Once = once
+			r.Race.Once = runRace(t, mod, r.Package, filepath.Join(dir, stem+".race1.txt"), 1, set.RaceLimit)
 		}
 	}
+}
+
+// runRace runs go test -race -count=count on pkg, output to out.
+func runRace(t *testing.T, mod, pkg, out string, count int, limit time.Duration) *raceResult {
+	t.Logf("%s: go test -race -count=%d", pkg, count)
+	limit = budget(t, limit)
+	cmd := panelGo(mod, "test", "-race", "-count="+strconv.Itoa(count), "-timeout="+limit.String(), pkg)
+	rr := &raceResult{Count: count}
+	// go test's -timeout ends the test binary with a stack dump; the
+	// wall-clock limit past it is for go itself.
+	rr.procResult = runLimited(cmd, out, out, limit+time.Minute)
+	b, _ := os.ReadFile(out)
+	parseRace(rr, string(b))
+	return rr
 }
 
 func isTestName(s string) bool {
@@ -641,8 +673,8 @@ func parseRace(rr *raceResult, out string) {
 		if strings.Contains(l, "WARNING: DATA RACE") {
 			rr.Races++
 		}
-		if strings.HasPrefix(l, "panic: test timed out after") {
-			rr.Failed = append(rr.Failed, "(go test -timeout: "+strings.TrimPrefix(l, "panic: ")+")")
+		if d, ok := strings.CutPrefix(l, "panic: test timed out after "); ok {
+			rr.Timeout = strings.TrimSpace(d)
 		}
 	}
 }
@@ -774,12 +806,15 @@ func raceText(rr *raceResult) string {
 	if rr.Killed {
 		verdict = "FAIL (" + rr.Err + ")"
 	}
-	s := fmt.Sprintf("%s, %.0fs", verdict, rr.Seconds)
+	s := fmt.Sprintf("-count=%d %s, %.0fs", rr.Count, verdict, rr.Seconds)
+	if rr.Timeout != "" {
+		s = fmt.Sprintf("-count=%d %s (timed out after %s), %.0fs", rr.Count, verdict, rr.Timeout, rr.Seconds)
+	}
 	if rr.Races > 0 {
 		s += fmt.Sprintf(", %d race report(s)", rr.Races)
 	}
 	if rr.Once != nil {
-		s += "; -count=1: " + raceText(rr.Once)
+		s += "; " + raceText(rr.Once)
 	}
 	return s
 }
@@ -816,8 +851,8 @@ func countList(m map[string]int) string {
 func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Panel run of %s\n\n", h.Date)
-	fmt.Fprintf(&b, "xbtest %s, %s, %s; xbtest -timeout %s per test, %.0f s per package; go test -race -count=%d",
-		h.Xbtest, h.Go, h.Platform, h.Settings.TestTimeout, h.Settings.LimitS, h.Settings.RaceCount)
+	fmt.Fprintf(&b, "xbtest %s, %s, %s; xbtest -timeout %s per test, killed after %.0f s per package; go test -race -count=%d (unless a module says otherwise), -timeout %.0fs",
+		h.Xbtest, h.Go, h.Platform, h.Settings.TestTimeout, h.Settings.LimitS, h.Settings.RaceCount, h.Settings.RaceLimitS)
 	if len(h.Settings.Args) > 0 {
 		fmt.Fprintf(&b, "; xbtest flags %s", strings.Join(h.Settings.Args, " "))
 	}
@@ -844,7 +879,7 @@ func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict)
 		falses += c.verdicts["false"]
 	}
 	if unjudged > 0 {
-		fmt.Fprintf(&b, "**%d UNJUDGED FINDING(S)**: go test -race passes on these suites, so each is a false alarm of xbtest or a bug nobody has confirmed; judge it in testdata/panel/panel.json.\n\n", unjudged)
+		fmt.Fprintf(&b, "**%d UNJUDGED FINDING(S)**: each is a false alarm of xbtest or a real bug of the library, and nobody has said which (a verdict in cmd/xbtest/testdata/panel/panel.json); go test -race's column says whether the suite passes without xbtest.\n\n", unjudged)
 	}
 	fmt.Fprintf(&b, "Totals: %d tests, %d explored (%d complete), %d not explored; %d finding(s): %d unjudged, %d real, %d false.\n\n",
 		tests, explored, complete, notExp, findings, unjudged, real, falses)
@@ -926,10 +961,27 @@ func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict)
 				lines = append(lines, fmt.Sprintf("%s: explored %d schedules, then: %s", s.Test, s.Schedules, s.Error))
 			}
 		}
+		// Not explored, grouped by reason in the order first seen.
+		var whys []string
+		byWhy := map[string][]string{}
 		for _, n := range r.NotExplored {
-			lines = append(lines, n.Test+" not explored: "+n.Why)
+			if byWhy[n.Why] == nil {
+				whys = append(whys, n.Why)
+			}
+			byWhy[n.Why] = append(byWhy[n.Why], n.Test)
+		}
+		for _, w := range whys {
+			tests := byWhy[w]
+			names := strings.Join(tests, ", ")
+			if len(tests) == len(r.Tests) && len(tests) > 1 {
+				names = "all"
+			}
+			lines = append(lines, fmt.Sprintf("not explored (%s): %s", names, w))
 		}
 		lines = append(lines, r.Notes...)
+		if r.Race != nil && r.RaceNote != "" {
+			lines = append(lines, fmt.Sprintf("go test -race -count=%d: %s", r.Race.Count, r.RaceNote))
+		}
 		for rr := r.Race; rr != nil; rr = rr.Once {
 			if len(rr.Failed) > 0 {
 				lines = append(lines, fmt.Sprintf("go test -race -count=%d failed: %s", rr.Count, strings.Join(rr.Failed, ", ")))
@@ -943,7 +995,7 @@ func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict)
 		}
 		fmt.Fprintf(&notes, "\n%s:\n", r.Package)
 		for _, l := range lines {
-			fmt.Fprintf(&notes, "- %s\n", cell(l, 400))
+			fmt.Fprintf(&notes, "- %s\n", cell(l, 600))
 		}
 	}
 	if notes.Len() > 0 {
@@ -1048,16 +1100,16 @@ goroutine 7 [running]:
 	if len(killed.NotExplored) != 1 || killed.NotExplored[0].Why != "killed after 300 s (per-package limit)" {
 		t.Errorf("killed: %q", killed.NotExplored)
 	}
-	build := &pkgResult{Package: "golang.org/x/sync/errgroup", Tests: []string{"TestZero"}, Xbtest: procResult{Status: 2}}
+	build := &pkgResult{Package: "golang.org/x/sync/errgroup", Tests: []string{"TestZero", "TestOne"}, Xbtest: procResult{Status: 2}}
 	parseXbtest(build, nil, []byte("# golang.org/x/sync/errgroup\nmodule golang.org/x/sync provides package golang.org/x/sync/errgroup and is replaced but not required; to add it:\n\tgo get golang.org/x/sync\nFAIL\tgolang.org/x/sync/errgroup [build failed]\n"))
-	if len(build.NotExplored) != 1 || !strings.HasPrefix(build.NotExplored[0].Why, "build failed: module golang.org/x/sync provides package") {
+	if len(build.NotExplored) != 2 || !strings.HasPrefix(build.NotExplored[0].Why, "build failed: module golang.org/x/sync provides package") {
 		t.Errorf("build failed: %q", build.NotExplored)
 	}
 
 	rr := &raceResult{Count: 3, procResult: procResult{Status: 1, Seconds: 61}}
 	parseRace(rr, "panic: test timed out after 1m0s\n\trunning tests:\n\t\tTestX (1m0s)\n--- FAIL: TestY (0.00s)\nWARNING: DATA RACE\n")
 	parseRace(rr, "panic: test timed out after 1m0s\nrunning tests:\n\tTestX (1m0s)\n\ngoroutine 1\n")
-	if rr.Races != 1 || !slices.Contains(rr.Failed, "TestY") || !slices.Contains(rr.Failed, "running at the timeout: TestX (1m0s)") {
+	if rr.Races != 1 || !slices.Contains(rr.Failed, "TestY") || !slices.Contains(rr.Failed, "running at the timeout: TestX (1m0s)") || rr.Timeout != "1m0s" {
 		t.Errorf("race result %+v", rr)
 	}
 
@@ -1069,7 +1121,8 @@ goroutine 7 [running]:
 		"| example.com/fix/p | 7 | 5 | 2 | 3 (1 bound not stated, 1 error, 1 time) | 2 (1 no summary, and stderr says nothing about the test, 1 the test binary ended without an xbtest report) | 2: 1 leak, 1 race (1 real) | **1** | 20.0 s | 1 | not run |",
 		"| example.com/fix/p | TestLeak | leak | goroutine T0.1 \\| blocked forever | p/p.go:9 | **unjudged** |",
 		"| example.com/fix/p | TestRace | race | data race on x: read by T0.2 and write by T0.1 | p/p_test.go:14 | real: x++ unguarded |",
-		"- TestA not explored: killed after 300 s (per-package limit)",
+		"- not explored (TestA): killed after 300 s (per-package limit)",
+		"- not explored (all): build failed: module golang.org/x/sync provides package",
 		"example.com/fix/p TestGone race \"\" (false)",
 	} {
 		if !strings.Contains(md, s) {
