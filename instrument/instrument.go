@@ -89,9 +89,50 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	targets, roots, err := load(ctx, opt, env)
+	if opt.CacheDir != "" {
+		if err := os.MkdirAll(opt.CacheDir, 0o755); err != nil {
+			return nil, fmt.Errorf("instrument: %v", err)
+		}
+	}
+	tmp, err := os.MkdirTemp(opt.CacheDir, "xbtest-plan-")
+	if err != nil {
+		return nil, fmt.Errorf("instrument: %v", err)
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	defer func() {
+		if err != nil {
+			cleanup()
+			plan = nil
+		}
+	}()
+	cache := opt.CacheDir
+	if cache == "" {
+		cache = tmp
+	}
+
+	targets, roots, err := load(ctx, opt, env, "")
 	if err != nil {
 		return nil, err
+	}
+	main, err := mainModule(ctx, env, roots)
+	if err != nil {
+		return nil, err
+	}
+	if main == nil && env.GOWORK != "" && env.GOWORK != "off" {
+		main = targets[0].plain.Module // a directory of no module of the workspace
+	}
+	baseMod := ""
+	if qs := missingTestDeps(targets, main); len(qs) > 0 && main.GoMod != "" &&
+		(env.GOWORK == "" || env.GOWORK == "off") && !(&workspace{env: env}).vendorMode(main) {
+		// Tests of another module's packages may import modules the main
+		// module's go.sum (or go.mod) does not list: add them to a copy,
+		// as go get -t would, and load again with it.
+		if baseMod, err = getTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
+			return nil, err
+		}
+		if targets, roots, err = load(ctx, opt, env, baseMod); err != nil {
+			return nil, err
+		}
 	}
 	loaded := time.Now()
 	xb, err := locateXBTest(ctx)
@@ -102,29 +143,9 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
+	plan = &Plan{Dir: opt.Dir, Cleanup: cleanup}
 
-	if opt.CacheDir != "" {
-		if err := os.MkdirAll(opt.CacheDir, 0o755); err != nil {
-			return nil, fmt.Errorf("instrument: %v", err)
-		}
-	}
-	tmp, err := os.MkdirTemp(opt.CacheDir, "xbtest-plan-")
-	if err != nil {
-		return nil, fmt.Errorf("instrument: %v", err)
-	}
-	plan = &Plan{Dir: opt.Dir, Cleanup: func() { os.RemoveAll(tmp) }}
-	defer func() {
-		if err != nil {
-			plan.Cleanup()
-			plan = nil
-		}
-	}()
-	cache := opt.CacheDir
-	if cache == "" {
-		cache = tmp
-	}
-
-	ws := &workspace{tmp: tmp, cache: cache, env: env, xb: xb, logf: logf, overlay: map[string]string{}}
+	ws := &workspace{tmp: tmp, cache: cache, env: env, xb: xb, logf: logf, overlay: map[string]string{}, baseMod: baseMod}
 	if err := ws.copyModules(pkgs); err != nil {
 		return nil, err
 	}
@@ -137,7 +158,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 			return nil, err
 		}
 	}
-	ms, err := ws.setupModule(ctx, targets[0].plain.Module)
+	ms, err := ws.setupModule(ctx, main)
 	if err != nil {
 		return nil, err
 	}
@@ -263,9 +284,10 @@ func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
 			name = "xbtest_genx_test.go"
 		}
 		u.gen = newGenFile(u.pkg.Types, uniqueName(u.rp.pkg.Dir, name))
+		u.gen.imports.rewritten = rewritten
 		u.gen.unitTag = u.kind
 		u.gen.generics = u.kind == "xtest" || u.kind == "" || !hasNonTest[u.rp.path]
-		if m := u.pkg.Module; m != nil && m.GoVersion != "" && versionLess(m.GoVersion, "1.18") {
+		if v := moduleGo(u.pkg.Module); v != "" && versionLess(v, "1.18") {
 			u.gen.needTag = true
 		}
 	}

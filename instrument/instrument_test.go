@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -47,9 +48,10 @@ type report struct {
 	Complete  bool
 	Internal  string
 	Findings  []struct {
-		Kind    string
-		Message string
-		Pos     string
+		Kind       string
+		Message    string
+		Pos        string
+		Goroutines []struct{ ID, State, Pos string }
 	}
 }
 
@@ -241,6 +243,11 @@ func TestBasic(t *testing.T) {
 		"TestMemEntry":    {"assertion"},
 		// tuples: every form of tuple assignment, split into temporaries.
 		"TestTupleForms": none,
+		// recv: a pointer method called on a field (a mutex, one embedded
+		// in a struct field, a rewritten method) is no access of the
+		// field; a value method reads it.
+		"TestRecvLocked": none,
+		"TestRecvValue":  {"race"},
 	}, out)
 
 	t.Run("MemoryAccesses", func(t *testing.T) {
@@ -282,7 +289,7 @@ func TestBasic(t *testing.T) {
 			byPath[p.ImportPath] = p
 			paths = append(paths, p.ImportPath)
 		}
-		if !sort.StringsAreSorted(paths) || len(paths) != 18 {
+		if !sort.StringsAreSorted(paths) || len(paths) != 19 {
 			t.Errorf("packages %v", paths)
 		}
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {
@@ -303,6 +310,48 @@ func TestBasic(t *testing.T) {
 		}
 		if _, ok := ov[filepath.Join(dir, "tags.go")]; !ok {
 			t.Error("tags.go was not rewritten")
+		}
+	})
+	t.Run("MethodReceivers", func(t *testing.T) {
+		// Calling a pointer method takes the receiver's address: no hook
+		// for the receiver, whether the method locks a mutex field, one
+		// embedded in a struct-typed field, or is a rewritten method; a
+		// value method copies its receiver: a read.
+		orig := filepath.Join(testdata("basic"), "recv", "recv.go")
+		rw, err := os.ReadFile(readOverlay(t, plan)[orig])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lineWith := func(marker string) string {
+			for _, l := range strings.Split(string(rw), "\n") {
+				if strings.HasSuffix(l, "// "+marker) {
+					return l
+				}
+			}
+			t.Fatalf("no line of the rewritten recv.go ends with // %s:\n%s", marker, rw)
+			return ""
+		}
+		for _, m := range []string{"PLAIN", "COALESCED", "NAMED", "COUNTER"} {
+			if l := lineWith(m); strings.Contains(l, "_xb") {
+				t.Errorf("%s: the receiver is reported: %s", m, l)
+			}
+		}
+		if l := lineWith("VALUE"); !strings.Contains(l, "_xbLoad(&s.v, ") {
+			t.Errorf("VALUE: the value receiver is not read: %s", l)
+		}
+		// The race TestRecvValue finds: Set's write and Show's read.
+		set := fmt.Sprintf("recv/recv.go:%d", lineOf(t, orig, "s.v = V{a, a}"))
+		show := fmt.Sprintf("recv/recv.go:%d", lineOf(t, orig, "// VALUE"))
+		f := reports["TestRecvValue"].Findings
+		if len(f) != 1 || !strings.HasPrefix(f[0].Message, "data race on s.v: ") {
+			t.Fatalf("TestRecvValue: %+v", f)
+		}
+		at := map[string]string{}
+		for _, g := range f[0].Goroutines {
+			at[g.State] = g.Pos
+		}
+		if at["write"] != set || at["read"] != show {
+			t.Errorf("TestRecvValue: %+v, want the write at %s and the read at %s", f[0].Goroutines, set, show)
 		}
 	})
 	t.Run("LinesKept", func(t *testing.T) {
@@ -647,4 +696,145 @@ func TestWorkspace(t *testing.T) {
 	}
 	reports, out := runPlan(t, plan)
 	checkReports(t, reports, map[string][]string{"TestWorkspace": nil}, out)
+}
+
+// TestDependencyModule runs the tests of packages of the main module's
+// dependencies, named by import path (modules of the module cache): each
+// module is copied and rewritten, and the temporary go.mod is the main
+// module's (testdata/dep), which requires them, not the dependency's own.
+// The tests of go.uber.org/atomic import github.com/stretchr/testify,
+// which dep's go.sum lacks: the temporary go.mod and go.sum get it, and the
+// user's files do not change.
+func TestDependencyModule(t *testing.T) {
+	cache := goEnvOf(t, "GOMODCACHE")
+	for _, m := range []string{"golang.org/x/sync@v0.24.0", "go.uber.org/atomic@v1.12.0"} {
+		if _, err := os.Stat(filepath.Join(cache, filepath.FromSlash(m))); err != nil {
+			t.Skipf("%s is not in the module cache: %v", m, err)
+		}
+	}
+	dir := testdata("dep")
+	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	gosum, _ := os.ReadFile(filepath.Join(dir, "go.sum"))
+	plan := prepare(t, Options{Dir: dir, Patterns: []string{"golang.org/x/sync/semaphore", "golang.org/x/sync/singleflight",
+		"golang.org/x/sync/errgroup", "go.uber.org/atomic"}})
+	mod, err := os.ReadFile(plan.ModFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"module example.com/dep", "golang.org/x/sync => ", "go.uber.org/atomic => "} {
+		if !strings.Contains(string(mod), want) {
+			t.Errorf("temporary go.mod lacks %q:\n%s", want, mod)
+		}
+	}
+	if sum, _ := os.ReadFile(strings.TrimSuffix(plan.ModFile, ".mod") + ".sum"); !strings.Contains(string(sum), "github.com/stretchr/testify ") {
+		t.Errorf("temporary go.sum lacks testify:\n%s", sum)
+	}
+	reports, out := runPlan(t, plan, "-run=^(TestWeightedTryAcquire|TestDo|TestZeroGroup|TestBool)$",
+		"golang.org/x/sync/semaphore", "golang.org/x/sync/singleflight", "golang.org/x/sync/errgroup", "go.uber.org/atomic")
+	checkReports(t, reports, map[string][]string{
+		"TestWeightedTryAcquire": nil,
+		"TestDo":                 nil,
+		"TestZeroGroup":          nil,
+		"TestBool":               nil,
+	}, out)
+	if after, _ := os.ReadFile(filepath.Join(dir, "go.mod")); !bytes.Equal(after, gomod) {
+		t.Errorf("the user's go.mod changed:\n%s", after)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "go.sum")); !bytes.Equal(after, gosum) {
+		t.Errorf("the user's go.sum changed:\n%s", after)
+	}
+}
+
+// goLineModule copies the module testdata/golines to a temporary
+// directory with the go line v ("" for none) and returns its directory.
+func goLineModule(t *testing.T, v string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := copyTree(testdata("golines"), dir); err != nil {
+		t.Fatal(err)
+	}
+	gomod := "module example.com/golines\n"
+	if v != "" {
+		gomod += "\ngo " + v + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestGoLines rewrites, builds and runs testdata/golines under go lines
+// the go command accepts, from none (go 1.16) and 1.0 to the current one
+// (1.9, 1.14, 1.15 and 1.20 passed too, but add nothing the others do not
+// test).
+// Below 1.18 the rewrite calls typed wrappers, whose types must be the
+// rewritten ones: anonymous structs with sync.Mutex, RWMutex, Cond,
+// WaitGroup, Once, Map, typed atomics, *testing.T and testing.TB fields,
+// pointers, slices, maps and channels of them (oldsync). Below 1.22 the
+// variables of a loop are shared by its iterations, and goroutines that
+// read them race with the loop's writes, those of range loops included
+// (loopvar); a //go:build go1.N line sets a file's own version.
+func TestGoLines(t *testing.T) {
+	lines := []string{"", "1.13", "1.16", "1.17", "1.21", "1.22"}
+	if !testing.Short() {
+		lines = append(lines, "1.0", "1.12", "1.18", "1.26.0")
+	}
+	for _, v := range lines {
+		name := "go" + v
+		if v == "" {
+			name = "none"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := goLineModule(t, v)
+			plan := prepare(t, Options{Dir: dir})
+			if v != "" && versionLess(v, "1.18") && !overlayContains(t, plan, "_xbs.Mutex") {
+				t.Error("no wrapper names the scheduler's Mutex")
+			}
+			var loopRace []string
+			if v == "" || versionLess(v, "1.22") {
+				loopRace = []string{"race"}
+			}
+			// The rewrite reports the range loop's write of v at each
+			// iteration when v is one variable per loop.
+			rw, err := os.ReadFile(readOverlay(t, plan)[filepath.Join(dir, "loopvar", "loopvar_test.go")])
+			if err != nil {
+				t.Fatal(err)
+			}
+			wrote := regexp.MustCompile(`(_xbWrote|_xbWtest\d+)\(&v, _xbP\d+\+\d+\); _?xbs?\.Step\(\)`)
+			if got := len(wrote.FindAll(rw, -1)); loopRace != nil && got != 2 || loopRace == nil && got != 0 {
+				t.Errorf("%d reports of a write of v at the start of a range loop body, want %d per-loop variables:\n%s", got, 2*len(loopRace), rw)
+			}
+			reports, out := runPlan(t, plan)
+			checkReports(t, reports, map[string][]string{
+				"TestOldSyncWork":   nil,
+				"TestOldSyncFields": nil,
+				"TestRangeSliceVar": loopRace,
+				"TestRangeMapVar":   loopRace,
+				"TestRangeChanVar":  loopRace,
+				"TestForClauseVar":  loopRace,
+				"TestFileGo121":     {"race"},
+				"TestFileGo122":     nil,
+			}, out)
+			if loopRace == nil {
+				return
+			}
+			// The loop writes v at each iteration; the goroutine of the
+			// first one reads it.
+			file := filepath.Join(dir, "loopvar", "loopvar_test.go")
+			write := fmt.Sprintf("loopvar/loopvar_test.go:%d", lineOf(t, file, "RANGE SLICE"))
+			read := fmt.Sprintf("loopvar/loopvar_test.go:%d", lineOf(t, file, "READ SLICE"))
+			f := reports["TestRangeSliceVar"].Findings
+			if len(f) != 1 || f[0].Message != "data race on v: read by T0.1 and write by T0" {
+				t.Fatalf("TestRangeSliceVar: %+v, want a race on v", f)
+			}
+			at := map[string]string{}
+			for _, g := range f[0].Goroutines {
+				at[g.State] = g.Pos
+			}
+			if at["write"] != write || at["read"] != read {
+				t.Errorf("TestRangeSliceVar: %+v, want the write at %s and the read at %s", f[0].Goroutines, write, read)
+			}
+		})
+	}
 }

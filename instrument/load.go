@@ -30,7 +30,9 @@ type target struct {
 func (t *target) path() string { return t.plain.PkgPath }
 
 // load loads the patterns with their tests and finds the targets.
-func load(ctx context.Context, opt Options, env *goEnvVars) ([]*target, []*packages.Package, error) {
+// With modFile, the go command reads that go.mod (and the go.sum beside it)
+// instead of the main module's.
+func load(ctx context.Context, opt Options, env *goEnvVars, modFile string) ([]*target, []*packages.Package, error) {
 	// Packages that are never rewritten need only their declarations:
 	// parse them without function bodies, which halves the time to
 	// type-check. That is the standard library, and the module cache
@@ -61,6 +63,9 @@ func load(ctx context.Context, opt Options, env *goEnvVars) ([]*target, []*packa
 	}
 	if len(opt.Tags) > 0 {
 		cfg.BuildFlags = []string{"-tags=" + strings.Join(opt.Tags, ",")}
+	}
+	if modFile != "" {
+		cfg.BuildFlags = append(cfg.BuildFlags, "-modfile="+modFile)
 	}
 	roots, err := packages.Load(cfg, opt.Patterns...)
 	if err != nil {

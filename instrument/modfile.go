@@ -35,10 +35,11 @@ type goEnvVars struct {
 	GOMODCACHE string
 	GOFLAGS    string
 	GOWORK     string
+	GOMOD      string // the main module's go.mod, where go test runs ("" or os.DevNull outside a module)
 }
 
 func goEnv(ctx context.Context, dir string) (*goEnvVars, error) {
-	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOFLAGS", "GOWORK")
+	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOFLAGS", "GOWORK", "GOMOD")
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +60,95 @@ func runGo(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("instrument: go %s: %v\n%s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
+}
+
+// mainModule returns the module go test runs in: the one whose go.mod `go
+// env GOMOD` names in the working directory. The targets may belong to
+// another module (a dependency named by its import path, whose module is
+// copied out of the module cache): the temporary go.mod is always based on
+// the main module's. It is nil outside a module.
+func mainModule(ctx context.Context, env *goEnvVars, roots []*packages.Package) (*packages.Module, error) {
+	gomod := env.GOMOD
+	if gomod == "" || gomod == os.DevNull {
+		return nil, nil
+	}
+	var main *packages.Module
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		if m := p.Module; main == nil && m != nil && m.Main && m.GoMod != "" && filepath.Clean(m.GoMod) == filepath.Clean(gomod) {
+			main = m
+		}
+	})
+	if main != nil {
+		return main, nil
+	}
+	out, err := runGo(ctx, filepath.Dir(gomod), "mod", "edit", "-json", gomod)
+	if err != nil {
+		return nil, err
+	}
+	var mf struct {
+		Module struct{ Path string }
+		Go     string
+	}
+	if err := json.Unmarshal(out, &mf); err != nil {
+		return nil, fmt.Errorf("instrument: go mod edit: %v", err)
+	}
+	return &packages.Module{Path: mf.Module.Path, Main: true, Dir: filepath.Dir(gomod), GoMod: gomod, GoVersion: mf.Go}, nil
+}
+
+// missingTestDeps returns, as queries for go get (path@version), the
+// targets of modules other than main (dependencies of it, named by import
+// path) whose tests did not load: their imports may need modules that the
+// main module's go.mod or go.sum lacks, as `go test` of such a package
+// reports ("missing go.sum entry ...; to add: go get -t path@version").
+func missingTestDeps(targets []*target, main *packages.Module) []string {
+	if main == nil {
+		return nil
+	}
+	var qs []string
+	for _, t := range targets {
+		m := t.plain.Module
+		if m == nil || m.Main || m.Path == main.Path || m.Version == "" || m.Replace != nil {
+			continue
+		}
+		for _, p := range []*packages.Package{t.plain, t.test, t.xtest} {
+			if p != nil && len(p.Errors) > 0 {
+				qs = append(qs, t.path()+"@"+m.Version)
+				break
+			}
+		}
+	}
+	return qs
+}
+
+// getTestDeps writes a copy of main's go.mod and go.sum into dir, runs
+// `go get -t` of the queries on it (the go command downloads what it
+// needs through its proxy, as for go test), and returns the copy's path:
+// it is loaded with -modfile and is the base of the temporary go.mod. The
+// user's files do not change. When go get fails, the original go.mod is
+// kept and the load's errors say what is missing.
+func getTestDeps(ctx context.Context, runDir, dir string, main *packages.Module, queries []string, logf func(string, ...any)) (string, error) {
+	gomod, err := os.ReadFile(main.GoMod)
+	if err != nil {
+		return "", fmt.Errorf("instrument: %v", err)
+	}
+	sum, err := os.ReadFile(strings.TrimSuffix(main.GoMod, ".mod") + ".sum")
+	if err != nil && !os.IsNotExist(err) {
+		return "", fmt.Errorf("instrument: %v", err)
+	}
+	modFile := filepath.Join(dir, "go.mod")
+	if err := writeFile(modFile, gomod); err != nil {
+		return "", err
+	}
+	if err := writeFile(filepath.Join(dir, "go.sum"), sum); err != nil {
+		return "", err
+	}
+	args := append([]string{"get", "-modfile=" + modFile, "-t"}, queries...)
+	if _, err := runGo(ctx, runDir, args...); err != nil {
+		logf("instrument: adding the test dependencies of %s: %v", strings.Join(queries, " "), err)
+		return "", nil
+	}
+	logf("instrument: added the test dependencies of %s to a copy of %s", strings.Join(queries, " "), main.GoMod)
+	return modFile, nil
 }
 
 // modSetup is how the build finds the scheduler.
@@ -110,7 +200,11 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 		}
 		ms.flags = []string{"-mod=mod"}
 	}
-	gomod, err := os.ReadFile(main.GoMod)
+	base := main.GoMod
+	if ws.baseMod != "" {
+		base = ws.baseMod // with the test dependencies of other modules' targets
+	}
+	gomod, err := os.ReadFile(base)
 	if err != nil {
 		return nil, fmt.Errorf("instrument: %v", err)
 	}
@@ -118,7 +212,7 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 	if err := writeFile(modFile, gomod); err != nil {
 		return nil, err
 	}
-	sum, err := os.ReadFile(strings.TrimSuffix(main.GoMod, ".mod") + ".sum")
+	sum, err := os.ReadFile(strings.TrimSuffix(base, ".mod") + ".sum")
 	if err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("instrument: %v", err)
 	}
@@ -133,7 +227,7 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 	}
 	args := []string{"mod", "edit"}
 	if needXB {
-		st, err := ws.stripped(main.GoVersion)
+		st, err := ws.stripped(moduleGo(main))
 		if err != nil {
 			return nil, err
 		}
@@ -179,6 +273,19 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 	}
 	ms.modFile = modFile
 	return ms, nil
+}
+
+// moduleGo returns the Go version of module m's go line, 1.16 if it has
+// none (as the go command assumes, for a module without go.mod too), ""
+// outside a module.
+func moduleGo(m *packages.Module) string {
+	switch {
+	case m == nil:
+		return ""
+	case m.GoVersion == "":
+		return "1.16"
+	}
+	return m.GoVersion
 }
 
 // versionLess compares Go versions such as 1.12 and 1.21.0.

@@ -23,6 +23,7 @@ type workspace struct {
 	files   int
 	overlay map[string]string // original (or added) path -> file holding its content
 	copies  []modCopy         // modules copied out of the module cache
+	baseMod string            // a go.mod to base the temporary one on instead of the main module's (getTestDeps), or ""
 }
 
 // add records the rewritten content of the file at orig (which may be a

@@ -15,14 +15,15 @@ import (
 // location whose address is taken), and records edits; render then
 // produces the text.
 type fileRW struct {
-	u        *unit
-	fset     *token.FileSet
-	info     *types.Info
-	file     *ast.File
-	path     string // original file name, for //line and positions
-	ed       *editor
-	generics bool // the file's Go version has generics
-	testFile bool // a _test.go file of a target package
+	u         *unit
+	fset      *token.FileSet
+	info      *types.Info
+	file      *ast.File
+	path      string // original file name, for //line and positions
+	ed        *editor
+	goVersion string // the file's language version (go1.N), "" if unknown
+	generics  bool   // the file's Go version has generics
+	testFile  bool   // a _test.go file of a target package
 
 	xb         string // the scheduler's name in this file
 	usesXB     bool
@@ -49,8 +50,15 @@ func newFileRW(u *unit, f *ast.File, path string, src []byte, fileIndex int) *fi
 		testFile: strings.HasSuffix(path, "_test.go"),
 		posVar:   "_xbP" + strconv.Itoa(fileIndex),
 	}
-	v := info.FileVersions[f]
-	r.generics = v == "" || version.Compare(v, "go1.18") >= 0
+	r.goVersion = info.FileVersions[f]
+	if r.goVersion == "" {
+		// go/packages gives the type checker no version for a module
+		// without a go line: the go command compiles it as go 1.16.
+		if v := moduleGo(u.pkg.Module); v != "" {
+			r.goVersion = "go" + v
+		}
+	}
+	r.generics = r.goVersion == "" || version.Compare(r.goVersion, "go1.18") >= 0
 	r.xb = "xb"
 	if u.pkg.Types.Scope().Lookup("xb") != nil || identUsed(f, "xb") {
 		r.xb = "_xbs"
@@ -118,7 +126,7 @@ func (r *fileRW) helperName(n ast.Node, h *helper, targs ...types.Type) (string,
 	if err != nil {
 		if what := h.what(); what != "" {
 			r.errorf(n, "cannot instrument this %s in a file whose Go version (%s) predates generics: %v",
-				what, r.info.FileVersions[r.file], err)
+				what, r.goVersion, err)
 		} else {
 			// A memory access or an allocation left unreported only
 			// makes the exploration coarser.

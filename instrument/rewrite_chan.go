@@ -375,6 +375,9 @@ func (r *fileRW) rangeChan(s *ast.RangeStmt, ct *types.Chan) {
 		if a := r.allocText(key.(*ast.Ident)); a != "" {
 			head = append(head, lit(" "+a+";"))
 		}
+		for _, w := range r.rangeVarWrites(s) {
+			head = append(head, lit(" "+w+";"))
+		}
 	default:
 		v := r.temp("_xbv")
 		head = []part{lit(fmt.Sprintf("for %s := (", c)), r.ed.srcOf(s.X),

@@ -1,9 +1,11 @@
 package instrument
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"go/version"
 )
 
 // Loops: every loop body starts with xb.Step(), so that a loop without
@@ -15,7 +17,43 @@ func (r *fileRW) forStmt(s *ast.ForStmt) {
 	r.stmt(s.Init, false)
 	r.expr(s.Cond)
 	r.stmt(s.Post, false)
-	r.loopBody(s.Body, r.loopVarAllocs(s.Init))
+	r.loopBody(s.Body, nil, r.loopVarAllocs(s.Init))
+}
+
+// perLoopVars reports whether the variables a for clause declares are one
+// per loop, not one per iteration: the file's language version is below Go
+// 1.22 (the module's go line, or the file's //go:build go1.N line). Then
+// goroutines of different iterations share a range loop's variables, and
+// the loop's implicit assignments to them at each iteration are writes
+// another goroutine's reads race with, as go test -race reports.
+func (r *fileRW) perLoopVars() bool {
+	return r.goVersion != "" && version.Compare(r.goVersion, "go1.22") < 0
+}
+
+// rangeVarWrites returns the reports of the writes a range loop's header
+// makes to the shared variables it declares, one per loop, at each
+// iteration: xb.Wrote(&v, pos) right after the write, in its atomic block.
+// With per-iteration variables (Go 1.22) each is a new variable, written
+// before any other goroutine can see it: nothing to report.
+func (r *fileRW) rangeVarWrites(s *ast.RangeStmt) []string {
+	if s.Tok != token.DEFINE || !r.perLoopVars() {
+		return nil
+	}
+	var out []string
+	for _, e := range []ast.Expr{s.Key, s.Value} {
+		id, ok := e.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		v, ok := r.info.Defs[id].(*types.Var)
+		if !ok || !r.shared[v] {
+			continue
+		}
+		if name, ok := r.helperName(id, hWrote, v.Type()); ok {
+			out = append(out, fmt.Sprintf("%s(&%s, %s)", name, id.Name, r.site(id)))
+		}
+	}
+	return out
 }
 
 // loopVarAllocs registers the shared variables a for clause declares, at
@@ -36,8 +74,15 @@ func (r *fileRW) loopVarAllocs(init ast.Stmt) []string {
 	return out
 }
 
-func (r *fileRW) loopBody(body *ast.BlockStmt, allocs []string) {
-	text := " " + r.X("Step") + "();"
+// loopBody starts the loop body with xb.Step(), after the reports of the
+// writes the loop header did (pre) and before the registrations of the
+// variables it declared (allocs).
+func (r *fileRW) loopBody(body *ast.BlockStmt, pre, allocs []string) {
+	text := ""
+	for _, a := range pre {
+		text += " " + a + ";"
+	}
+	text += " " + r.X("Step") + "();"
 	for _, a := range allocs {
 		text += " " + a + ";"
 	}
@@ -49,11 +94,11 @@ func (r *fileRW) rangeStmt(s *ast.RangeStmt) {
 	switch u := under(r.typeOf(s.X)).(type) {
 	case *types.Chan:
 		r.rangeChan(s, u)
-		r.loopBody(s.Body, nil)
+		r.loopBody(s.Body, nil, nil)
 		return
 	case *types.Map:
 		r.rangeMap(s, u)
-		r.loopBody(s.Body, nil)
+		r.loopBody(s.Body, nil, nil)
 		return
 	case *types.Array:
 		r.access(s.X) // ranging over an array copies it
@@ -75,7 +120,12 @@ func (r *fileRW) rangeStmt(s *ast.RangeStmt) {
 		}
 		r.rangeTarget(e)
 	}
-	r.loopBody(s.Body, allocs)
+	if w := r.rangeVarWrites(s); len(w) > 0 {
+		// One variable per loop: registered before its write is reported.
+		r.loopBody(s.Body, append(allocs, w...), nil)
+		return
+	}
+	r.loopBody(s.Body, nil, allocs)
 }
 
 // rangeTarget handles an iteration variable assigned by `for k, v = range`:
@@ -152,6 +202,9 @@ func (r *fileRW) rangeMap(s *ast.RangeStmt, mt *types.Map) {
 	head = append(head, assigns...)
 	for _, a := range allocs {
 		head = append(head, lit(" "+a+";"))
+	}
+	for _, w := range r.rangeVarWrites(s) {
+		head = append(head, lit(" "+w+";"))
 	}
 	r.ed.replaceRange(s.For, s.Body.Lbrace+1, head...)
 }

@@ -148,10 +148,16 @@ func (r *fileRW) methodRecv(e *ast.SelectorExpr, sel *types.Selection) {
 		r.loc(e.X) // through an embedded pointer
 		return
 	}
-	// x.M() with a pointer method takes x's address. Code xbtest does not
-	// rewrite (bytes.Buffer, list.List) accesses x without reporting it:
-	// report a write of the whole object.
-	if !r.loc(e.X) || syncType(xt) || fn.Pkg() == nil || r.u.rewritten[fn.Pkg().Path()] {
+	// x.M() with a pointer method takes x's address, which is no access of
+	// x (Go's race detector does not instrument it either): the method's
+	// own reads and writes are the accesses. Those of a rewritten package
+	// are reported where they happen; a synchronization method (a mutex
+	// that x is or embeds: s.mu.Lock() with mu a struct{ sync.Mutex; n int })
+	// is no memory access. Code xbtest does not rewrite (bytes.Buffer,
+	// list.List) accesses x without reporting it: report a write of the
+	// whole object.
+	recv := fn.Type().(*types.Signature).Recv().Type()
+	if !r.loc(e.X) || syncType(xt) || syncType(recv) || fn.Pkg() == nil || r.u.rewritten[fn.Pkg().Path()] {
 		return
 	}
 	if !r.info.Types[e.X].Addressable() {

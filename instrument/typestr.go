@@ -5,13 +5,15 @@ import (
 	"go/types"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // importSet collects the imports a generated file needs to name types of
 // other packages; each gets a private name.
 type importSet struct {
-	self   *types.Package
-	byPath map[string]string
+	self      *types.Package
+	byPath    map[string]string
+	rewritten map[string]bool // the packages rewritten (their sync types are the scheduler's)
 }
 
 func newImportSet(self *types.Package) *importSet {
@@ -21,6 +23,9 @@ func newImportSet(self *types.Package) *importSet {
 func (s *importSet) name(p *types.Package) string {
 	if p == s.self {
 		return ""
+	}
+	if p.Path() == schedulerPath {
+		return genXB
 	}
 	if n, ok := s.byPath[p.Path()]; ok {
 		return n
@@ -44,11 +49,190 @@ func (s *importSet) decls() []string {
 // of s.self with the imports of s, or explains why t cannot be named there
 // (an unexported type of another package, a type declared inside a
 // function, a type parameter).
+//
+// t is a type of the original program; the wrapper that names it is
+// compiled with the rewritten one, where the sync, sync/atomic and testing
+// types that rewritten packages spell are the scheduler's (sync.Mutex is
+// xb.Mutex, *testing.T is *xb.T; see replacements). So they are printed as
+// the scheduler's too, anywhere in t (struct{ sync.Mutex; n int },
+// chan *testing.T, map[string]*sync.WaitGroup), except inside the struct
+// fields, parameters and methods a package that is not rewritten declares.
 func (s *importSet) typeString(t types.Type) (string, error) {
 	if err := s.nameable(t, map[types.Type]bool{}); err != nil {
 		return "", err
 	}
-	return types.TypeString(t, func(p *types.Package) string { return s.name(p) }), nil
+	var b strings.Builder
+	s.write(&b, t, true)
+	return b.String(), nil
+}
+
+// declRewritten reports whether the object (a field, parameter or method)
+// was declared by a rewritten package, so that the types it spells are
+// rewritten; inherited says so for objects of no package.
+func (s *importSet) declRewritten(obj types.Object, inherited bool) bool {
+	if obj.Pkg() == nil {
+		return inherited
+	}
+	return obj.Pkg() == s.self || s.rewritten[obj.Pkg().Path()]
+}
+
+// write prints t as types.TypeString does with the qualifier s.name, and
+// the scheduler's types for those a rewritten package's source names (rw).
+func (s *importSet) write(b *strings.Builder, t types.Type, rw bool) {
+	switch t := t.(type) {
+	case *types.Basic:
+		b.WriteString(t.Name())
+	case *types.Pointer:
+		b.WriteString("*")
+		s.write(b, t.Elem(), rw)
+	case *types.Slice:
+		b.WriteString("[]")
+		s.write(b, t.Elem(), rw)
+	case *types.Array:
+		fmt.Fprintf(b, "[%d]", t.Len())
+		s.write(b, t.Elem(), rw)
+	case *types.Map:
+		b.WriteString("map[")
+		s.write(b, t.Key(), rw)
+		b.WriteString("]")
+		s.write(b, t.Elem(), rw)
+	case *types.Chan:
+		paren := false
+		switch t.Dir() {
+		case types.SendRecv:
+			b.WriteString("chan ")
+			// chan (<-chan T), not (chan <-)chan T
+			if c, ok := t.Elem().(*types.Chan); ok && c.Dir() == types.RecvOnly {
+				paren = true
+			}
+		case types.SendOnly:
+			b.WriteString("chan<- ")
+		case types.RecvOnly:
+			b.WriteString("<-chan ")
+		}
+		if paren {
+			b.WriteString("(")
+		}
+		s.write(b, t.Elem(), rw)
+		if paren {
+			b.WriteString(")")
+		}
+	case *types.Struct:
+		b.WriteString("struct{")
+		for i := range t.NumFields() {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			f := t.Field(i)
+			if !f.Embedded() {
+				b.WriteString(f.Name() + " ")
+			}
+			s.write(b, f.Type(), s.declRewritten(f, rw))
+			if tag := t.Tag(i); tag != "" {
+				b.WriteString(" " + strconv.Quote(tag))
+			}
+		}
+		b.WriteString("}")
+	case *types.Signature:
+		b.WriteString("func")
+		s.signature(b, t, rw)
+	case *types.Interface:
+		b.WriteString("interface{")
+		first := true
+		sep := func() {
+			if !first {
+				b.WriteString("; ")
+			}
+			first = false
+		}
+		for i := range t.NumExplicitMethods() {
+			m := t.ExplicitMethod(i)
+			sep()
+			b.WriteString(m.Name())
+			s.signature(b, m.Type().(*types.Signature), s.declRewritten(m, rw))
+		}
+		for i := range t.NumEmbeddeds() {
+			sep()
+			s.write(b, t.EmbeddedType(i), rw)
+		}
+		b.WriteString("}")
+	case *types.Tuple:
+		b.WriteString("(")
+		for i := range t.Len() {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			s.write(b, t.At(i).Type(), s.declRewritten(t.At(i), rw))
+		}
+		b.WriteString(")")
+	case *types.Named:
+		s.typeName(b, t.Obj(), t.TypeArgs(), rw)
+	case *types.Alias:
+		s.typeName(b, t.Obj(), t.TypeArgs(), rw)
+	default:
+		b.WriteString(types.TypeString(t, s.name))
+	}
+}
+
+// signature prints a function's parameters and results.
+func (s *importSet) signature(b *strings.Builder, sig *types.Signature, rw bool) {
+	params := sig.Params()
+	b.WriteString("(")
+	for i := range params.Len() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		p := params.At(i)
+		prw := s.declRewritten(p, rw)
+		if sig.Variadic() && i == params.Len()-1 {
+			b.WriteString("...")
+			if sl, ok := p.Type().(*types.Slice); ok {
+				s.write(b, sl.Elem(), prw)
+				continue
+			}
+		}
+		s.write(b, p.Type(), prw)
+	}
+	b.WriteString(")")
+	res := sig.Results()
+	switch res.Len() {
+	case 0:
+	case 1:
+		if res.At(0).Name() == "" {
+			b.WriteString(" ")
+			s.write(b, res.At(0).Type(), s.declRewritten(res.At(0), rw))
+			break
+		}
+		fallthrough
+	default:
+		b.WriteString(" ")
+		s.write(b, res, rw)
+	}
+}
+
+// typeName prints a named type or an alias, the scheduler's in place of a
+// type the rewrite replaces.
+func (s *importSet) typeName(b *strings.Builder, obj *types.TypeName, targs *types.TypeList, rw bool) {
+	if p := obj.Pkg(); p != nil && rw && replacements[p.Path()][obj.Name()] && obj.Parent() == p.Scope() {
+		b.WriteString(genXB + "." + obj.Name())
+	} else {
+		if p := obj.Pkg(); p != nil {
+			if q := s.name(p); q != "" {
+				b.WriteString(q + ".")
+			}
+		}
+		b.WriteString(obj.Name())
+	}
+	if targs != nil && targs.Len() > 0 {
+		b.WriteString("[")
+		for i := range targs.Len() {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			s.write(b, targs.At(i), rw)
+		}
+		b.WriteString("]")
+	}
 }
 
 func (s *importSet) nameable(t types.Type, seen map[types.Type]bool) error {

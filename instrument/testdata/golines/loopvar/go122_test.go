@@ -1,0 +1,23 @@
+//go:build go1.22
+
+package loopvar
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestFileGo122: the build line gives this file Go 1.22's loop variables,
+// whatever the module's go line says.
+func TestFileGo122(t *testing.T) {
+	var s sum
+	var wg sync.WaitGroup
+	for _, v := range []int{1, 2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.add(v)
+		}()
+	}
+	wg.Wait()
+}
