@@ -222,7 +222,7 @@ func TestPanel(t *testing.T) {
 	var results []*pkgResult
 	for _, m := range selected {
 		for _, p := range m.Packages {
-			r := &pkgResult{Package: p, Module: m.Path, Version: m.Version, RaceNote: m.RaceNote}
+			r := &pkgResult{Package: p, Module: m.Path, Version: m.Version}
 			results = append(results, r)
 			if budget(t, time.Hour) < 10*time.Second {
 				r.Skipped = "not run: go test's -timeout is near (run with -timeout 0)"
@@ -230,7 +230,7 @@ func TestPanel(t *testing.T) {
 			}
 			raceCount := set.RaceCount
 			if m.RaceCount != nil && !set.RaceForced {
-				raceCount = *m.RaceCount
+				raceCount, r.RaceNote = *m.RaceCount, m.RaceNote
 			}
 			runPanelPackage(t, bin, mod, dir, r, set, raceCount)
 			applyVerdicts(r, cfg.Verdicts)
@@ -780,7 +780,7 @@ func countsOf(r *pkgResult) pkgCounts {
 
 func oneLine(r *pkgResult) string {
 	c := countsOf(r)
-	s := fmt.Sprintf("%d tests, %d explored, %d complete, %d bounded, %d not explored, %d finding(s) (%d unjudged), xbtest %s in %.0fs",
+	s := fmt.Sprintf("%d tests, %d explored, %d complete, %d bounded, %d not explored, %d finding(s) (%d unjudged), xbtest exit %s in %.0fs",
 		len(r.Tests), c.explored, c.complete, c.bounded, len(r.NotExplored), len(r.Findings), c.verdicts["unjudged"], statusText(r.Xbtest), r.Xbtest.Seconds)
 	if r.Race != nil {
 		s += ", go test -race " + raceText(r.Race)
@@ -851,8 +851,12 @@ func countList(m map[string]int) string {
 func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Panel run of %s\n\n", h.Date)
-	fmt.Fprintf(&b, "xbtest %s, %s, %s; xbtest -timeout %s per test, killed after %.0f s per package; go test -race -count=%d (unless a module says otherwise), -timeout %.0fs",
-		h.Xbtest, h.Go, h.Platform, h.Settings.TestTimeout, h.Settings.LimitS, h.Settings.RaceCount, h.Settings.RaceLimitS)
+	which := "unless a module says otherwise"
+	if h.Settings.RaceForced {
+		which = "every package"
+	}
+	fmt.Fprintf(&b, "xbtest %s, %s, %s; xbtest -timeout %s per test, killed after %.0f s per package; go test -race -count=%d (%s), -timeout %.0fs",
+		h.Xbtest, h.Go, h.Platform, h.Settings.TestTimeout, h.Settings.LimitS, h.Settings.RaceCount, which, h.Settings.RaceLimitS)
 	if len(h.Settings.Args) > 0 {
 		fmt.Fprintf(&b, "; xbtest flags %s", strings.Join(h.Settings.Args, " "))
 	}
