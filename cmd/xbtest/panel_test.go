@@ -20,6 +20,8 @@
 //	-panel.race-limit d  XBTEST_PANEL_RACE_LIMIT  go test -race's -timeout per package (panel.json)
 //	-panel.out file      XBTEST_PANEL_OUT         the markdown table (panel.md in the panel's directory)
 //	-panel.args "a b"    XBTEST_PANEL_ARGS        more xbtest flags, split at spaces
+//	-panel.from dir      XBTEST_PANEL_FROM        run nothing: read the outputs a run left in dir
+//	                                              again and judge them by today's verdicts
 //
 // Everything lands in one directory (printed, kept): the module, each
 // package's xbtest stdout and stderr, its go test -race output, schedule
@@ -55,6 +57,7 @@ var (
 	panelRaceLimit = flag.String("panel.race-limit", os.Getenv("XBTEST_PANEL_RACE_LIMIT"), "panel: go test -race -timeout per package")
 	panelOut       = flag.String("panel.out", os.Getenv("XBTEST_PANEL_OUT"), "panel: where the markdown table goes")
 	panelArgs      = flag.String("panel.args", os.Getenv("XBTEST_PANEL_ARGS"), "panel: more xbtest flags")
+	panelFrom      = flag.String("panel.from", os.Getenv("XBTEST_PANEL_FROM"), "panel: the directory of a run to read again instead of running")
 )
 
 // panelConfig is testdata/panel/panel.json.
@@ -179,6 +182,10 @@ type pkgResult struct {
 
 func TestPanel(t *testing.T) {
 	cfg := readPanelConfig(t)
+	if *panelFrom != "" {
+		rereadPanel(t, cfg, *panelFrom)
+		return
+	}
 	set := panelSettingsFrom(t, cfg)
 	pkgRe, err := regexp.Compile(set.Pkgs)
 	if err != nil {
@@ -247,21 +254,64 @@ func TestPanel(t *testing.T) {
 		Modules:  selected,
 		Elapsed:  time.Since(start),
 	}
-	md := panelMarkdown(hdr, results, cfg.Verdicts)
-	out := set.outPath(dir)
+	writePanel(t, dir, panelRun{hdr, results}, cfg.Verdicts)
+}
+
+// panelRun is results.json.
+type panelRun struct {
+	Header  panelHeader  `json:"header"`
+	Results []*pkgResult `json:"results"`
+}
+
+// writePanel writes results.json and the table, and logs the table.
+func writePanel(t *testing.T, dir string, run panelRun, verdicts []panelVerdict) {
+	md := panelMarkdown(run.Header, run.Results, verdicts)
+	out := filepath.Join(dir, "panel.md")
+	if *panelOut != "" {
+		out, _ = filepath.Abs(*panelOut)
+	}
 	if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
 		t.Errorf("writing the table: %v", err)
 	}
-	js, _ := json.MarshalIndent(struct {
-		Header  panelHeader  `json:"header"`
-		Results []*pkgResult `json:"results"`
-	}{hdr, results}, "", "  ")
+	js, _ := json.MarshalIndent(run, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), js, 0o644); err != nil {
 		t.Errorf("writing results.json: %v", err)
 	}
 	t.Logf("\n%s", md)
 	t.Logf("table: %s", out)
 	t.Logf("results: %s", filepath.Join(dir, "results.json"))
+}
+
+// rereadPanel reads the xbtest output a run left in dir again (with this
+// harness's reading of it) and judges its findings by cfg's verdicts: a
+// verdict added after a run counts without running again.
+func rereadPanel(t *testing.T, cfg *panelConfig, dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run panelRun
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatalf("results.json: %v", err)
+	}
+	for _, r := range run.Results {
+		if r.Skipped != "" {
+			continue
+		}
+		stem := sanitize(r.Package)
+		stdout, err := os.ReadFile(filepath.Join(dir, stem+".xbtest.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr, err := os.ReadFile(filepath.Join(dir, stem+".xbtest.stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Summaries, r.Findings, r.NotExplored, r.Notes = nil, nil, nil, nil
+		parseXbtest(r, stdout, stderr)
+		applyVerdicts(r, cfg.Verdicts)
+	}
+	writePanel(t, dir, run, cfg.Verdicts)
 }
 
 func readPanelConfig(t *testing.T) *panelConfig {
@@ -321,16 +371,6 @@ func panelSettingsFrom(t *testing.T, cfg *panelConfig) panelSettings {
 	set.RaceLimit, set.RaceLimitS = d, d.Seconds()
 	set.Args = strings.Fields(*panelArgs)
 	return set
-}
-
-func (s panelSettings) outPath(dir string) string {
-	if *panelOut != "" {
-		if abs, err := filepath.Abs(*panelOut); err == nil {
-			return abs
-		}
-		return *panelOut
-	}
-	return filepath.Join(dir, "panel.md")
 }
 
 // xbtestVersion is the commit xbtest was built from (dirty when the work
@@ -614,9 +654,11 @@ func parseXbtest(r *pkgResult, stdout, stderr []byte) {
 	}
 
 	explored := map[string]bool{}
+	nsum := map[string]int{}
 	for i := range r.Summaries {
 		s := &r.Summaries[i]
 		explored[topTest(s.Test)] = true
+		nsum[s.Test]++
 		if w, ok := why[s.Test]; ok && strings.HasPrefix(w, "xbtest: ") {
 			s.Error = strings.TrimPrefix(w, "xbtest: ")
 			delete(why, s.Test)
@@ -644,6 +686,11 @@ func parseXbtest(r *pkgResult, stdout, stderr []byte) {
 			w = fmt.Sprintf("no summary; xbtest exited with status %d and stderr says nothing about the test", r.Xbtest.Status)
 		}
 		r.NotExplored = append(r.NotExplored, notExplored{Test: name, Why: w})
+	}
+	for _, name := range sortedKeys(nsum) {
+		if nsum[name] > 1 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %d summaries", name, nsum[name]))
+		}
 	}
 	// Reasons for tests go test -list did not name (subtests, a test of
 	// another package): keep them as notes.
@@ -750,17 +797,19 @@ type pkgCounts struct {
 
 func countsOf(r *pkgResult) pkgCounts {
 	c := pkgCounts{bounds: map[string]int{}, kinds: map[string]int{}, verdicts: map[string]int{}}
-	seen := map[string]bool{}
+	// A test is complete when every summary of it is (a test may have
+	// several: subtests, a test binary the test runs again).
+	var order []string
+	bound := map[string]*string{}
 	for _, s := range r.Summaries {
-		if !seen[topTest(s.Test)] {
-			seen[topTest(s.Test)] = true
-			c.explored++
+		top := topTest(s.Test)
+		if _, ok := bound[top]; !ok {
+			order = append(order, top)
+			bound[top] = nil
 		}
-		if s.Complete {
-			c.complete++
+		if s.Complete || bound[top] != nil {
 			continue
 		}
-		c.bounded++
 		b := s.Bound
 		switch {
 		case b != "":
@@ -769,7 +818,16 @@ func countsOf(r *pkgResult) pkgCounts {
 		default:
 			b = "bound not stated"
 		}
-		c.bounds[b]++
+		bound[top] = &b
+	}
+	for _, top := range order {
+		c.explored++
+		if b := bound[top]; b != nil {
+			c.bounded++
+			c.bounds[*b]++
+		} else {
+			c.complete++
+		}
 	}
 	for _, f := range r.Findings {
 		c.kinds[f.Kind]++
@@ -1060,6 +1118,7 @@ func TestPanelParse(t *testing.T) {
 {"event":"summary","package":"example.com/fix/p","test":"TestLong","schedules":40952,"findings":{},"complete":false,"bound":"time","elapsed_s":3.0}
 {"event":"summary","package":"example.com/fix/p","test":"TestOld","schedules":7,"findings":{},"complete":false,"elapsed_s":3.0}
 {"event":"summary","package":"example.com/fix/p","test":"TestWatch","schedules":3,"findings":{},"complete":false,"elapsed_s":10.0}
+{"event":"summary","package":"example.com/fix/p","test":"TestRace","schedules":0,"findings":{},"complete":false,"elapsed_s":1.0}
 {"event":"progress","package":"example.com/fix/p"}
 `
 	stderr := `xbtest: TestLong: 16600 schedules, 16592/s, 0 finding(s) so far
@@ -1078,7 +1137,7 @@ goroutine 7 [running]:
 		{Package: "example.com/fix/p", Test: "TestRace", Kind: "leak", Verdict: "false"},
 		{Package: "example.com/fix/p", Test: "TestGone", Kind: "race", Verdict: "false"},
 	})
-	if len(r.Summaries) != 5 || len(r.Findings) != 2 {
+	if len(r.Summaries) != 6 || len(r.Findings) != 2 {
 		t.Fatalf("%d summaries, %d findings", len(r.Summaries), len(r.Findings))
 	}
 	if r.Findings[0].Verdict != "real" || r.Findings[1].Verdict != "unjudged" {
@@ -1092,10 +1151,10 @@ goroutine 7 [running]:
 		t.Errorf("not explored %q\nwant %q", r.NotExplored, want)
 	}
 	c := countsOf(r)
-	if c.explored != 5 || c.complete != 2 || c.bounded != 3 || c.bounds["time"] != 1 || c.bounds["error"] != 1 || c.bounds["bound not stated"] != 1 {
+	if c.explored != 5 || c.complete != 1 || c.bounded != 4 || c.bounds["time"] != 1 || c.bounds["error"] != 1 || c.bounds["bound not stated"] != 2 {
 		t.Errorf("counts %+v", c)
 	}
-	if !strings.Contains(r.Summaries[4].Error, "blocked or spinning") || !slices.Contains(r.Notes, "1 JSON line(s) of an event the panel does not know") {
+	if !strings.Contains(r.Summaries[4].Error, "blocked or spinning") || !slices.Contains(r.Notes, "1 JSON line(s) of an event the panel does not know") || !slices.Contains(r.Notes, "TestRace: 2 summaries") {
 		t.Errorf("error %q, notes %q", r.Summaries[4].Error, r.Notes)
 	}
 
@@ -1122,7 +1181,7 @@ goroutine 7 [running]:
 	})
 	for _, s := range []string{
 		"**1 UNJUDGED FINDING(S)**",
-		"| example.com/fix/p | 7 | 5 | 2 | 3 (1 bound not stated, 1 error, 1 time) | 2 (1 no summary, and stderr says nothing about the test, 1 the test binary ended without an xbtest report) | 2: 1 leak, 1 race (1 real) | **1** | 20.0 s | 1 | not run |",
+		"| example.com/fix/p | 7 | 5 | 1 | 4 (2 bound not stated, 1 error, 1 time) | 2 (1 no summary, and stderr says nothing about the test, 1 the test binary ended without an xbtest report) | 2: 1 leak, 1 race (1 real) | **1** | 20.0 s | 1 | not run |",
 		"| example.com/fix/p | TestLeak | leak | goroutine T0.1 \\| blocked forever | p/p.go:9 | **unjudged** |",
 		"| example.com/fix/p | TestRace | race | data race on x: read by T0.2 and write by T0.1 | p/p_test.go:14 | real: x++ unguarded |",
 		"- not explored (TestA): killed after 300 s (per-package limit)",
