@@ -134,8 +134,10 @@ type xbSummary struct {
 	Bound     string         `json:"bound"`
 	Skipped   bool           `json:"skipped"`
 	ElapsedS  float64        `json:"elapsed_s"`
-	// Filled in by the panel: an internal error stderr gives for the test.
-	Error string `json:"error,omitempty"`
+	// Filled in by the panel: an internal error stderr gives for the
+	// test; Unexplored when stderr says the test was not explored.
+	Error      string `json:"error,omitempty"`
+	Unexplored bool   `json:"unexplored,omitempty"`
 }
 
 // notExplored is a listed test without a summary, and why.
@@ -657,12 +659,20 @@ func parseXbtest(r *pkgResult, stdout, stderr []byte) {
 	nsum := map[string]int{}
 	for i := range r.Summaries {
 		s := &r.Summaries[i]
-		explored[topTest(s.Test)] = true
 		nsum[s.Test]++
 		if w, ok := why[s.Test]; ok && strings.HasPrefix(w, "xbtest: ") {
-			s.Error = strings.TrimPrefix(w, "xbtest: ")
+			msg := strings.TrimPrefix(w, "xbtest: ")
+			if rest, ok := strings.CutPrefix(msg, "not explored, "); ok && !s.Complete && s.Schedules == 0 {
+				// A summary of nothing: the test counts as not
+				// explored, for the reason stderr gives.
+				s.Unexplored = true
+				why[s.Test] = rest
+				continue
+			}
+			s.Error = msg
 			delete(why, s.Test)
 		}
+		explored[topTest(s.Test)] = true
 	}
 	pkgReason := strings.Join(uniq(pkgWhy), "; ")
 	if r.Xbtest.Killed {
@@ -803,6 +813,9 @@ func countsOf(r *pkgResult) pkgCounts {
 	bound := map[string]*string{}
 	for _, s := range r.Summaries {
 		top := topTest(s.Test)
+		if s.Unexplored {
+			continue
+		}
 		if _, ok := bound[top]; !ok {
 			order = append(order, top)
 			bound[top] = nil
@@ -964,7 +977,7 @@ func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict)
 			for _, n := range r.NotExplored {
 				reasons[shortWhy(n.Why)]++
 			}
-			notExpCell += " (" + cell(countList(reasons), 120) + ")"
+			notExpCell += " (" + cell(countList(reasons), 240) + ")"
 		}
 		find := "0"
 		if len(r.Findings) > 0 {
@@ -1120,24 +1133,26 @@ func TestPanelParse(t *testing.T) {
 {"event":"summary","package":"example.com/fix/p","test":"TestWatch","schedules":3,"findings":{},"complete":false,"elapsed_s":10.0}
 {"event":"summary","package":"example.com/fix/p","test":"TestRace","schedules":0,"findings":{},"complete":false,"elapsed_s":1.0}
 {"event":"progress","package":"example.com/fix/p"}
+{"event":"summary","package":"example.com/fix/p","test":"TestLater","schedules":0,"findings":{},"complete":false,"elapsed_s":0}
 `
 	stderr := `xbtest: TestLong: 16600 schedules, 16592/s, 0 finding(s) so far
 xbtest: TestWatch: goroutine T0.1 did not reach a scheduling point within 10s: it is blocked or spinning in code xbtest does not control
 	goroutine 7 [chan receive]:
+xbtest: TestLater: not explored, an earlier test left a goroutine xbtest could not stop: it is blocked
 --- FAIL: TestCrash (the test binary ended without an xbtest report)
 === RUN   TestCrash
 panic: boom
 
 goroutine 7 [running]:
 `
-	r := &pkgResult{Package: "example.com/fix/p", Tests: []string{"TestRace", "TestLeak", "TestLong", "TestOld", "TestWatch", "TestCrash", "TestSilent"}, Xbtest: procResult{Status: 1, Seconds: 20}}
+	r := &pkgResult{Package: "example.com/fix/p", Tests: []string{"TestRace", "TestLeak", "TestLong", "TestOld", "TestWatch", "TestCrash", "TestSilent", "TestLater"}, Xbtest: procResult{Status: 1, Seconds: 20}}
 	parseXbtest(r, []byte(stdout), []byte(stderr))
 	applyVerdicts(r, []panelVerdict{
 		{Package: "example.com/fix/p", Test: "TestRace", Kind: "race", Message: "data race on x", Verdict: "real", Note: "x++ unguarded"},
 		{Package: "example.com/fix/p", Test: "TestRace", Kind: "leak", Verdict: "false"},
 		{Package: "example.com/fix/p", Test: "TestGone", Kind: "race", Verdict: "false"},
 	})
-	if len(r.Summaries) != 6 || len(r.Findings) != 2 {
+	if len(r.Summaries) != 7 || len(r.Findings) != 2 {
 		t.Fatalf("%d summaries, %d findings", len(r.Summaries), len(r.Findings))
 	}
 	if r.Findings[0].Verdict != "real" || r.Findings[1].Verdict != "unjudged" {
@@ -1146,6 +1161,7 @@ goroutine 7 [running]:
 	want := []notExplored{
 		{"TestCrash", "the test binary ended without an xbtest report: panic: boom / goroutine 7 [running]:"},
 		{"TestSilent", "no summary, and stderr says nothing about the test"},
+		{"TestLater", "an earlier test left a goroutine xbtest could not stop: it is blocked"},
 	}
 	if !slices.Equal(r.NotExplored, want) {
 		t.Errorf("not explored %q\nwant %q", r.NotExplored, want)
@@ -1181,7 +1197,7 @@ goroutine 7 [running]:
 	})
 	for _, s := range []string{
 		"**1 UNJUDGED FINDING(S)**",
-		"| example.com/fix/p | 7 | 5 | 1 | 4 (2 bound not stated, 1 error, 1 time) | 2 (1 no summary, and stderr says nothing about the test, 1 the test binary ended without an xbtest report) | 2: 1 leak, 1 race (1 real) | **1** | 20.0 s | 1 | not run |",
+		"| example.com/fix/p | 8 | 5 | 1 | 4 (2 bound not stated, 1 error, 1 time) | 3 (1 an earlier test left a goroutine xbtest could not stop, 1 no summary, and stderr says nothing about the test, 1 the test binary ended without an xbtest report) | 2: 1 leak, 1 race (1 real) | **1** | 20.0 s | 1 | not run |",
 		"| example.com/fix/p | TestLeak | leak | goroutine T0.1 \\| blocked forever | p/p.go:9 | **unjudged** |",
 		"| example.com/fix/p | TestRace | race | data race on x: read by T0.2 and write by T0.1 | p/p_test.go:14 | real: x++ unguarded |",
 		"- not explored (TestA): killed after 300 s (per-package limit)",
