@@ -1031,9 +1031,14 @@ func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict)
 		if r.ListErr != "" {
 			lines = append(lines, "go test -list: "+r.ListErr)
 		}
+		timeout, _ := time.ParseDuration(h.Settings.TestTimeout)
 		for _, s := range r.Summaries {
 			if s.Error != "" {
 				lines = append(lines, fmt.Sprintf("%s: explored %d schedules, then: %s", s.Test, s.Schedules, s.Error))
+			}
+			// A bound xbtest did not keep.
+			if timeout > 0 && s.ElapsedS > 1.5*timeout.Seconds()+5 {
+				lines = append(lines, fmt.Sprintf("%s: %d schedules in %.0f s, past xbtest's -timeout %s", s.Test, s.Schedules, s.ElapsedS, h.Settings.TestTimeout))
 			}
 		}
 		// Not explored, grouped by reason in the order first seen.
@@ -1129,7 +1134,7 @@ func TestPanelParse(t *testing.T) {
 {"event":"finding","package":"example.com/fix/p","test":"TestLeak","kind":"leak","schedule":2,"message":"goroutine T0.1 | blocked forever","goroutines":[{"id":"T0.1","state":"blocked","on":"chan","pos":"p/p.go:9"}],"replay":"x.json"}
 {"event":"summary","package":"example.com/fix/p","test":"TestLeak","schedules":2,"findings":{"leak":1},"complete":true,"elapsed_s":0.1}
 {"event":"summary","package":"example.com/fix/p","test":"TestLong","schedules":40952,"findings":{},"complete":false,"bound":"time","elapsed_s":3.0}
-{"event":"summary","package":"example.com/fix/p","test":"TestOld","schedules":7,"findings":{},"complete":false,"elapsed_s":3.0}
+{"event":"summary","package":"example.com/fix/p","test":"TestOld","schedules":7,"findings":{},"complete":false,"elapsed_s":40.0}
 {"event":"summary","package":"example.com/fix/p","test":"TestWatch","schedules":3,"findings":{},"complete":false,"elapsed_s":10.0}
 {"event":"summary","package":"example.com/fix/p","test":"TestRace","schedules":0,"findings":{},"complete":false,"elapsed_s":1.0}
 {"event":"progress","package":"example.com/fix/p"}
@@ -1201,6 +1206,7 @@ goroutine 7 [running]:
 		"| example.com/fix/p | TestLeak | leak | goroutine T0.1 \\| blocked forever | p/p.go:9 | **unjudged** |",
 		"| example.com/fix/p | TestRace | race | data race on x: read by T0.2 and write by T0.1 | p/p_test.go:14 | real: x++ unguarded |",
 		"- not explored (TestA): killed after 300 s (per-package limit)",
+		"- TestOld: 7 schedules in 40 s, past xbtest's -timeout 20s",
 		"- not explored (all): build failed: module golang.org/x/sync provides package",
 		"example.com/fix/p TestGone race \"\" (false)",
 	} {
