@@ -230,7 +230,7 @@ func TestPanel(t *testing.T) {
 
 	var results []*pkgResult
 	for _, m := range selected {
-		for _, p := range m.Packages {
+		for i, p := range m.Packages {
 			r := &pkgResult{Package: p, Module: m.Path, Version: m.Version}
 			results = append(results, r)
 			if budget(t, time.Hour) < 10*time.Second {
@@ -239,7 +239,10 @@ func TestPanel(t *testing.T) {
 			}
 			raceCount := set.RaceCount
 			if m.RaceCount != nil && !set.RaceForced {
-				raceCount, r.RaceNote = *m.RaceCount, m.RaceNote
+				raceCount = *m.RaceCount
+				if i == 0 {
+					r.RaceNote = m.RaceNote // once per module
+				}
 			}
 			runPanelPackage(t, bin, mod, dir, r, set, raceCount)
 			applyVerdicts(r, cfg.Verdicts)
@@ -1053,8 +1056,11 @@ func panelMarkdown(h panelHeader, results []*pkgResult, verdicts []panelVerdict)
 		for _, w := range whys {
 			tests := byWhy[w]
 			names := strings.Join(tests, ", ")
-			if len(tests) == len(r.Tests) && len(tests) > 1 {
+			switch {
+			case len(tests) == len(r.Tests) && len(tests) > 1:
 				names = "all"
+			case len(tests) > 8:
+				names = fmt.Sprintf("%d tests: %s and %d more", len(tests), strings.Join(tests[:6], ", "), len(tests)-6)
 			}
 			lines = append(lines, fmt.Sprintf("not explored (%s): %s", names, w))
 		}
