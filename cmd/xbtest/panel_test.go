@@ -465,7 +465,15 @@ func runPanelPackage(t *testing.T, bin, mod, dir string, r *pkgResult, set panel
 		limit = min(limit, budget(t, time.Hour)/2)
 	}
 	t.Logf("%s: xbtest", r.Package)
-	r.Xbtest = runLimited(cmd, stdoutPath, stderrPath, budget(t, limit))
+	limit = budget(t, limit)
+	r.Xbtest = runLimited(cmd, stdoutPath, stderrPath, limit)
+	if r.Xbtest.Killed {
+		if limit < set.Limit {
+			r.Xbtest.Err += " (the per-package limit, shortened to end before go test's -timeout)"
+		} else {
+			r.Xbtest.Err += " (per-package limit)"
+		}
+	}
 	stdout, _ := os.ReadFile(stdoutPath)
 	stderr, _ := os.ReadFile(stderrPath)
 	parseXbtest(r, stdout, stderr)
@@ -679,7 +687,7 @@ func parseXbtest(r *pkgResult, stdout, stderr []byte) {
 	}
 	pkgReason := strings.Join(uniq(pkgWhy), "; ")
 	if r.Xbtest.Killed {
-		pkgReason = strings.TrimSpace(r.Xbtest.Err + " (per-package limit)")
+		pkgReason = r.Xbtest.Err
 	}
 	for _, name := range r.Tests {
 		if explored[name] {
@@ -1185,7 +1193,7 @@ goroutine 7 [running]:
 		t.Errorf("error %q, notes %q", r.Summaries[4].Error, r.Notes)
 	}
 
-	killed := &pkgResult{Package: "example.com/k", Tests: []string{"TestA"}, Xbtest: procResult{Status: -1, Killed: true, Err: "killed after 300 s"}}
+	killed := &pkgResult{Package: "example.com/k", Tests: []string{"TestA"}, Xbtest: procResult{Status: -1, Killed: true, Err: "killed after 300 s (per-package limit)"}}
 	parseXbtest(killed, nil, []byte("xbtest: interrupted\n"))
 	if len(killed.NotExplored) != 1 || killed.NotExplored[0].Why != "killed after 300 s (per-package limit)" {
 		t.Errorf("killed: %q", killed.NotExplored)
