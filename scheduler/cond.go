@@ -23,7 +23,6 @@ func (c *Cond) nat() *sync.Cond {
 	return c.native
 }
 
-
 // lockOf returns the model of c.L if it is one of the scheduler's locks.
 func (c *Cond) lockOf(r *run) (*lockState, bool) {
 	switch l := c.L.(type) {
