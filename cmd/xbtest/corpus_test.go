@@ -13,37 +13,6 @@ import (
 	"testing"
 )
 
-// manifestEntry is one line of corpus/manifest.json.
-type manifestEntry struct {
-	Package    string   `json:"package"`
-	Test       string   `json:"test"`
-	Algo       string   `json:"algo"`
-	SyncDeps   *bool    `json:"sync_deps"`
-	Memory     string   `json:"memory"`
-	Race       string   `json:"race"`
-	Checkpoint string   `json:"checkpoint"`
-	Error      string   `json:"error"` // exploration stops with this error (exit status 2)
-	Kinds      []string `json:"kinds"`
-	Findings   *int     `json:"findings"` // the exact number of findings, if given
-	Schedules  int      `json:"schedules"`
-	// Where the findings are, if given: each finding's position, and each
-	// goroutine of each finding as "ID (state on) at pos" (sorted).
-	Positions  []string `json:"positions"`
-	Goroutines []string `json:"goroutines"`
-	Todo       string   `json:"todo"`
-}
-
-func (e *manifestEntry) group() string {
-	sd := e.SyncDeps == nil || *e.SyncDeps
-	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hb"), or(e.Checkpoint, "auto"))
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
 
 // repoRoot is the repository's top directory (the tests run in cmd/xbtest).
 func repoRoot(t *testing.T) string {
@@ -170,7 +139,7 @@ func parseJSONLines(t *testing.T, b []byte) map[string]*summary {
 			var s summary
 			json.Unmarshal(sc.Bytes(), &s)
 			out[strings.TrimPrefix(s.Package, "github.com/xbtest/xbtest/")+"/"+s.Test] = &s
-		case "package":
+		case "package", "total":
 		default:
 			t.Fatalf("unknown event in %q", sc.Text())
 		}

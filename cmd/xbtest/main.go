@@ -86,6 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	progress := func(s string) { fmt.Fprintf(stderr, "xbtest: %s\n", s) }
 	status := exitOK
 	explored := 0
+	var total tally
+	defer func() { rp.total(&total) }()
 	for _, p := range plan.Packages {
 		if !p.HasTests {
 			rp.noTests(p)
@@ -94,6 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		pkgStatus := exitOK
 		res, err := runPackage(ctx, plan, p, o, tmp, log, progress, func(r testResult) {
 			pkgStatus = max(pkgStatus, rp.testDone(p, r))
+			total.add(p, r)
 		})
 		if err != nil {
 			if ctx.Err() != nil {

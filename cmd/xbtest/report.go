@@ -302,6 +302,31 @@ func (rp *reporter) testFailed(p instrument.Package, tr testResult) int {
 	return status
 }
 
+// total prints the run's total, and on the corpus the comparison with its
+// manifest.
+func (rp *reporter) total(ta *tally) {
+	if ta.tests == 0 {
+		return
+	}
+	verdicts, wrong := "", []string(nil)
+	if ta.corpus {
+		verdicts, wrong = ta.corpusVerdicts(rp.o)
+	}
+	if rp.o.json {
+		rp.jsonLine(map[string]any{"event": "total", "tests": ta.tests, "complete": ta.complete, "schedules": ta.schedules,
+			"findings": ta.findings, "corpus": verdicts, "corpus_mismatches": wrong})
+		return
+	}
+	for _, w := range wrong {
+		fmt.Fprintf(rp.out, "xbtest: %s\n", w)
+	}
+	line := "xbtest: " + ta.line()
+	if verdicts != "" {
+		line += "; " + verdicts
+	}
+	fmt.Fprintln(rp.out, line)
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s

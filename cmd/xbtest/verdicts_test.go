@@ -202,6 +202,7 @@ func parseVerdicts(t *testing.T, stdout string) verdictEvents {
 			ev.summaries[pkg+"/"+m["test"].(string)] = m
 		case "package":
 			ev.packages[pkg] = m["result"].(string)
+		case "total":
 		default:
 			t.Errorf("unknown event %q", sc.Text())
 		}
