@@ -13,7 +13,6 @@ import (
 	"testing"
 )
 
-
 // repoRoot is the repository's top directory (the tests run in cmd/xbtest).
 func repoRoot(t *testing.T) string {
 	t.Helper()

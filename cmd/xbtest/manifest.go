@@ -52,7 +52,7 @@ type tally struct {
 	tests, complete, schedules int
 	findings                   map[string]int
 	kinds                      map[string][]string // by package and test
-	corpus                     bool                 // packages of xbtest's corpus were explored
+	corpus                     bool                // packages of xbtest's corpus were explored
 	corpusDir                  string
 }
 
