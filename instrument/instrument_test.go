@@ -23,7 +23,8 @@ import (
 // The tests rewrite the modules of testdata (each a module of its own,
 // outside xbtest's module as far as the go command is concerned), build
 // them with the plan and run them: the scheduler's RunTest explores each
-// test and appends one JSON line per test to $XBTEST_RESULTS.
+// test and appends its summary (and its start and findings) to
+// $XBTEST_RESULTS.
 
 // cacheDir is shared by the tests, so that the copy of the scheduler is
 // compiled once.
@@ -130,11 +131,18 @@ func runPlanEnv(t *testing.T, plan *Plan, env []string, patterns ...string) (map
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var r report
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		// The binary reports each test as it goes (scheduler.Line): its
+		// start, each finding when first seen, and its summary.
+		var l struct {
+			Event  string
+			Report *report
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("bad results line %s: %v", sc.Text(), err)
 		}
-		reports[r.Test] = r
+		if l.Event == "summary" && l.Report != nil {
+			reports[l.Report.Test] = *l.Report
+		}
 	}
 	return reports, string(out)
 }

@@ -59,12 +59,14 @@ type clock struct {
 	now     time.Duration
 	seq     int32
 	pending []*vtimer
-	timers  map[*time.Timer]*vtimer
-	tickers map[*time.Ticker]*vtimer
+	// noTickers: the test has returned, tickers fire no more (advance)
+	noTickers bool
+	timers    map[*time.Timer]*vtimer
+	tickers   map[*time.Ticker]*vtimer
 }
 
 func (c *clock) reset() {
-	c.now, c.seq = 0, 0
+	c.now, c.seq, c.noTickers = 0, 0, false
 	clear(c.pending)
 	c.pending = c.pending[:0]
 	if c.timers == nil {
@@ -108,12 +110,18 @@ func (tm *vtimer) idle() bool {
 	return tm.kind == tkChan && !hasLive(tm.m.recvq)
 }
 
+// asleep reports whether tm does not fire now: an idle channel timer, or a
+// ticker once the test has returned (see advance).
+func (c *clock) asleep(tm *vtimer) bool {
+	return tm.idle() || c.noTickers && tm.period > 0
+}
+
 // next returns the earliest deadline of a timer that can fire.
 func (c *clock) next() (time.Duration, bool) {
 	var when time.Duration
 	found := false
 	for _, tm := range c.pending {
-		if tm.idle() {
+		if c.asleep(tm) {
 			continue
 		}
 		w := max(tm.when, c.now)
@@ -128,7 +136,7 @@ func (c *clock) next() (time.Duration, bool) {
 func (c *clock) due() []*vtimer {
 	var out []*vtimer
 	for _, tm := range c.pending {
-		if tm.when <= c.now && !tm.idle() {
+		if tm.when <= c.now && !c.asleep(tm) {
 			out = append(out, tm)
 		}
 	}
@@ -157,8 +165,15 @@ func (c *clock) takeTimer(tm *vtimer) time.Time {
 // can fire. With no timer left, goroutines waiting on channels xbtest does
 // not control are waited for for real (awaitNative). t is the goroutine whose code runs the tick (the one that ended
 // the last block). It reports whether enough() holds.
+//
+// Once the test goroutine has returned, tickers no longer fire: the test is
+// over, as under go test, and a goroutine left looping on a ticker (a
+// cache's janitor) would keep the path going forever; it is neither run
+// further nor a leak (see checkStuck). Other timers still fire, so that a
+// goroutine that wakes up late and then blocks forever is a leak.
 func (r *run) advance(t *thread, enough func() bool) bool {
 	c := &r.clock
+	c.noTickers = r.testReturned()
 	for !enough() {
 		when, ok := c.next()
 		if !ok && (len(r.natives) == 0 || !r.awaitNative()) {
@@ -181,15 +196,15 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 }
 
 // testReturned reports whether the test goroutine has returned: the test
-// is over and virtual time stops (see the explorer's loop).
+// is over and tickers fire no more (see advance).
 func (r *run) testReturned() bool {
 	return len(r.threads) > 0 && r.threads[0].status == stExited
 }
 
 // timerWakes reports whether a pending timer would wake t: it sleeps, or
 // waits on a timer's channel or on the Done channel of a context with a
-// deadline. Such a goroutine, left behind when the test returns, is not
-// blocked forever.
+// deadline. Such a goroutine, left behind when the test returns (waiting
+// for a ticker, which fires no more), is not blocked forever.
 func (r *run) timerWakes(t *thread) bool {
 	waits := func(m *chanState) bool {
 		if m == nil {

@@ -271,10 +271,6 @@ func (ex *explorer) begin(r *run) *thread {
 // and remember the checkpoint (RetPt) and the state there. It returns nil
 // when the enabled set is empty: the path has ended.
 //
-// Once the test goroutine has returned, time no longer advances: the test
-// is over, as under go test, and goroutines left waiting for a timer (a
-// janitor's ticker) are neither run further nor leaks (see checkStuck).
-//
 // When the enabled set is empty, virtual time advances (a tick, clock.go):
 // the timers of the earliest deadline fire and wake the goroutines that wait
 // for them, and the path goes on. It does so only when no thread is delayed
@@ -286,7 +282,7 @@ func (ex *explorer) begin(r *run) *thread {
 // yet to act, which no real execution does.)
 func (ex *explorer) loop() *thread {
 	if ex.st.enabled.empty() {
-		if len(ex.st.delayed) > 0 || ex.r.testReturned() || !ex.r.advance(ex.blk.thread, func() bool { return !ex.st.enabled.empty() }) {
+		if len(ex.st.delayed) > 0 || !ex.r.advance(ex.blk.thread, func() bool { return !ex.st.enabled.empty() }) {
 			return nil
 		}
 	}

@@ -179,6 +179,9 @@ func (d *driver) RunFrom(n int) {
 	r.snapshots = !rerun
 	d.last = d.execute(r)
 	d.collect(r)
+	if d.dirty == "" && r.changed != "" {
+		d.dirty = r.changed
+	}
 	if d.dirty == "" && d.pkgState != nil {
 		d.dirty = d.pkgState.changed()
 	}
@@ -187,9 +190,6 @@ func (d *driver) RunFrom(n int) {
 
 // Clean implements checkpoint.Target.
 func (d *driver) Clean() (bool, string) {
-	if d.pkgState == nil {
-		return true, ""
-	}
 	return d.dirty == "", d.dirty
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/xbtest/xbtest/checkpoint"
 	"math"
 )
 
@@ -279,6 +280,11 @@ func decodeFinding(b []byte) (*Finding, error) {
 
 // save encodes what this process changed since it was forked.
 func (d *driver) Save() []byte {
+	if s := checkpoint.StopRequested(); s != checkpoint.NoStop {
+		// Asked to stop: exploration is over, whatever this process was
+		// about to do next (the state may go to the zygote directly).
+		d.bounded(s)
+	}
 	ex := d.ex
 	var e enc
 	e.uint(handoverMagic)

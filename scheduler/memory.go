@@ -127,8 +127,8 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 		return // the execution ended between the test and the call
 	}
 	t := r.cur
-	if t.g != getg() {
-		r.foreign()
+	if t.g != getg() && r.foreign() {
+		return
 	}
 	if r.dead.Load() {
 		panic(teardown{})

@@ -59,6 +59,13 @@ func (o *Once) Do(f func()) {
 				r.dataAccess(unsafe.Pointer(&o.done), 4, true)
 				r.racePublish(t2, unsafe.Pointer(o), roleObject)
 				o.done.Store(1)
+				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != regionHeap {
+					// A Once the body did not make (a package's, or
+					// one OnceValue keeps): the next execution would
+					// not run its function. The fingerprint may not
+					// reach it (a closure holds it), so say so.
+					r.changed = "a sync.Once made before the test body ran was completed by it"
+				}
 			}
 		}()
 		f()

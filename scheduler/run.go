@@ -207,6 +207,7 @@ type run struct {
 	warnings  []string
 	notes     []string // for -v: what the result's Notes say (unprotected locations)
 	gaveWay   int      // threads made to give way by the fairness bound
+	changed   string   // package state the execution changed that the fingerprint may not see
 	unprot    int      // the detector's unprotected locations already noted
 	internal  string
 	skipped   bool
@@ -256,6 +257,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.warnings = r.warnings[:0]
 	r.notes = r.notes[:0]
 	r.gaveWay = 0
+	r.changed = ""
 	r.unprot = 0
 	r.internal = ""
 	r.skipped, r.failed = false, false
@@ -305,14 +307,8 @@ func enter() (*run, *thread) {
 		return nil, nil
 	}
 	t := r.cur
-	if t.g != getg() {
-		if runtimeOwned() {
-			// A finalizer or cleanup the runtime runs (on an object of
-			// this or an earlier execution): not one of the test's
-			// goroutines, it behaves as outside any execution.
-			return nil, nil
-		}
-		r.foreign()
+	if t.g != getg() && r.foreign() {
+		return nil, nil
 	}
 	if r.dead.Load() {
 		panic(teardown{})
@@ -335,9 +331,15 @@ func runtimeOwned() bool {
 }
 
 // foreign handles a hook called by a goroutine that is not the running
-// controlled goroutine. It cannot be attributed to any thread, so the
-// execution cannot continue; the goroutine is parked until the process ends.
-func (r *run) foreign() {
+// controlled goroutine. A finalizer or cleanup the runtime runs (on an
+// object of this or an earlier execution) is not one of the test's
+// goroutines: it behaves as outside any execution (foreign returns true).
+// Any other cannot be attributed to a thread, so the execution cannot
+// continue; the goroutine is parked until the process ends.
+func (r *run) foreign() (native bool) {
+	if runtimeOwned() {
+		return true
+	}
 	msg := "instrumented code was called from a goroutine xbtest does not control " +
 		"(started by code that is not instrumented, e.g. a library); instrument that package with -instrument\n" +
 		string(debug.Stack())

@@ -169,6 +169,9 @@ func wrote[T any](p *T, pos Pos) {
 		return
 	}
 	t := r.bufferedEvent()
+	if t == nil {
+		return
+	}
 	size := unsafe.Sizeof(*p)
 	if t.pending != 0 {
 		v := *p
@@ -202,6 +205,9 @@ func load[T any](p *T, pos Pos) T {
 		return *p
 	}
 	t := r.bufferedEvent()
+	if t == nil {
+		return *p
+	}
 	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
 	r.yield(t) // the load starts a block (access granularity)
 	if r.exploring {
@@ -251,6 +257,10 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 		return
 	}
 	t := r.bufferedEvent()
+	if t == nil {
+		*p = v
+		return
+	}
 	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
 	if r.raceOn() {
 		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
@@ -266,11 +276,12 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 }
 
 // bufferedEvent counts the event of a buffered access (which is no fence)
-// and returns the running goroutine.
+// and returns the running goroutine; nil for a finalizer's access, which is
+// made natively (see foreign).
 func (r *run) bufferedEvent() *thread {
 	t := r.cur
-	if t.g != getg() {
-		r.foreign()
+	if t.g != getg() && r.foreign() {
+		return nil
 	}
 	if r.dead.Load() {
 		panic(teardown{})
