@@ -57,8 +57,8 @@ func TestCheckpointStrategiesAgree(t *testing.T) {
 		{"DeadlockWait", deadlockWait}, {"BufferNotify", bufferNotify},
 		{"Performance_3_2", perfPlain(3, 2)}, {"PerformanceJava_2_2", perfJava(2, 2)},
 	}
-	if testing.Short() {
-		progs = progs[:3]
+	if testing.Short() || !longSuite {
+		progs = progs[:2]
 	}
 	if only := os.Getenv("XBTEST_ONLY"); only != "" {
 		progs = slices.DeleteFunc(progs, func(p struct {

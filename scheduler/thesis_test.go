@@ -97,7 +97,7 @@ var javasafeTable = []struct{ n, l, paths int }{
 
 func TestPerformanceJavasafeMatchesTables41And42(t *testing.T) {
 	for _, e := range javasafeTable {
-		if testing.Short() && e.paths > 20000 {
+		if !longSuite && e.paths > 2000 {
 			continue
 		}
 		res := explore(t, "perf", perfJava(e.n, e.l), thesisRW())
@@ -174,6 +174,9 @@ func TestThesisProgramsFindTheirBugs(t *testing.T) {
 		{"BufferIf", bufferIf, []xb.Kind{xb.KindAssertion, xb.KindDeadlock}, overflowPos, nil},
 		{"BufferNotify", bufferNotify, []xb.Kind{xb.KindDeadlock}, "", nil},
 	} {
+		if !longSuite && strings.HasPrefix(c.name, "Buffer") {
+			continue // 100,000 schedules each; the corpus explores them too
+		}
 		for _, a := range []xb.Algorithm{xb.ExitBlockRWDD, xb.ExitBlockDD} {
 			cfg := xb.DefaultConfig()
 			cfg.Algorithm = a

@@ -15,8 +15,8 @@ import (
 // explored up to 400 schedules: the explorer's order is deterministic, so
 // every strategy explores the same 400.
 func TestCheckpointStrategiesOnCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the corpus three times")
+	if testing.Short() || !longSuite {
+		t.Skip("runs the corpus three times: long suite (go test -tags long)")
 	}
 	t.Chdir(repoRoot(t))
 	results := map[string]map[string]*summary{}

@@ -44,6 +44,11 @@ func TestCorpus(t *testing.T) {
 	bin := buildCommand(t)
 	t.Chdir(root)
 	for flags, entries := range groups {
+		if !longSuite && flags != (&manifestEntry{}).group() {
+			// The default configuration is the acceptance suite of go
+			// test ./...; the others run under -tags long.
+			continue
+		}
 		t.Run(flags, func(t *testing.T) {
 			var pkgs, tests []string
 			for _, e := range entries {
@@ -134,6 +139,9 @@ func parseJSONLines(t *testing.T, b []byte) map[string]*summary {
 		switch ev["event"] {
 		case "finding":
 			findings = append(findings, ev)
+			if u, _ := ev["unreproduced"].(string); u != "" {
+				t.Errorf("%v %v: %v %q not reproduced by its schedule: %s", ev["package"], ev["test"], ev["kind"], ev["message"], u)
+			}
 		case "summary":
 			var s summary
 			json.Unmarshal(sc.Bytes(), &s)

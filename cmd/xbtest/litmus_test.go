@@ -20,6 +20,9 @@ import (
 // (-granularity access), else most interleavings of racy code are not
 // explored.
 func TestLitmusOutcomes(t *testing.T) {
+	if !longSuite {
+		t.Skip("long suite (go test -tags long); scheduler's TestLitmusOutcomesAreExactlyTheModels checks the models in process")
+	}
 	root := repoRoot(t)
 	t.Chdir(root)
 	for _, m := range []string{"sc", "tso", "pso"} {

@@ -1,0 +1,7 @@
+//go:build !long
+
+package main
+
+// longSuite is false in go test ./...: the slow end-to-end tests run a
+// part of their cases (go test -tags long runs all; see README).
+const longSuite = false
