@@ -439,7 +439,9 @@ func TestForkedChildCollectsBetweenExecutions(t *testing.T) {
 	var heap0 uint64 // in a forked process: its heap when it first ran the body
 	res := explore(t, "garbage", func(xt *xb.T) {
 		if !checkpoint.InChild() {
-			for start := time.Now(); time.Since(start) < 10*time.Millisecond; {
+			// Dearer than a fork of this test binary, which costs 2 to
+			// 10 ms on the machines here.
+			for start := time.Now(); time.Since(start) < 40*time.Millisecond; {
 			}
 		}
 		withSetup(0)(xt)

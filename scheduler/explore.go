@@ -413,7 +413,8 @@ func (d *driver) describeOne(f *Finding) bool {
 func (d *driver) trace(path []decision) (*run, []Block) {
 	cfg := *d.cfg
 	cfg.Trace = true
-	cfg.MaxSteps = 0
+	// MaxSteps stays: a goroutine the bound stopped while the path was
+	// explored must stop at the same step when it is replayed.
 	r := &d.r
 	r.reset(d.ex, &cfg, d.name, d.body, path)
 	r.traceOnly = true

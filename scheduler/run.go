@@ -382,6 +382,12 @@ func (r *run) event(t *thread) {
 	if r.maxSteps > 0 && t.steps > r.maxSteps && !t.frozen {
 		r.tooManySteps(t)
 	}
+	if !r.exploring && r.k < len(r.replay) && r.events > r.replay[r.k].end {
+		// A replayed block went past the event it ended at without
+		// reaching a scheduling point (it computes or spins differently):
+		// stop now, not when it next reaches one, which may be never.
+		r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine went on without a scheduling point", r.k, r.threads[r.replay[r.k].thread].id(), r.replay[r.k].end))
+	}
 }
 
 // record keeps t's call stack at its current event (trace mode only).
