@@ -534,6 +534,9 @@ func overlayContains(t *testing.T, plan *Plan, s string) bool {
 // vendor/ (a go.mod that requires the scheduler would disagree with
 // vendor/modules.txt), and -instrument can name a vendored package.
 func TestVendor(t *testing.T) {
+	if !longSuite {
+		t.Skip("long suite (go test -tags long)")
+	}
 	t.Run("Plain", func(t *testing.T) {
 		plan := prepare(t, Options{Dir: testdata("vend")})
 		if plan.ModFile == "" || !slices.Contains(plan.BuildArgs, "-mod=mod") {
@@ -783,9 +786,9 @@ func goLineModule(t *testing.T, v string) string {
 // read them race with the loop's writes, those of range loops included
 // (loopvar); a //go:build go1.N line sets a file's own version.
 func TestGoLines(t *testing.T) {
-	lines := []string{"1.16", "1.21", "1.22"}
+	lines := []string{"1.16", "1.21"}
 	if longSuite {
-		lines = append(lines, "", "1.13", "1.17", "1.0", "1.12", "1.18", "1.26.0")
+		lines = append(lines, "", "1.13", "1.17", "1.22", "1.0", "1.12", "1.18", "1.26.0")
 	}
 	for _, v := range lines {
 		name := "go" + v

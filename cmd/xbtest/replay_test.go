@@ -297,6 +297,9 @@ func unused() string { return "before" }
 // change it (a line inserted above everything, an unexecuted function, a
 // t.Log), and reports the divergence, exit 2, after one that does.
 func TestReplayAfterEdits(t *testing.T) {
+	if !longSuite {
+		t.Skip("long suite (go test -tags long); TestCorpusReplayAfterEdits edits corpus programs")
+	}
 	dir := writeModule(t, map[string]string{
 		"go.mod":        "module example.com/ext\n\ngo 1.22\n",
 		"lu/lu.go":      extLostUpdate + editUnused,
@@ -564,6 +567,9 @@ func TestNew(t *testing.T) {
 // own, and a new run of a test removes the files of the findings it no
 // longer has.
 func TestScheduleFileNames(t *testing.T) {
+	if !longSuite {
+		t.Skip("long suite (go test -tags long)")
+	}
 	dir := writeModule(t, map[string]string{
 		"go.mod":                  "module example.com/names\n\ngo 1.22\n",
 		"a/config/config_test.go": strings.ReplaceAll(twoOutcomes, "PKG", "a"),
