@@ -69,7 +69,7 @@ func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package
 		return nil, err
 	}
 	if buildErr != "" {
-		res.buildErr = buildErr
+		res.buildErr = rewriteBroke(ctx, plan, p, o, tmp, buildErr)
 		res.elapsed = time.Since(start)
 		return res, nil
 	}
@@ -149,6 +149,37 @@ func buildTestBinary(ctx context.Context, plan *instrument.Plan, p instrument.Pa
 	}
 	return bin, "", nil
 }
+
+// rewriteBroke explains a build error of the rewritten package: if the
+// package itself builds, the error is xbtest's, and each error is shown
+// with what the rewrite made of its line.
+func rewriteBroke(ctx context.Context, plan *instrument.Plan, p instrument.Package, o *options, tmp, buildErr string) string {
+	args := []string{"test", "-c", "-o", filepath.Join(tmp, "bin", sanitize(p.ImportPath)+".orig.test")}
+	if len(o.tags) > 0 {
+		args = append(args, "-tags="+strings.Join(o.tags, ","))
+	}
+	args = append(args, p.ImportPath)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = plan.Dir
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+tmp)
+	if cmd.Run() != nil {
+		return buildErr // the package does not build without xbtest either
+	}
+	var b strings.Builder
+	b.WriteString("xbtest: the rewritten package does not compile, although the package itself does: a bug of xbtest's rewrite (please report it with this output)\n")
+	for _, l := range strings.Split(buildErr, "\n") {
+		b.WriteString(l + "\n")
+		if m := compileError.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			if rw, ok := plan.RewrittenLine(m[1], n); ok {
+				fmt.Fprintf(&b, "\trewritten as: %s\n", rw)
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+var compileError = regexp.MustCompile(`^\s*(\S+\.go):(\d+):(?:\d+:)? `)
 
 // binRun is what one process of the test binary did.
 type binRun struct {
