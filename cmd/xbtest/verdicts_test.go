@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/xbtest/xbtest/instrument"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/xbtest/xbtest/instrument"
+	"github.com/xbtest/xbtest/replay"
 )
 
 // The cases of "no silent pass, nothing lost": each package of the module
@@ -24,7 +26,6 @@ var verdictModule = map[string]string{
 	"osexit/osexit_test.go": `package osexit
 
 import (
-	"github.com/xbtest/xbtest/instrument"
 	"os"
 	"sync"
 	"testing"
@@ -71,7 +72,6 @@ func TestSpin(t *testing.T) {
 	"bounded/bounded_test.go": `package bounded
 
 import (
-	"github.com/xbtest/xbtest/instrument"
 	"sync"
 	"testing"
 )
@@ -97,7 +97,6 @@ func TestMany(t *testing.T) {
 	"leakeach/leak_test.go": `package leakeach
 
 import (
-	"github.com/xbtest/xbtest/instrument"
 	"sync"
 	"testing"
 )
@@ -139,7 +138,6 @@ func TestLogAfter(t *testing.T) {
 	"alone/alone_test.go": `package alone
 
 import (
-	"github.com/xbtest/xbtest/instrument"
 	"sync"
 	"testing"
 )
@@ -340,7 +338,6 @@ func TestInterruptKeepsFindings(t *testing.T) {
 		"p/p_test.go": `package p
 
 import (
-	"github.com/xbtest/xbtest/instrument"
 	"sync"
 	"testing"
 )
@@ -439,5 +436,58 @@ func TestRewriteBrokeIsOurs(t *testing.T) {
 	os.WriteFile(orig, []byte("package a\n\nfunc F() int {\n\treturn \"x\"\n}\n"), 0o644)
 	if got := rewriteBroke(t.Context(), plan, instrument.Package{ImportPath: "example.com/rb/a"}, &options{}, t.TempDir(), buildErr); got != buildErr {
 		t.Errorf("a package that does not build: %q", got)
+	}
+}
+
+// A test that sizes its work by GOMAXPROCS sees the same number when its
+// finding is replayed as when it was found (exploration runs on one P, and
+// so does a replay), and the schedule file records it.
+func TestReplayKeepsGOMAXPROCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a module")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/gmp\n\ngo 1.22\n",
+		"w/w_test.go": `package w
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+func TestWorkers(t *testing.T) {
+	n := runtime.GOMAXPROCS(0)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); mu.Lock(); mu.Unlock() }()
+	}
+	x := 0
+	wg.Add(2)
+	go func() { defer wg.Done(); x++ }()
+	go func() { defer wg.Done(); x++ }()
+	wg.Wait()
+}
+`,
+	})
+	out := t.TempDir()
+	status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "./w")
+	ev := parseVerdicts(t, stdout)
+	if status != exitFindings || len(ev.findings) != 1 {
+		t.Fatalf("status %d, findings %v\n%s", status, ev.findings, stderr)
+	}
+	file := ev.findings[0]["replay"].(string)
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	s, err := replay.Read(file)
+	if err != nil || s.Env == nil || s.Env.GOMAXPROCS != 1 {
+		t.Fatalf("schedule file env %+v (%v), want GOMAXPROCS 1", s.Env, err)
+	}
+	status, stdout, stderr = runIn(t, dir, "-json", "-replay", file)
+	if !strings.Contains(stdout, `"reproduced":true`) || status != exitFindings {
+		t.Errorf("replay: status %d\n%s\n%s", status, stdout, stderr)
 	}
 }

@@ -19,6 +19,10 @@
 //   - TestGlobalRegistryFixed, TestLocalRegistryFixed: none.
 //   - the Global tests under -checkpoint=rerun: exploration stops after the
 //     first schedule, with an error naming the variable that changed.
+//   - TestSetupOnceA, TestSetupOnceB (setup.go): none; their set-up behind a
+//     sync.Once registers groups once per process, as under go test (a
+//     second registration would panic). Under -checkpoint=rerun the first
+//     stops: the Once it completed is state the next schedule would see.
 package state
 
 import (
