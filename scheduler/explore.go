@@ -63,6 +63,10 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 	cfg.Backer.Explore(d)
 	res = d.res
 	res.Schedules = d.ex.stats.schedules
+	res.Depth = d.ex.stats.maxDepth
+	if !res.Complete {
+		res.Left = max(d.left, len(d.ex.stack))
+	}
 	res.Aborted = d.ex.stats.aborted
 	res.Elapsed = time.Since(start)
 	return res
@@ -140,6 +144,9 @@ type driver struct {
 	// dirty says how an execution left it changed (see fingerprint.go).
 	pkgState *stateFingerprint
 	dirty    string
+	// left is how many branches were still to explore when a forked
+	// process stopped exploring early (its stack is not handed up).
+	left int
 }
 
 // Next implements checkpoint.Target.

@@ -115,6 +115,8 @@ type Result struct {
 	Findings  []*Finding     `json:"findings"`
 	Complete  bool           `json:"complete"` // false when a bound stopped exploration
 	Bound     string         `json:"bound,omitempty"`
+	Depth     int            `json:"depth,omitempty"` // the deepest path explored, in blocks
+	Left      int            `json:"left,omitempty"`  // incomplete: branches left to explore, each at least one schedule
 	Warnings  []string       `json:"warnings,omitempty"`
 	Skipped   bool           `json:"skipped,omitempty"`
 	Elapsed   time.Duration  `json:"-"`

@@ -314,6 +314,7 @@ func (d *driver) Save() []byte {
 	e.int(int64(ex.stats.aborted))
 	e.int(int64(ex.stats.pushed))
 	e.int(int64(ex.stats.maxDepth))
+	e.int(int64(max(d.left, len(ex.stack))))
 
 	e.uint(uint64(d.last))
 	e.bool(d.stop)
@@ -359,6 +360,7 @@ func (d *driver) Load(b []byte) error {
 		tried[x.access()] = true
 	}
 	stats := exploreStats{schedules: int(x.int()), aborted: int(x.int()), pushed: int(x.int()), maxDepth: int(x.int())}
+	left := int(x.int())
 	last, stop, over, restarts, iter := endReason(x.uint()), x.bool(), x.bool(), int(x.int()), int(x.int())
 	isDirty, dirty := x.bool(), x.str()
 	warnings, notes := x.strs(), x.strs()
@@ -387,6 +389,7 @@ func (d *driver) Load(b []byte) error {
 	ex.low = min(ex.low, keep)
 	ex.path, ex.start, ex.done, ex.triedAll, ex.tried, ex.stats = path, start, done, triedAll, tried, stats
 	d.last, d.stop, d.over, d.restarts, d.iter = last, stop, over, restarts, iter
+	d.left = left
 	if isDirty {
 		d.dirty = dirty
 	}

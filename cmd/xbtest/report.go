@@ -80,7 +80,11 @@ type jsonSummary struct {
 	// Bound is why exploration is incomplete: "schedules" (-max-schedules),
 	// "time" (-timeout), "steps" (a goroutine stopped at -max-steps),
 	// "stop" (-stop), "interrupted", "error" (Error says what).
-	Bound    string   `json:"bound,omitempty"`
+	Bound string `json:"bound,omitempty"`
+	// Depth is the deepest path explored (blocks); Left, when incomplete,
+	// the branches left to explore: at least that many schedules more.
+	Depth    int      `json:"depth,omitempty"`
+	Left     int      `json:"left,omitempty"`
 	Skipped  bool     `json:"skipped,omitempty"`
 	Error    string   `json:"error,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
@@ -219,7 +223,7 @@ func (rp *reporter) testDone(p instrument.Package, tr testResult) int {
 	}
 	if rp.o.json {
 		rp.jsonLine(jsonSummary{Event: "summary", Package: p.ImportPath, Test: r.Test, Algorithm: r.Algorithm, Memory: rp.o.memory,
-			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, Bound: boundOf(r.Result), Skipped: r.Skipped,
+			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, Bound: boundOf(r.Result), Depth: r.Depth, Left: r.Left, Skipped: r.Skipped,
 			Error: firstLine(r.Internal), Warnings: r.Warnings, ElapsedS: r.ElapsedS, Checkpoint: r.Backer, Notes: r.Notes})
 		return status
 	}
@@ -242,6 +246,9 @@ func (rp *reporter) testDone(p instrument.Package, tr testResult) int {
 		}
 		if !r.Complete && !r.Skipped {
 			detail += ", " + rp.boundText(boundOf(r.Result))
+			if r.Left > 0 {
+				detail += fmt.Sprintf(" with at least %d schedules left (paths of up to %d blocks)", r.Left, r.Depth)
+			}
 		}
 		fmt.Fprintf(rp.out, "--- %s: %s (%s, %s, %.2fs)\n", verdict, r.Test, r.Algorithm, detail, r.ElapsedS)
 	}
