@@ -294,6 +294,9 @@ func (d *Detector) Snapshot(t int32) Clock {
 	return c
 }
 
+// Reset empties c, keeping its storage for the next execution.
+func (c *Clock) Reset() { c.c = c.c[:0] }
+
 // Join acquires c into t.
 func (d *Detector) Join(t int32, c Clock) {
 	if len(c.c) > 0 {

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/eraser"
 )
 
 // lockState is the scheduler's model of a Mutex or RWMutex during one
@@ -15,6 +17,8 @@ type lockState struct {
 	writer  *thread // the Mutex holder, or the RWMutex writer
 	pending bool    // RWMutex: the writer has announced itself and waits for readers to leave
 	readers []readHold
+	// happens-before (race.go): the releases of Unlock, and of RUnlock
+	wclock, rclock eraser.Clock
 }
 
 type readHold struct {

@@ -225,15 +225,26 @@ func (r *run) raceMap(t *thread, m *Map, key any, wrote bool) {
 type mapCleared struct{}
 
 // raceLocked and raceUnlocked carry the happens-before edges of a lock.
+// The memory model's rules for sync.Mutex and sync.RWMutex: the nth Unlock
+// before the return of the n+1th Lock and of the RLocks after it, an
+// RUnlock before the next Lock's return. The clocks live in the lock's
+// state (eraser.Detector's Locked and Unlocked keep them in its map).
 func (r *run) raceLocked(t *thread, l *lockState, write bool) {
 	if r.raceOn() {
-		r.race.Locked(t.idx, l.id, write)
+		r.race.Join(t.idx, l.wclock)
+		if write {
+			r.race.Join(t.idx, l.rclock)
+		}
 	}
 }
 
 func (r *run) raceUnlocked(t *thread, l *lockState, write bool) {
 	if r.raceOn() {
-		r.race.Unlocked(t.idx, l.id, write)
+		if write {
+			r.race.ReleaseInto(t.idx, &l.wclock)
+		} else {
+			r.race.ReleaseInto(t.idx, &l.rclock)
+		}
 	}
 }
 

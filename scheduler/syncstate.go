@@ -45,8 +45,10 @@ func (r *run) lockOf(addr unsafe.Pointer, rw bool) *lockState {
 	}
 	l := s.lockPool[s.nlocks]
 	s.nlocks++
-	readers := l.readers[:0]
-	*l = lockState{id: r.newObj(), rw: rw, addr: addr, readers: readers}
+	readers, wc, rc := l.readers[:0], l.wclock, l.rclock
+	wc.Reset()
+	rc.Reset()
+	*l = lockState{id: r.newObj(), rw: rw, addr: addr, readers: readers, wclock: wc, rclock: rc}
 	s.locks[addr] = l
 	return l
 }
