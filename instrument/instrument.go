@@ -15,16 +15,21 @@
 // tests), escape.go (which locals are shared), edit.go and render.go (text
 // edits and line directives), helpers.go (the generated helper file of each
 // package), overlay.go, modfile.go, xbtest.go, modcache.go, vendor.go,
-// workfile.go (how the build finds the result).
+// workfile.go (how the build finds the result), deps.go (which packages of
+// other modules to rewrite) and depcache.go (the persistent cache of their
+// rewrite).
 package instrument
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"go/ast"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +45,16 @@ type Options struct {
 	CacheDir string                           // where to write rewritten files; a fresh temp dir if empty
 	Memory   string                           // memory model: "" or sc, tso, pso (selects the helpers, see helpers.go)
 	Log      func(format string, args ...any) // verbose diagnostics, may be nil
+
+	// NoDeps turns off the rewrite of the packages of other modules that
+	// start goroutines or synchronize (-instrument-deps=false): only the
+	// targets' modules and Extra are rewritten.
+	NoDeps bool
+	// DepCache is the directory of the persistent cache of rewritten
+	// modules of the module cache (depcache.go): "" for
+	// $XBTEST_DEPCACHE if set, else os.UserCacheDir()/xbtest/deps; "off"
+	// for none.
+	DepCache string
 }
 
 // Package is a package matched by the patterns.
@@ -60,11 +75,31 @@ type Plan struct {
 	Env       []string  // extra environment for go test, may be empty
 	Dir       string    // directory to run `go test` in
 	Cleanup   func()    // removes every temporary file and directory the plan created
+
+	// Deps are the packages of other modules in the build of the tests
+	// that start goroutines or synchronize (or that Extra names), sorted by
+	// import path, with what became of each: rewritten, or left alone and
+	// why (then xbtest does not control what they do).
+	Deps []Dep
+}
+
+// Dep is a package of another module than the targets' that the rewrite
+// of dependencies selected (its code starts goroutines or synchronizes),
+// or that Extra names.
+type Dep struct {
+	Path       string
+	Uses       string // what its code does: "starts goroutines, synchronizes", "uses channels", "uses timers"; "" if only Extra selects it
+	Goroutines bool   // it has go statements
+	Extra      bool   // Extra names it
+	Rewritten  bool
+	Cached     bool   // its rewrite was taken from the persistent cache
+	Why        string // when it is not rewritten, why: "cgo", "-instrument-deps=false", "cannot rewrite: ...", "does not compile rewritten: ..."
 }
 
 // Prepare loads the packages (with tests) with golang.org/x/tools/go/packages,
-// rewrites the targets and the packages of the same module they import (plus
-// Extra), and returns how to build them.
+// rewrites the targets and the packages of the same module they import, the
+// packages of other modules that start goroutines or synchronize (unless
+// NoDeps; see deps.go), plus Extra, and returns how to build them.
 //
 // With a CacheDir, the rewritten files and the copy of the scheduler are
 // kept there under names derived from their content, so that the go
@@ -110,7 +145,8 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		cache = tmp
 	}
 
-	targets, roots, err := load(ctx, opt, env, "")
+	li := &loadInfo{}
+	targets, roots, err := load(ctx, opt, env, "", li)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +166,8 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		if baseMod, err = getTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
 			return nil, err
 		}
-		if targets, roots, err = load(ctx, opt, env, baseMod); err != nil {
+		li = &loadInfo{}
+		if targets, roots, err = load(ctx, opt, env, baseMod, li); err != nil {
 			return nil, err
 		}
 	}
@@ -139,48 +176,51 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pkgs, err := selectPackages(targets, roots, opt.Extra, xb, logf)
+	pkgs, deps, err := selectPackages(targets, roots, opt.Extra, !opt.NoDeps, xb, li, logf)
 	if err != nil {
 		return nil, err
 	}
-	plan = &Plan{Dir: opt.Dir, Cleanup: cleanup}
-
-	ws := &workspace{tmp: tmp, cache: cache, env: env, xb: xb, logf: logf, overlay: map[string]string{}, baseMod: baseMod}
-	if err := ws.copyModules(pkgs); err != nil {
-		return nil, err
-	}
-	units := makeUnits(targets, pkgs)
-	for _, u := range units {
-		u.gen.buffered = opt.Memory == "tso" || opt.Memory == "pso"
-	}
-	for _, u := range units {
-		if err := u.rewrite(ws); err != nil {
+	pr := &prep{ctx: ctx, opt: opt, env: env, xb: xb, main: main, baseMod: baseMod, tmp: tmp, cache: cache,
+		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: openDepCache(opt.DepCache, opt, env, logf),
+		bl: &bodyLoader{opt: opt, modFile: baseMod}}
+	excluded := map[string]string{}
+	var res *attemptResult
+	for n := 0; ; n++ {
+		var retry map[string]string
+		if res, retry, err = pr.attempt(n, excluded); err != nil {
 			return nil, err
 		}
+		if len(retry) == 0 {
+			break
+		}
+		for p, why := range retry {
+			logf("instrument: not rewriting %s: %s", p, why)
+			excluded[p] = why
+		}
+		if n >= 3 {
+			// Give up on every dependency not known to compile rewritten.
+			for _, rp := range pkgs {
+				if rp.dep && excluded[rp.path] == "" && !res.verified[rp.path] {
+					excluded[rp.path] = "not rewritten after repeated failures of other dependencies"
+				}
+			}
+		}
 	}
-	ms, err := ws.setupModule(ctx, main)
-	if err != nil {
-		return nil, err
+	plan = res.plan
+	plan.Cleanup = cleanup
+	for _, d := range deps {
+		switch {
+		case res.rewritten[d.Path]:
+			d.Rewritten, d.Cached = true, res.cached[d.Path]
+		case excluded[d.Path] != "":
+			d.Why = excluded[d.Path]
+		}
+		plan.Deps = append(plan.Deps, *d)
 	}
-	overlay, err := ws.writeOverlay()
-	if err != nil {
-		return nil, err
-	}
-	plan.Overlay = overlay
-	plan.ModFile = ms.modFile
-	plan.Env = ms.env
-	plan.BuildArgs = []string{"-overlay=" + overlay}
-	if ms.modFile != "" {
-		plan.BuildArgs = append(plan.BuildArgs, "-modfile="+ms.modFile)
-	}
-	plan.BuildArgs = append(plan.BuildArgs, ms.flags...)
-	plan.BuildArgs = append(plan.BuildArgs, "-vet=off")
-	if len(opt.Tags) > 0 {
-		plan.BuildArgs = append(plan.BuildArgs, "-tags="+strings.Join(opt.Tags, ","))
-	}
+	depSummary(deps, logf)
 	for _, t := range targets {
 		p := Package{ImportPath: t.path(), Dir: t.plain.Dir, Name: t.plain.Name}
-		for _, u := range units {
+		for _, u := range res.units {
 			if u.target == t {
 				p.Tests = append(p.Tests, u.tests...)
 			}
@@ -188,17 +228,319 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		p.HasTests = len(p.Tests) > 0
 		plan.Packages = append(plan.Packages, p)
 	}
-	logf("instrument: rewrote %d files in %d packages in %v (loading %v)", ws.files, len(pkgs),
-		time.Since(start).Round(time.Millisecond), loaded.Sub(start).Round(time.Millisecond))
+	logf("instrument: rewrote %d files in %d packages (%d from the cache) in %v (loading %v)", res.files, len(res.rewritten)-len(res.cached),
+		len(res.cached), time.Since(start).Round(time.Millisecond), loaded.Sub(start).Round(time.Millisecond))
 	return plan, nil
+}
+
+// prep is what Prepare knows once it selected the packages to rewrite.
+type prep struct {
+	ctx        context.Context
+	opt        Options
+	env        *goEnvVars
+	xb         *xbtestInfo
+	main       *packages.Module
+	baseMod    string
+	tmp, cache string
+	targets    []*target
+	pkgs       []*rwPkg
+	roots      []*packages.Package
+	dc         *depCache
+	bl         *bodyLoader
+	logf       func(string, ...any)
+}
+
+// attemptResult is the outcome of an attempt that rewrote everything.
+type attemptResult struct {
+	plan      *Plan
+	units     []*unit
+	files     int
+	rewritten map[string]bool // packages rewritten, by path
+	cached    map[string]bool // those taken from the persistent cache
+	verified  map[string]bool // dependencies known to compile rewritten
+}
+
+// modEntry is a module of the module cache with packages to rewrite.
+type modEntry struct {
+	mod       *packages.Module
+	pkgs      []*rwPkg
+	hasTarget bool   // a target's test files are rewritten into the copy: it is not cached
+	dir       string // its entry in the persistent cache, "" if it has none
+	hit       bool   // the entry exists
+	ok        bool   // and compiled
+}
+
+// attempt rewrites every selected package but the excluded dependencies
+// and returns the plan, or the dependencies that it could not rewrite, or
+// whose rewrite does not compile, with why: the next attempt leaves them
+// alone.
+func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[string]string, error) {
+	ctx, logf := pr.ctx, pr.logf
+	tmp := pr.tmp
+	if n > 0 {
+		tmp = filepath.Join(pr.tmp, "retry"+strconv.Itoa(n))
+	}
+	res := &attemptResult{rewritten: map[string]bool{}, cached: map[string]bool{}, verified: map[string]bool{}}
+	var active []*rwPkg
+	for _, rp := range pr.pkgs {
+		if excluded[rp.path] == "" {
+			active = append(active, rp)
+			res.rewritten[rp.path] = true
+		}
+	}
+	// The modules of the module cache, and their entries in the
+	// persistent cache.
+	byDir := map[string]*modEntry{}
+	entryOf := map[*rwPkg]*modEntry{}
+	var mods []*modEntry
+	for _, rp := range active {
+		m := rp.pkg.Module
+		if m == nil || m.Main || pr.env.GOMODCACHE == "" {
+			continue
+		}
+		d := modDir(m)
+		if _, ok := within(pr.env.GOMODCACHE, d); !ok || d == "" {
+			continue
+		}
+		e := byDir[d]
+		if e == nil {
+			e = &modEntry{mod: m}
+			byDir[d] = e
+			mods = append(mods, e)
+		}
+		e.pkgs = append(e.pkgs, rp)
+		e.hasTarget = e.hasTarget || rp.target != nil
+		entryOf[rp] = e
+	}
+	retry := map[string]string{}
+	for _, e := range mods {
+		if e.hasTarget {
+			continue
+		}
+		var loaded []*packages.Package
+		for _, rp := range e.pkgs {
+			loaded = append(loaded, rp.loaded)
+		}
+		if e.dir = pr.dc.entryDir(e.mod, loaded, res.rewritten); e.dir == "" || !entryExists(e.dir) {
+			continue
+		}
+		e.hit = true
+		_, err := os.Stat(filepath.Join(e.dir, okMarker))
+		e.ok = err == nil
+		for _, rp := range e.pkgs {
+			if why := entryBad(e.dir)[rp.path]; why != "" && rp.dep {
+				retry[rp.path] = why
+			}
+			res.cached[rp.path] = true
+			if e.ok {
+				res.verified[rp.path] = true
+			}
+		}
+	}
+	if len(retry) > 0 {
+		return res, retry, nil
+	}
+	// Function bodies of the packages to rewrite that load stripped.
+	var need []*rwPkg
+	var paths []string
+	for _, rp := range active {
+		if rp.stripped && !res.cached[rp.path] {
+			need = append(need, rp)
+			paths = append(paths, rp.path)
+		}
+	}
+	if len(need) > 0 {
+		t0 := time.Now()
+		failed := pr.bl.load(ctx, paths)
+		logf("instrument: loaded %d packages with their function bodies in %v", len(paths), time.Since(t0).Round(time.Millisecond))
+		for _, rp := range need {
+			if why := failed[rp.path]; why != "" {
+				if !rp.dep {
+					return nil, nil, fmt.Errorf("instrument: %s %s", rp.path, why)
+				}
+				retry[rp.path] = why
+				continue
+			}
+			rp.pkg = pr.bl.loaded[rp.path]
+			rp.stripped = false
+		}
+		if len(retry) > 0 {
+			return res, retry, nil
+		}
+	}
+
+	ws := &workspace{tmp: tmp, cache: pr.cache, persist: pr.dc.root, env: pr.env, xb: pr.xb, logf: logf, overlay: map[string]string{}, baseMod: pr.baseMod}
+	if err := ws.copyModules(active, entryOf, pr.dc.root); err != nil {
+		ws.dropUnpublished()
+		return nil, nil, err
+	}
+	var units []*unit
+	for _, u := range makeUnits(pr.targets, active) {
+		if !res.cached[u.rp.path] || u.target != nil {
+			units = append(units, u)
+		}
+	}
+	for _, u := range units {
+		u.gen.buffered = pr.opt.Memory == "tso" || pr.opt.Memory == "pso"
+	}
+	depSum := sha256.New() // the rewritten dependencies' files
+	for _, u := range units {
+		if u.rp.dep {
+			ws.depSum = depSum
+		}
+		err := u.rewriteSafe(ws)
+		ws.depSum = nil
+		if err != nil {
+			if !u.rp.dep || u.target != nil {
+				ws.dropUnpublished()
+				return nil, nil, err
+			}
+			_, detail, _ := strings.Cut(err.Error(), "\n")
+			if detail == "" {
+				detail = err.Error()
+			}
+			retry[u.rp.path] = "cannot rewrite: " + shortenPath(firstLine(detail))
+		}
+	}
+	if len(retry) > 0 {
+		ws.dropUnpublished()
+		return res, retry, nil
+	}
+	for i := range ws.copies {
+		c := &ws.copies[i]
+		if c.entry != nil && !c.entry.hit {
+			if err := publish(c.to, c.entry.dir); err != nil {
+				ws.dropUnpublished()
+				return nil, nil, err
+			}
+			c.to = c.entry.dir
+			logf("instrument: cached the rewrite of %s@%s in %s", c.path, c.entry.mod.Version, c.entry.dir)
+		}
+	}
+	ms, err := ws.setupModule(ctx, pr.main)
+	if err != nil {
+		return nil, nil, err
+	}
+	overlay, err := ws.writeOverlay()
+	if err != nil {
+		return nil, nil, err
+	}
+	plan := &Plan{Dir: pr.opt.Dir, Overlay: overlay, ModFile: ms.modFile, Env: ms.env}
+	plan.BuildArgs = []string{"-overlay=" + overlay}
+	if ms.modFile != "" {
+		plan.BuildArgs = append(plan.BuildArgs, "-modfile="+ms.modFile)
+	}
+	plan.BuildArgs = append(plan.BuildArgs, ms.flags...)
+	plan.BuildArgs = append(plan.BuildArgs, "-vet=off")
+	if len(pr.opt.Tags) > 0 {
+		plan.BuildArgs = append(plan.BuildArgs, "-tags="+strings.Join(pr.opt.Tags, ","))
+	}
+	res.plan, res.units, res.files = plan, units, ws.files
+
+	// Compile the dependencies rewritten now, or whose entry no build has
+	// compiled yet, with the packages left alone that import them (a cgo
+	// package that hands a sync.Mutex to one): a dependency whose rewrite
+	// does not compile, or breaks such an importer, is left alone.
+	var check []string
+	depOf := map[string]*rwPkg{}
+	for _, rp := range active {
+		if rp.dep {
+			depOf[rp.path] = rp
+			if !res.verified[rp.path] {
+				check = append(check, rp.path)
+			}
+		}
+	}
+	if len(check) == 0 {
+		return res, nil, nil
+	}
+	importers := map[string][]string{} // a package left alone -> the rewritten dependencies it imports
+	packages.Visit(pr.roots, nil, func(p *packages.Package) {
+		if p.Module == nil || res.rewritten[p.PkgPath] || pr.xb.sched[p.PkgPath] || p.ID != p.PkgPath {
+			return
+		}
+		for path := range p.Imports {
+			if depOf[path] != nil && !slices.Contains(importers[p.PkgPath], path) {
+				importers[p.PkgPath] = append(importers[p.PkgPath], path)
+			}
+		}
+	})
+	build := slices.Clone(check)
+	for p := range importers {
+		build = append(build, p)
+	}
+	sort.Strings(build)
+	// The same rewrite of the same packages compiled before: in a
+	// later run with dependencies outside the module cache (vendored,
+	// replaced by a directory, of the workspace), rewritten each run.
+	var entries []string
+	for _, e := range mods {
+		entries = append(entries, e.dir)
+	}
+	sort.Strings(entries)
+	verified := pr.dc.verifiedMarker(fmt.Sprintf("%x\x00%s\x00%s", depSum.Sum(nil), strings.Join(entries, "\x00"), strings.Join(build, " ")))
+	if verified != "" {
+		if _, err := os.Stat(verified); err == nil {
+			return res, nil, nil
+		}
+	}
+	t0 := time.Now()
+	failed, err := checkDeps(ctx, plan, build, logf)
+	if err != nil {
+		return nil, nil, err
+	}
+	logf("instrument: compiled %d rewritten dependencies (and %d packages that import them) in %v", len(check), len(importers),
+		time.Since(t0).Round(time.Millisecond))
+	bad := func(rp *rwPkg, why string) {
+		retry[rp.path] = why
+		if e := entryOf[rp]; e != nil && e.dir != "" {
+			if err := addBad(e.dir, map[string]string{rp.path: why}); err != nil {
+				logf("%v", err)
+			}
+		}
+	}
+	for path, msg := range failed {
+		if rp := depOf[path]; rp != nil {
+			bad(rp, "does not compile rewritten: "+msg)
+		}
+		for _, dep := range importers[path] {
+			if retry[dep] == "" {
+				bad(depOf[dep], fmt.Sprintf("%s, which is not rewritten, does not compile with its rewrite: %s", path, msg))
+			}
+		}
+	}
+	if len(retry) > 0 {
+		return res, retry, nil
+	}
+	if len(failed) == 0 {
+		for _, e := range mods {
+			if e.dir != "" && !e.ok {
+				if err := markEntry(e.dir, okMarker, ""); err != nil {
+					logf("%v", err)
+				}
+			}
+		}
+		for _, p := range check {
+			res.verified[p] = true
+		}
+		if verified != "" {
+			if err := writeFile(verified, nil); err != nil {
+				logf("%v", err)
+			}
+		}
+	}
+	return res, nil, nil
 }
 
 // rwPkg is a package whose files are rewritten.
 type rwPkg struct {
-	path   string
-	pkg    *packages.Package // the variant whose type information rewrites the non-test files
-	target *target
-	copied bool // its module was copied out of the module cache
+	path     string
+	pkg      *packages.Package // the variant whose type information rewrites the non-test files
+	loaded   *packages.Package // the variant of the load of the whole build (pkg may be loaded again with its function bodies)
+	target   *target
+	copied   bool // its module was copied out of the module cache
+	dep      bool // a dependency rewritten by default (not of a target's module, not named by Extra)
+	stripped bool // its files were loaded without function bodies
 }
 
 // unit is a compilation unit to rewrite: a package's non-test files, the
@@ -311,6 +653,17 @@ func uniqueName(dir, name string) string {
 			return p
 		}
 	}
+}
+
+// rewriteSafe is rewrite, with a panic of the rewriter turned into an
+// error, so that a dependency the rewriter cannot handle is left alone.
+func (u *unit) rewriteSafe(ws *workspace) (err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			err = fmt.Errorf("instrument: cannot rewrite package %s:\ninternal error: %v", u.pkg.PkgPath, e)
+		}
+	}()
+	return u.rewrite(ws)
 }
 
 // rewrite rewrites the unit's files and writes them, with its helper file.

@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	cacheDir = dir
+	// The persistent cache of rewritten modules (depcache.go) is the
+	// tests' own.
+	os.Setenv("XBTEST_DEPCACHE", filepath.Join(dir, "deps"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -532,26 +535,38 @@ func overlayContains(t *testing.T, plan *Plan, s string) bool {
 // TestVendor rewrites a module that builds from vendor/: the build runs in
 // module mode with each vendored module replaced by its directory under
 // vendor/ (a go.mod that requires the scheduler would disagree with
-// vendor/modules.txt), and -instrument can name a vendored package.
+// vendor/modules.txt); a vendored package that starts goroutines is
+// rewritten by default, and -instrument can name one.
 func TestVendor(t *testing.T) {
 	if !longSuite {
 		t.Skip("long suite (go test -tags long)")
 	}
 	t.Run("Plain", func(t *testing.T) {
-		plan := prepare(t, Options{Dir: testdata("vend")})
+		plan := prepare(t, Options{Dir: testdata("vend"), NoDeps: true})
 		if plan.ModFile == "" || !slices.Contains(plan.BuildArgs, "-mod=mod") {
 			t.Errorf("vendor mode: ModFile %q, BuildArgs %q", plan.ModFile, plan.BuildArgs)
 		}
 		for orig := range readOverlay(t, plan) {
 			if strings.Contains(orig, filepath.Join("vendor", "example.com")) && strings.HasSuffix(orig, ".go") {
-				t.Errorf("vendored file rewritten without -instrument: %s", orig)
+				t.Errorf("vendored file rewritten with NoDeps, without -instrument: %s", orig)
 			}
 		}
 		reports, out := runPlan(t, plan, "-run=TestVendorPlain", "./...")
 		checkReports(t, reports, map[string][]string{"TestVendorPlain": nil}, out)
 	})
+	t.Run("Default", func(t *testing.T) {
+		plan := prepare(t, Options{Dir: testdata("vend")})
+		if len(plan.Deps) != 1 || plan.Deps[0].Path != "example.com/dep" || !plan.Deps[0].Rewritten || plan.Deps[0].Cached {
+			t.Errorf("deps %+v, want example.com/dep rewritten", plan.Deps)
+		}
+		reports, out := runPlan(t, plan, "./...")
+		checkReports(t, reports, map[string][]string{
+			"TestVendorPlain": nil,
+			"TestVendorBoth":  {"lock-cycle"},
+		}, out)
+	})
 	t.Run("Extra", func(t *testing.T) {
-		plan := prepare(t, Options{Dir: testdata("vend"), Extra: []string{"example.com/dep"}})
+		plan := prepare(t, Options{Dir: testdata("vend"), NoDeps: true, Extra: []string{"example.com/dep"}})
 		reports, out := runPlan(t, plan, "./...")
 		checkReports(t, reports, map[string][]string{
 			"TestVendorPlain": nil,

@@ -32,7 +32,12 @@ func (t *target) path() string { return t.plain.PkgPath }
 // load loads the patterns with their tests and finds the targets.
 // With modFile, the go command reads that go.mod (and the go.sum beside it)
 // instead of the main module's.
-func load(ctx context.Context, opt Options, env *goEnvVars, modFile string) ([]*target, []*packages.Package, error) {
+//
+// Every file parsed outside the standard library is scanned (scanFile) for
+// what decides whether a dependency is rewritten by default, before its
+// function bodies are dropped; li records the scans and which files lost
+// their bodies.
+func load(ctx context.Context, opt Options, env *goEnvVars, modFile string, li *loadInfo) ([]*target, []*packages.Package, error) {
 	// Packages that are never rewritten need only their declarations:
 	// parse them without function bodies, which halves the time to
 	// type-check. That is the standard library, and the module cache
@@ -51,12 +56,24 @@ func load(ctx context.Context, opt Options, env *goEnvVars, modFile string) ([]*
 		Dir:     opt.Dir,
 		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
 			f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
-			if f != nil && slices.ContainsFunc(skipBodies, func(dir string) bool { return strings.HasPrefix(filename, dir) }) {
+			if f == nil {
+				return f, err
+			}
+			std := strings.HasPrefix(filename, skipBodies[0])
+			var use depUse
+			if !std {
+				use = scanFile(f)
+			}
+			strip := slices.ContainsFunc(skipBodies, func(dir string) bool { return strings.HasPrefix(filename, dir) })
+			if strip {
 				for _, d := range f.Decls {
 					if fd, ok := d.(*ast.FuncDecl); ok {
 						fd.Body = nil
 					}
 				}
+			}
+			if !std {
+				li.record(filename, use, strip)
 			}
 			return f, err
 		},
@@ -203,18 +220,22 @@ func (m matcher) match(path string) int {
 }
 
 // selectPackages finds the packages to rewrite: those of the targets'
-// modules that the tests import, and those Extra matches, except the
-// standard library and the scheduler itself.
-func selectPackages(targets []*target, roots []*packages.Package, extra []string, xb *xbtestInfo, logf func(string, ...any)) ([]*rwPkg, error) {
+// modules that the tests import, those Extra matches, and (unless deps is
+// false) every other package of the build whose code starts goroutines or
+// synchronizes (see scanFile), except the standard library and the
+// scheduler itself. It also lists, as Deps for the plan, the packages of
+// other modules it selected or would have selected, with why a package is
+// left alone (cgo, -instrument-deps=false).
+func selectPackages(targets []*target, roots []*packages.Package, extra []string, deps bool, xb *xbtestInfo, li *loadInfo, logf func(string, ...any)) ([]*rwPkg, []*Dep, error) {
 	mods := map[string]bool{}
 	targetOf := map[string]*target{}
 	for _, t := range targets {
 		m := t.plain.Module
 		if m == nil {
-			return nil, fmt.Errorf("instrument: package %s is not in a module", t.path())
+			return nil, nil, fmt.Errorf("instrument: package %s is not in a module", t.path())
 		}
 		if xb.sched[t.path()] {
-			return nil, fmt.Errorf("instrument: package %s is part of xbtest's scheduler and cannot be instrumented", t.path())
+			return nil, nil, fmt.Errorf("instrument: package %s is part of xbtest's scheduler and cannot be instrumented", t.path())
 		}
 		mods[m.Path] = true
 		targetOf[t.path()] = t
@@ -222,6 +243,7 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 	em := newMatcher(extra)
 	matched := make([]bool, len(extra))
 	byPath := map[string]*rwPkg{}
+	depOf := map[string]*Dep{}
 	packages.Visit(roots, nil, func(p *packages.Package) {
 		if p.Name == "main" && strings.HasSuffix(p.ID, ".test") {
 			return
@@ -233,33 +255,67 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 			return // the standard library, the scheduler
 		}
 		in := mods[p.Module.Path]
+		isExtra := false
 		if i := em.match(p.PkgPath); i >= 0 {
 			matched[i] = true
-			in = true
+			isExtra = true
 		}
+		var use depUse
 		if !in {
+			use = li.pkgUse(p)
+			if use != 0 || isExtra {
+				d := depOf[p.PkgPath]
+				if d == nil {
+					d = &Dep{Path: p.PkgPath}
+					depOf[p.PkgPath] = d
+				}
+				d.Uses, d.Goroutines, d.Extra = use.String(), use&useGo != 0, isExtra
+				if !deps && !isExtra {
+					d.Why = "-instrument-deps=false"
+				}
+			}
+		}
+		isDep := !in && !isExtra && use != 0 && deps
+		if !in && !isExtra && !isDep {
 			return
 		}
 		rp := byPath[p.PkgPath]
 		if rp == nil {
-			byPath[p.PkgPath] = &rwPkg{path: p.PkgPath, pkg: p, target: targetOf[p.PkgPath]}
+			rp = &rwPkg{path: p.PkgPath, pkg: p, target: targetOf[p.PkgPath], dep: isDep}
+			byPath[p.PkgPath] = rp
 		} else if p.ID == p.PkgPath {
 			rp.pkg = p
 		}
+		rp.loaded = rp.pkg
 	})
 	for i, ok := range matched {
 		if !ok {
-			return nil, fmt.Errorf("instrument: -instrument pattern %q matches no package the tests import", extra[i])
+			return nil, nil, fmt.Errorf("instrument: -instrument pattern %q matches no package the tests import", extra[i])
 		}
 	}
 	var list []*rwPkg
 	for _, rp := range byPath {
+		rp.stripped = li.strippedAny(rp.pkg)
 		if isCgo(rp.pkg) {
 			if rp.target != nil {
-				return nil, fmt.Errorf("instrument: cgo package %s is not supported", rp.path)
+				return nil, nil, fmt.Errorf("instrument: cgo package %s is not supported", rp.path)
 			}
 			logf("instrument: not rewriting cgo package %s", rp.path)
+			if d := depOf[rp.path]; d != nil {
+				d.Why = "cgo"
+			}
 			continue
+		}
+		if rp.dep && !rp.stripped {
+			// A dependency that does not compile is left alone: go test
+			// reports the build failure as usual. (One loaded without
+			// function bodies is checked when they are loaded.)
+			if err := compileErrors(rp.pkg); err != nil {
+				logf("%v", err)
+				_, detail, _ := strings.Cut(err.Error(), "\n")
+				depOf[rp.path].Why = "does not compile: " + firstLine(detail)
+				continue
+			}
 		}
 		list = append(list, rp)
 	}
@@ -268,15 +324,20 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 		for _, p := range []*packages.Package{t.plain, t.test, t.xtest} {
 			if p != nil {
 				if err := compileErrors(p); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 		}
 	}
 	for _, rp := range list {
-		if err := compileErrors(rp.pkg); err != nil {
-			return nil, err
+		if err := compileErrors(rp.pkg); err != nil && !rp.dep {
+			return nil, nil, err
 		}
 	}
-	return list, nil
+	var ds []*Dep
+	for _, d := range depOf {
+		ds = append(ds, d)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].Path < ds[j].Path })
+	return list, ds, nil
 }

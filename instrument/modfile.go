@@ -36,10 +36,15 @@ type goEnvVars struct {
 	GOFLAGS    string
 	GOWORK     string
 	GOMOD      string // the main module's go.mod, where go test runs ("" or os.DevNull outside a module)
+
+	// What else the build depends on (the keys of the cache of rewritten
+	// modules, depcache.go).
+	GOVERSION, GOOS, GOARCH, CGO_ENABLED, GOEXPERIMENT string
 }
 
 func goEnv(ctx context.Context, dir string) (*goEnvVars, error) {
-	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOFLAGS", "GOWORK", "GOMOD")
+	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOFLAGS", "GOWORK", "GOMOD",
+		"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT")
 	if err != nil {
 		return nil, err
 	}

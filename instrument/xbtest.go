@@ -178,13 +178,20 @@ func (ws *workspace) stripped(userGo string) (string, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00", f.rel, len(f.data))
 		h.Write(f.data)
 	}
-	dir := filepath.Join(ws.cache, "xbtest-"+hex.EncodeToString(h.Sum(nil)[:8]))
+	// In the persistent cache if there is one: the build cache recognizes
+	// the scheduler's packages, and the rewritten modules of that cache
+	// that import them, only in the same directory.
+	cache := ws.cache
+	if ws.persist != "" {
+		cache = ws.persist
+	}
+	dir := filepath.Join(cache, "xbtest-"+hex.EncodeToString(h.Sum(nil)[:8]))
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 		return dir, nil
 	}
 	// Build it aside and rename it, so that a concurrent run never sees a
 	// partial copy.
-	part, err := os.MkdirTemp(ws.cache, "xbtest-part-")
+	part, err := os.MkdirTemp(cache, ".xbtest-part-")
 	if err != nil {
 		return "", fmt.Errorf("instrument: %v", err)
 	}

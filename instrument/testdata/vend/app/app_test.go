@@ -12,7 +12,8 @@ func TestVendorPlain(t *testing.T) {
 	}
 }
 
-// TestVendorBoth needs the vendored package rewritten (-instrument).
+// TestVendorBoth needs the vendored package rewritten (by default, or with
+// -instrument).
 func TestVendorBoth(t *testing.T) {
 	var p Pair
 	dep.Both(p.AB, p.BA)

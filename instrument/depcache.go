@@ -1,0 +1,259 @@
+package instrument
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// The persistent cache of rewritten modules. A module of the module cache
+// (module@version, immutable) that has packages to rewrite is copied and
+// rewritten once into
+//
+//	<os.UserCacheDir()>/xbtest/deps/<module@version>-<key>
+//
+// and later runs use that copy as it is. The key covers everything the
+// rewrite of the module's packages depends on: the module's version, the
+// hash of this package's source (the rewriter), the go command's version and
+// target (GOOS, GOARCH, CGO_ENABLED, GOEXPERIMENT, GOFLAGS), the build tags,
+// the memory model, and for every package the module's rewritten packages
+// import, directly or not, its module's version and whether it is rewritten
+// (which changes how the importer is rewritten). A module whose packages
+// import the main module or a module outside the module cache (a directory
+// replacement, a vendored or workspace module, whose files may change) is
+// rewritten afresh each run instead.
+//
+// An entry is written to a temporary directory and renamed into place, so
+// that concurrent runs never see a partial one (the loser of a race removes
+// its identical copy). Marker files inside an entry: xbtest-ok, written
+// once a build compiled it (checkDeps); xbtest-bad, the packages whose
+// rewrite did not compile, which later runs leave alone (and so use
+// another entry).
+
+//go:embed *.go
+var ownSource embed.FS
+
+// rewriterHash identifies this version of the rewriter: a hash of the
+// package's own source files.
+var rewriterHash = sync.OnceValue(func() string {
+	h := sha256.New()
+	entries, _ := fs.ReadDir(ownSource, ".")
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		data, _ := ownSource.ReadFile(e.Name())
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+})
+
+const (
+	okMarker  = "xbtest-ok"
+	badMarker = "xbtest-bad"
+)
+
+// depCache is the persistent cache of rewritten modules.
+type depCache struct {
+	root    string // "" when there is none
+	envKey  string // the part of every key that is the same for all modules
+	modRoot string // GOMODCACHE
+}
+
+// openDepCache returns the cache at dir: "" for $XBTEST_DEPCACHE, else
+// the default under os.UserCacheDir; "off" for none.
+func openDepCache(dir string, opt Options, env *goEnvVars, logf func(string, ...any)) *depCache {
+	dc := &depCache{modRoot: env.GOMODCACHE}
+	if dir == "off" || env.GOMODCACHE == "" {
+		return dc
+	}
+	if dir == "" {
+		dir = os.Getenv("XBTEST_DEPCACHE")
+	}
+	if dir == "off" || env.GOMODCACHE == "" {
+		return dc
+	}
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			logf("instrument: no cache of rewritten modules: %v", err)
+			return dc
+		}
+		dir = filepath.Join(base, "xbtest", "deps")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		logf("instrument: no cache of rewritten modules: %v", err)
+		return dc
+	}
+	dc.root = dir
+	removeStale(dir)
+	tags := append([]string(nil), opt.Tags...)
+	sort.Strings(tags)
+	memory := opt.Memory
+	if memory == "" {
+		memory = "sc"
+	}
+	dc.envKey = strings.Join([]string{"rewriter " + rewriterHash(), "go " + env.GOVERSION, "GOOS " + env.GOOS,
+		"GOARCH " + env.GOARCH, "CGO_ENABLED " + env.CGO_ENABLED, "GOEXPERIMENT " + env.GOEXPERIMENT,
+		"GOFLAGS " + env.GOFLAGS, "tags " + strings.Join(tags, ","), "memory " + memory}, "\n")
+	return dc
+}
+
+// immutable reports whether m's files are those of module@version in the
+// module cache.
+func (dc *depCache) immutable(m *packages.Module) bool {
+	if m == nil || m.Main || dc.modRoot == "" {
+		return false
+	}
+	if m.Replace != nil && m.Replace.Version == "" || m.Replace == nil && m.Version == "" {
+		return false
+	}
+	_, ok := within(dc.modRoot, modDir(m))
+	return ok && modDir(m) != ""
+}
+
+// entryDir returns the directory of module m's entry, whose packages pkgs
+// (loaded with their imports) are rewritten, or "" if m cannot be cached.
+// rewritten tells which packages are rewritten.
+func (dc *depCache) entryDir(m *packages.Module, pkgs []*packages.Package, rewritten map[string]bool) string {
+	if dc.root == "" || !dc.immutable(m) {
+		return ""
+	}
+	lines := map[string]bool{}
+	seen := map[*packages.Package]bool{}
+	ok := true
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if seen[p] || !ok {
+			return
+		}
+		seen[p] = true
+		if p.Module == nil {
+			return // the standard library: the go version says which
+		}
+		if !dc.immutable(p.Module) {
+			ok = false
+			return
+		}
+		lines[fmt.Sprintf("%s %s %v", p.PkgPath, modID(p.Module), rewritten[p.PkgPath])] = true
+		for _, q := range p.Imports {
+			visit(q)
+		}
+	}
+	for _, p := range pkgs {
+		visit(p)
+	}
+	if !ok {
+		return ""
+	}
+	var sorted []string
+	for l := range lines {
+		sorted = append(sorted, l)
+	}
+	sort.Strings(sorted)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nmodule %s\n%s\n", dc.envKey, modID(m), strings.Join(sorted, "\n"))
+	name := strings.NewReplacer("/", "_", "@", "@", "\\", "_", ":", "_").Replace(m.Path + "@" + m.Version)
+	return filepath.Join(dc.root, name+"-"+hex.EncodeToString(h.Sum(nil)[:10]))
+}
+
+// exists reports whether the entry is there.
+func entryExists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
+}
+
+// entryBad returns the packages an entry's rewrite did not compile, with
+// why.
+func entryBad(dir string) map[string]string {
+	data, err := os.ReadFile(filepath.Join(dir, badMarker))
+	if err != nil {
+		return nil
+	}
+	bad := map[string]string{}
+	for _, l := range strings.Split(string(data), "\n") {
+		if path, why, ok := strings.Cut(l, "\t"); ok {
+			bad[path] = why
+		}
+	}
+	return bad
+}
+
+// markEntry writes a marker file into an entry, aside and renamed.
+func markEntry(dir, name, content string) error {
+	tmp := filepath.Join(dir, name+".tmp"+strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		return fmt.Errorf("instrument: %v", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("instrument: %v", err)
+	}
+	return nil
+}
+
+// addBad adds packages to an entry's list of packages whose rewrite does
+// not compile.
+func addBad(dir string, failed map[string]string) error {
+	bad := entryBad(dir)
+	if bad == nil {
+		bad = map[string]string{}
+	}
+	for p, why := range failed {
+		bad[p] = strings.ReplaceAll(why, "\n", " ")
+	}
+	var lines []string
+	for p, why := range bad {
+		lines = append(lines, p+"\t"+why)
+	}
+	sort.Strings(lines)
+	return markEntry(dir, badMarker, strings.Join(lines, "\n")+"\n")
+}
+
+// publish renames a module copy made at tmp into its entry dir. If another
+// run published the entry first, its copy (the same) is used.
+func publish(tmp, dir string) error {
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if !entryExists(dir) {
+			return fmt.Errorf("instrument: %v", err)
+		}
+	}
+	return nil
+}
+
+// removeStale removes what runs that were killed left behind in the cache:
+// copies never renamed into their entries.
+func removeStale(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".tmp-") && !strings.HasPrefix(e.Name(), ".xbtest-part-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Hour {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// verifiedMarker returns the file whose existence says that the rewritten
+// dependencies that what describes compiled, or "" without a cache.
+func (dc *depCache) verifiedMarker(what string) string {
+	if dc.root == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(dc.envKey + "\x00" + what))
+	return filepath.Join(dc.root, "verified", hex.EncodeToString(sum[:12]))
+}
