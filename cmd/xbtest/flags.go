@@ -32,6 +32,7 @@ type options struct {
 	stop         bool
 	out          string
 	instrument   []string
+	instrDeps    bool // -instrument-deps
 	tags         []string
 	watchdog     time.Duration
 	checkpoint   string
@@ -70,6 +71,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&o.stop, "stop", false, "stop exploring a test at its first finding")
 	fs.StringVarP(&o.out, "o", "o", "xbtest-out", "directory for schedule files")
 	fs.StringSliceVar(&o.instrument, "instrument", nil, "also rewrite these packages (patterns, comma-separated), e.g. third-party code that starts goroutines")
+	fs.BoolVar(&o.instrDeps, "instrument-deps", true, "also rewrite every package of other modules in the build whose code starts goroutines or synchronizes (rewrites of the module cache's modules are cached); false: only the tested packages' modules and -instrument")
 	fs.StringSliceVar(&o.tags, "tags", nil, "build tags, as go test -tags")
 	fs.DurationVar(&o.watchdog, "watchdog", 10*time.Second, "report a goroutine that runs this long without reaching a scheduling point (blocked in code xbtest does not control)")
 	fs.StringVar(&o.checkpoint, "checkpoint", "auto", "how exploration backs up: auto (re-run the test body while it leaves package-level state unchanged and replaying is cheaper than forking, fork otherwise), rerun (re-run the test body in process; stops when a schedule changes package-level state) or fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach)")

@@ -67,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Dir:      cwd(),
 		Patterns: o.packages,
 		Extra:    o.instrument,
+		NoDeps:   !o.instrDeps,
 		Tags:     o.tags,
 		Memory:   o.memory,
 		CacheDir: filepath.Join(tmp, "plan"),
@@ -77,6 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer plan.Cleanup()
+	printDeps(plan, stderr)
 
 	var paths []string
 	for _, p := range plan.Packages {
@@ -124,6 +126,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "xbtest: warning: no tests to run")
 	}
 	return status
+}
+
+// printDeps names the packages of other modules that start goroutines and
+// that the rewrite left alone: xbtest does not control their goroutines.
+func printDeps(plan *instrument.Plan, stderr io.Writer) {
+	for _, d := range plan.Deps {
+		if d.Goroutines && !d.Rewritten {
+			fmt.Fprintf(stderr, "xbtest: not rewritten (it starts goroutines): %s (%s)\n", d.Path, d.Why)
+		}
+	}
 }
 
 // checkOutDir makes sure schedule files can be written to dir before any
