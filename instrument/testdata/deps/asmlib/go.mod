@@ -1,0 +1,3 @@
+module example.com/asmlib
+
+go 1.22

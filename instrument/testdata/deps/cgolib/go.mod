@@ -1,0 +1,3 @@
+module example.com/cgolib
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/odd
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/pure
+
+go 1.22
