@@ -556,6 +556,8 @@ type unit struct {
 	posIndex  *int
 	tests     []string
 	logf      func(string, ...any)
+
+	unreported int // memory accesses of a dependency the rewrite does not report
 }
 
 // makeUnits lists the compilation units to rewrite, internal tests before
@@ -705,6 +707,9 @@ func (u *unit) rewrite(ws *workspace) error {
 	if len(errs) > 0 {
 		sort.Strings(errs)
 		return fmt.Errorf("instrument: cannot rewrite package %s:\n%s", u.pkg.PkgPath, strings.Join(errs, "\n"))
+	}
+	if u.unreported > 0 {
+		u.logf("instrument: %s: not reporting %d memory accesses (of types the rewritten code cannot name)", u.pkg.PkgPath, u.unreported)
 	}
 	if !u.gen.empty() {
 		if err := ws.add(u.gen.path, u.gen.source()); err != nil {

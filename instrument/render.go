@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,17 @@ func (r *fileRW) finish() ([]byte, error) {
 			exprs[i] = quote(e)
 		}
 		trailer = fmt.Sprintf("var %s = %s(%s(%s, %s), %s)\n", r.posVar, r.X("RegisterExprs"), r.X("RegisterPositions"), quote(r.path), strings.Join(lines, ", "), strings.Join(exprs, ", "))
+	}
+	// A walk may have asked for a name whose text it then dropped (the
+	// allocation of a variable an if statement's init declares): import
+	// only what the text uses.
+	if r.usesXB || r.usesUnsafe {
+		out, _, err := r.render(trailer)
+		if err != nil {
+			return nil, err
+		}
+		r.usesXB = r.usesXB && usesName(out, r.xb)
+		r.usesUnsafe = r.usesUnsafe && usesName(out, "_xbunsafe")
 	}
 	var imps []string
 	if r.usesXB {
@@ -99,4 +111,9 @@ func (r *fileRW) blankUnusedImports(emitted [][2]int) bool {
 		changed = true
 	}
 	return changed
+}
+
+// usesName reports whether src has a selector name.X.
+func usesName(src []byte, name string) bool {
+	return regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(name) + `\.`).Match(src)
 }
