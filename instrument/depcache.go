@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -193,12 +192,22 @@ func entryBad(dir string) map[string]string {
 
 // markEntry writes a marker file into an entry, aside and renamed.
 func markEntry(dir, name, content string) error {
-	tmp := filepath.Join(dir, name+".tmp"+strconv.Itoa(os.Getpid()))
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+	f, err := os.CreateTemp(dir, "."+name+".tmp")
+	if err != nil {
 		return fmt.Errorf("instrument: %v", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return fmt.Errorf("instrument: %v", err)
 	}
 	return nil

@@ -1,11 +1,13 @@
 package instrument
 
 import (
+	"context"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -158,4 +160,49 @@ func TestDepsModuleCache(t *testing.T) {
 	if entries, _ := filepath.Glob(filepath.Join(cache, "golang.org_x_sync@v0.24.0-*")); len(entries) != 2 {
 		t.Errorf("cache entries %v, want one more for tso", entries)
 	}
+}
+
+// TestDepsCacheConcurrent: two runs that rewrite the same module into an
+// empty cache at the same time both work, and leave one entry and no
+// temporary directory.
+func TestDepsCacheConcurrent(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(goEnvOf(t, "GOMODCACHE"), "golang.org", "x", "sync@v0.24.0", "errgroup")); err != nil {
+		t.Skipf("golang.org/x/sync@v0.24.0 is not in the module cache: %v", err)
+	}
+	cache := t.TempDir()
+	plans := make([]*Plan, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range plans {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			plans[i], errs[i] = Prepare(context.Background(), Options{Dir: testdata("extra"), Patterns: []string{"./..."}, CacheDir: cacheDir, DepCache: cache})
+		}()
+	}
+	wg.Wait()
+	for i, p := range plans {
+		if errs[i] != nil {
+			t.Fatalf("Prepare %d: %v", i, errs[i])
+		}
+		t.Cleanup(p.Cleanup)
+	}
+	entries, _ := filepath.Glob(filepath.Join(cache, "golang.org_x_sync@v0.24.0-*"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries %v, want 1", entries)
+	}
+	for _, p := range plans {
+		mod, _ := os.ReadFile(p.ModFile)
+		if !strings.Contains(string(mod), "golang.org/x/sync => "+entries[0]) {
+			t.Errorf("temporary go.mod does not use the entry:\n%s", mod)
+		}
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(cache, ".tmp-*")); len(tmps) > 0 {
+		t.Errorf("temporary copies left: %v", tmps)
+	}
+	reports, out := runPlan(t, plans[1])
+	checkReports(t, reports, map[string][]string{
+		"TestErrgroupLockOrder": {"lock-cycle"},
+		"TestErrgroupFixed":     nil,
+	}, out)
 }
