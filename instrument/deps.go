@@ -216,8 +216,8 @@ func (bl *bodyLoader) load(ctx context.Context, paths []string) map[string]strin
 // checkDeps compiles packages with the plan, as go test will, and returns
 // those that do not compile, with the first error. The compiled packages
 // stay in the build cache for go test. A failure that names none of them
-// is logged: go test reports it.
-func checkDeps(ctx context.Context, plan *Plan, paths []string, logf func(string, ...any)) (map[string]string, error) {
+// is logged (go test reports it), and ok is false.
+func checkDeps(ctx context.Context, plan *Plan, paths []string, logf func(string, ...any)) (failed map[string]string, ok bool, err error) {
 	args := []string{"build"}
 	for _, a := range plan.BuildArgs {
 		if a != "-vet=off" {
@@ -230,12 +230,12 @@ func checkDeps(ctx context.Context, plan *Plan, paths []string, logf func(string
 	cmd.Env = append(os.Environ(), plan.Env...)
 	out, err := cmd.CombinedOutput()
 	if err == nil {
-		return nil, nil
+		return nil, true, nil
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, false, ctx.Err()
 	}
-	failed := map[string]string{}
+	failed = map[string]string{}
 	want := map[string]bool{}
 	for _, p := range paths {
 		want[p] = true
@@ -253,7 +253,7 @@ func checkDeps(ctx context.Context, plan *Plan, paths []string, logf func(string
 	if len(failed) == 0 {
 		logf("instrument: go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return failed, nil
+	return failed, false, nil
 }
 
 // shortenPath cuts an error line's file name to its base name.

@@ -43,8 +43,10 @@ func TestScanFile(t *testing.T) {
 // start goroutines (pool, asmlib, whose assembly stays) or take a
 // *testing.T (helper), not those that only compute (pure), never the
 // standard library; cgo (cgolib) and what the rewriter cannot handle (odd)
-// are left alone and named. pool's goroutines run the test's code: its
-// lost update is found.
+// are left alone and named, and so is a dependency whose rewrite breaks a
+// package that is not rewritten (locker, which cgolock hands a
+// sync.Mutex). pool's goroutines run the test's code: its lost update is
+// found.
 func TestDeps(t *testing.T) {
 	dir := testdata("deps")
 	plan := prepare(t, Options{Dir: dir})
@@ -69,6 +71,12 @@ func TestDeps(t *testing.T) {
 	if d := deps["example.com/odd"]; d.Rewritten || !strings.HasPrefix(d.Why, "cannot rewrite: odd.go:") || !d.Goroutines {
 		t.Errorf("odd: %+v, want it left alone, unrewritable", d)
 	}
+	if d := deps["example.com/locker"]; d.Rewritten || !strings.HasPrefix(d.Why, "example.com/cgolock, which is not rewritten, does not compile with its rewrite: ") {
+		t.Errorf("locker: %+v, want it left alone for cgolock", d)
+	}
+	if d := deps["example.com/cgolock"]; d.Rewritten || d.Why != "cgo" || d.Goroutines {
+		t.Errorf("cgolock: %+v, want it left alone as cgo", d)
+	}
 	if d, ok := deps["example.com/pure"]; ok {
 		t.Errorf("pure is a dependency to rewrite: %+v", d)
 	}
@@ -78,7 +86,7 @@ func TestDeps(t *testing.T) {
 			t.Errorf("%s is not rewritten", f)
 		}
 	}
-	for _, f := range []string{"pure/pure.go", "odd/odd.go", "cgolib/cgolib.go", "asmlib/add_amd64.s"} {
+	for _, f := range []string{"pure/pure.go", "odd/odd.go", "cgolib/cgolib.go", "asmlib/add_amd64.s", "locker/locker.go", "cgolock/cgolock.go"} {
 		if overlay[filepath.Join(dir, f)] != "" {
 			t.Errorf("%s is rewritten", f)
 		}
@@ -93,8 +101,8 @@ func TestDeps(t *testing.T) {
 				t.Errorf("%+v, want it left alone", d)
 			}
 		}
-		if len(plan.Deps) != 5 {
-			t.Errorf("deps %+v, want the 5 that would be rewritten", plan.Deps)
+		if len(plan.Deps) != 7 {
+			t.Errorf("deps %+v, want the 7 that would be rewritten", plan.Deps)
 		}
 		for orig := range readOverlay(t, plan) {
 			if !strings.HasPrefix(orig, filepath.Join(dir, "app")+string(filepath.Separator)) {

@@ -485,7 +485,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		}
 	}
 	t0 := time.Now()
-	failed, err := checkDeps(ctx, plan, build, logf)
+	failed, built, err := checkDeps(ctx, plan, build, logf)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -512,7 +512,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	if len(retry) > 0 {
 		return res, retry, nil
 	}
-	if len(failed) == 0 {
+	if built {
 		for _, e := range mods {
 			if e.dir != "" && !e.ok {
 				if err := markEntry(e.dir, okMarker, ""); err != nil {

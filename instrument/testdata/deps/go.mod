@@ -5,7 +5,9 @@ go 1.22
 require (
 	example.com/asmlib v1.0.0
 	example.com/cgolib v1.0.0
+	example.com/cgolock v1.0.0
 	example.com/helper v1.0.0
+	example.com/locker v1.0.0
 	example.com/odd v1.0.0
 	example.com/pool v1.0.0
 	example.com/pure v1.0.0
@@ -14,7 +16,9 @@ require (
 replace (
 	example.com/asmlib => ./asmlib
 	example.com/cgolib => ./cgolib
+	example.com/cgolock => ./cgolock
 	example.com/helper => ./helper
+	example.com/locker => ./locker
 	example.com/odd => ./odd
 	example.com/pool => ./pool
 	example.com/pure => ./pure

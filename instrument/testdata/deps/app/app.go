@@ -4,6 +4,7 @@ package app
 import (
 	"example.com/asmlib"
 	"example.com/cgolib"
+	"example.com/cgolock"
 	"example.com/odd"
 	"example.com/pool"
 	"example.com/pure"
@@ -20,4 +21,6 @@ func Count() int {
 func Sum() int64 { return asmlib.AddAsync(1, 2) }
 
 // Others uses the rest.
-func Others() (string, int, odd.R) { return pure.Twice("a"), cgolib.Two(), odd.Never() }
+func Others() (string, int, int, odd.R) {
+	return pure.Twice("a"), cgolib.Two(), cgolock.One(), odd.Never()
+}

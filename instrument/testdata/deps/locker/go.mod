@@ -1,0 +1,3 @@
+module example.com/locker
+
+go 1.22
