@@ -103,17 +103,19 @@ func scanFile(f *ast.File) depUse {
 // loadInfo is what load learns of the files it parses.
 type loadInfo struct {
 	mu       sync.Mutex
-	use      map[string]depUse // by file name, outside the standard library
-	stripped map[string]bool   // files whose function bodies were dropped
+	use      map[string]depUse       // by file name, outside the standard library
+	sums     map[string]*fileSummary // by file name, outside the standard library
+	stripped map[string]bool         // files whose function bodies were dropped
 }
 
-func (li *loadInfo) record(file string, use depUse, stripped bool) {
+func (li *loadInfo) record(file string, use depUse, sum *fileSummary, stripped bool) {
 	li.mu.Lock()
 	defer li.mu.Unlock()
 	if li.use == nil {
-		li.use, li.stripped = map[string]depUse{}, map[string]bool{}
+		li.use, li.sums, li.stripped = map[string]depUse{}, map[string]*fileSummary{}, map[string]bool{}
 	}
 	li.use[file] = use
+	li.sums[file] = sum
 	if stripped {
 		li.stripped[file] = true
 	}

@@ -45,7 +45,8 @@ func TestScanFile(t *testing.T) {
 // standard library; cgo (cgolib) and what the rewriter cannot handle (odd)
 // are left alone and named, and so is a dependency whose rewrite breaks a
 // package that is not rewritten (locker, which cgolock hands a
-// sync.Mutex). pool's goroutines run the test's code: its lost update is
+// sync.Mutex), and one whose code runs on a goroutine its init starts
+// (daemon). pool's goroutines run the test's code: its lost update is
 // found.
 func TestDeps(t *testing.T) {
 	dir := testdata("deps")
@@ -77,6 +78,9 @@ func TestDeps(t *testing.T) {
 	if d := deps["example.com/cgolock"]; d.Rewritten || d.Why != "cgo" || d.Goroutines {
 		t.Errorf("cgolock: %+v, want it left alone as cgo", d)
 	}
+	if d := deps["example.com/daemon"]; d.Rewritten || d.Why != "goroutines that start when the program initializes may run its code" || !d.Goroutines {
+		t.Errorf("daemon: %+v, want it left alone for its goroutine started by init", d)
+	}
 	if d, ok := deps["example.com/pure"]; ok {
 		t.Errorf("pure is a dependency to rewrite: %+v", d)
 	}
@@ -86,7 +90,7 @@ func TestDeps(t *testing.T) {
 			t.Errorf("%s is not rewritten", f)
 		}
 	}
-	for _, f := range []string{"pure/pure.go", "odd/odd.go", "cgolib/cgolib.go", "asmlib/add_amd64.s", "locker/locker.go", "cgolock/cgolock.go"} {
+	for _, f := range []string{"pure/pure.go", "odd/odd.go", "cgolib/cgolib.go", "asmlib/add_amd64.s", "locker/locker.go", "cgolock/cgolock.go", "daemon/daemon.go"} {
 		if overlay[filepath.Join(dir, f)] != "" {
 			t.Errorf("%s is rewritten", f)
 		}
@@ -101,8 +105,8 @@ func TestDeps(t *testing.T) {
 				t.Errorf("%+v, want it left alone", d)
 			}
 		}
-		if len(plan.Deps) != 7 {
-			t.Errorf("deps %+v, want the 7 that would be rewritten", plan.Deps)
+		if len(plan.Deps) != 8 {
+			t.Errorf("deps %+v, want the 8 that would be rewritten", plan.Deps)
 		}
 		for orig := range readOverlay(t, plan) {
 			if !strings.HasPrefix(orig, filepath.Join(dir, "app")+string(filepath.Separator)) {

@@ -61,8 +61,9 @@ func load(ctx context.Context, opt Options, env *goEnvVars, modFile string, li *
 			}
 			std := strings.HasPrefix(filename, skipBodies[0])
 			var use depUse
+			var sum *fileSummary
 			if !std {
-				use = scanFile(f)
+				use, sum = scanFile(f), summarize(f)
 			}
 			strip := slices.ContainsFunc(skipBodies, func(dir string) bool { return strings.HasPrefix(filename, dir) })
 			if strip {
@@ -73,7 +74,7 @@ func load(ctx context.Context, opt Options, env *goEnvVars, modFile string, li *
 				}
 			}
 			if !std {
-				li.record(filename, use, strip)
+				li.record(filename, use, sum, strip)
 			}
 			return f, err
 		},
@@ -293,9 +294,18 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 			return nil, nil, fmt.Errorf("instrument: -instrument pattern %q matches no package the tests import", extra[i])
 		}
 	}
+	var initGo map[string]bool
+	if deps {
+		initGo = initGoroutines(roots, li)
+	}
 	var list []*rwPkg
 	for _, rp := range byPath {
 		rp.stripped = li.strippedAny(rp.pkg)
+		if rp.dep && initGo[rp.path] {
+			logf("instrument: not rewriting %s: goroutines that the program's initialization starts may run its code", rp.path)
+			depOf[rp.path].Why = "goroutines that start when the program initializes may run its code"
+			continue
+		}
 		if isCgo(rp.pkg) {
 			if rp.target != nil {
 				return nil, nil, fmt.Errorf("instrument: cgo package %s is not supported", rp.path)

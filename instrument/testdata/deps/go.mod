@@ -6,6 +6,7 @@ require (
 	example.com/asmlib v1.0.0
 	example.com/cgolib v1.0.0
 	example.com/cgolock v1.0.0
+	example.com/daemon v1.0.0
 	example.com/helper v1.0.0
 	example.com/locker v1.0.0
 	example.com/odd v1.0.0
@@ -17,6 +18,7 @@ replace (
 	example.com/asmlib => ./asmlib
 	example.com/cgolib => ./cgolib
 	example.com/cgolock => ./cgolock
+	example.com/daemon => ./daemon
 	example.com/helper => ./helper
 	example.com/locker => ./locker
 	example.com/odd => ./odd

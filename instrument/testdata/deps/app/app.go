@@ -5,6 +5,7 @@ import (
 	"example.com/asmlib"
 	"example.com/cgolib"
 	"example.com/cgolock"
+	"example.com/daemon"
 	"example.com/odd"
 	"example.com/pool"
 	"example.com/pure"
@@ -21,6 +22,6 @@ func Count() int {
 func Sum() int64 { return asmlib.AddAsync(1, 2) }
 
 // Others uses the rest.
-func Others() (string, int, int, odd.R) {
-	return pure.Twice("a"), cgolib.Two(), cgolock.One(), odd.Never()
+func Others() (string, int, int, int, odd.R) {
+	return pure.Twice("a"), cgolib.Two(), cgolock.One(), daemon.Beats(), odd.Never()
 }

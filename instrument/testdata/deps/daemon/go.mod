@@ -1,0 +1,3 @@
+module example.com/daemon
+
+go 1.22
