@@ -178,6 +178,9 @@ func TestDepsModuleCache(t *testing.T) {
 // empty cache at the same time both work, and leave one entry and no
 // temporary directory.
 func TestDepsCacheConcurrent(t *testing.T) {
+	if !longSuite {
+		t.Skip("long suite (go test -tags long)")
+	}
 	if _, err := os.Stat(filepath.Join(goEnvOf(t, "GOMODCACHE"), "golang.org", "x", "sync@v0.24.0", "errgroup")); err != nil {
 		t.Skipf("golang.org/x/sync@v0.24.0 is not in the module cache: %v", err)
 	}
