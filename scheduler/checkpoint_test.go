@@ -376,9 +376,11 @@ func TestForkedChildThatHangsIsKilled(t *testing.T) {
 }
 
 // Auto re-runs a test whose prefixes are cheap to replay, and forks one
-// whose goroutines start after expensive set-up (building 50 MB takes tens
-// of milliseconds, a fork well under one): the margins are wide enough
-// that the choice does not depend on the machine. A set-up that is dear
+// whose goroutines start after expensive set-up (it builds 50 MB and takes
+// at least 60 ms; a fork of this test binary costs 1 to 10 ms on the
+// machines here, loaded or not, and building 50 MB alone took as little as
+// 5 ms): the margins are wide enough that the choice does not depend on
+// the machine. A set-up that is dear
 // only while it writes pages for the first time (a growing heap) is cheap
 // from then on: auto re-runs it.
 func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
@@ -392,7 +394,7 @@ func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
 		note      string
 	}{
 		{"Performance33", perfPlain(3, 3), 244, "checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)"},
-		{"setup50MB", withSetup(50), 166, "checkpoint auto: re-ran the test body until 3 schedules in a row replayed a prefix dearer than a forked child ("},
+		{"setup50MB", dearSetup(50, 60*time.Millisecond), 166, "checkpoint auto: re-ran the test body until 3 schedules in a row replayed a prefix dearer than a forked child ("},
 		{"dearWhileWarmingUp", warmingUp(), 166, "checkpoint auto: re-ran the test body (package-level state unchanged after every schedule)"},
 	} {
 		cfg := xb.DefaultConfig()
@@ -404,6 +406,16 @@ func TestAutoForksOnlyWhenReplayIsDear(t *testing.T) {
 		if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, c.note) }) {
 			t.Errorf("%s: notes %q, want one starting %q", c.name, res.Notes, c.note)
 		}
+	}
+}
+
+// dearSetup is withSetup(mb) that takes at least d before its goroutines
+// start.
+func dearSetup(mb float64, d time.Duration) func(*xb.T) {
+	return func(t *xb.T) {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+		withSetup(mb)(t)
 	}
 }
 
