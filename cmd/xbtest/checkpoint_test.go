@@ -9,8 +9,8 @@ import (
 
 // Every checkpoint strategy explores the whole corpus alike: the same
 // schedules, the same findings. (Under rerun, the tests that change
-// package-level state stop after their first schedule instead; the
-// manifest checks that.) Forking every schedule of the corpus's largest
+// package-level state, a variable or a package's sync.Once, stop after
+// their first schedule instead; the manifest checks that.) Forking every schedule of the corpus's largest
 // tests (about 100,000 schedules) would take minutes, so each test is
 // explored up to 200 schedules: the explorer's order is deterministic, so
 // every strategy explores the same 200.
@@ -28,8 +28,14 @@ func TestCheckpointStrategiesOnCorpus(t *testing.T) {
 			t.Fatalf("-checkpoint=%s: no results\n%s", cp, errOut.String())
 		}
 	}
+	changesState := func(key string) bool {
+		return strings.HasPrefix(key, "corpus/state/TestGlobal") || strings.HasPrefix(key, "corpus/state/TestSetupOnce")
+	}
 	for key, a := range results["rerun"] {
-		if strings.HasPrefix(key, "corpus/state/TestGlobal") {
+		if changesState(key) {
+			if a.Complete {
+				t.Errorf("%s: rerun explored it completely (%d schedules); it changes package-level state", key, a.Schedules)
+			}
 			continue
 		}
 		for _, cp := range []string{"fork", "auto"} {
@@ -48,7 +54,7 @@ func TestCheckpointStrategiesOnCorpus(t *testing.T) {
 		t.Errorf("tests explored: rerun %d, fork %d, auto %d", len(results["rerun"]), len(results["fork"]), len(results["auto"]))
 	}
 	for key, a := range results["fork"] {
-		if strings.HasPrefix(key, "corpus/state/TestGlobal") {
+		if changesState(key) {
 			b := results["auto"][key]
 			if b == nil || a.Schedules != b.Schedules || !slices.Equal(slices.Sorted(slices.Values(a.kinds)), slices.Sorted(slices.Values(b.kinds))) {
 				t.Errorf("%s: fork %d schedules %v, auto %v", key, a.Schedules, a.kinds, b)
