@@ -10,18 +10,18 @@ import (
 // lockState is the scheduler's model of a Mutex or RWMutex during one
 // execution (see syncstate.go).
 type lockState struct {
-	id      int32 // names the lock in the explorer's block sets
-	rw      bool
-	tried   int8 // 1: some TryLock observes this lock, 2: none does, 0: not known yet
+	id    int32 // names the lock in the explorer's block sets
+	rw    bool
+	tried int8 // 1: some TryLock observes this lock, 2: none does, 0: not known yet
 	// RWMutex: 1: both read- and write-locked somewhere, so a read lock
 	// ends a block (see "A waiting writer"); 2: not known to be; 0: not
 	// looked up yet. readSeen, writeSeen: in this execution.
 	mixed               int8
 	readSeen, writeSeen bool
-	addr    unsafe.Pointer
-	writer  *thread // the Mutex holder, or the RWMutex writer
-	pending bool    // RWMutex: the writer has announced itself and waits for readers to leave
-	readers []readHold
+	addr                unsafe.Pointer
+	writer              *thread // the Mutex holder, or the RWMutex writer
+	pending             bool    // RWMutex: the writer has announced itself and waits for readers to leave
+	readers             []readHold
 	// happens-before (race.go): the releases of Unlock, and of RUnlock
 	wclock, rclock eraser.Clock
 }
