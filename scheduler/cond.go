@@ -109,10 +109,25 @@ func (c *Cond) Signal() {
 	for i, w := range s.waiters {
 		if w.idx == pick {
 			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
-			r.wakeUp(w, c.relock(r))
+			relock := c.relock(r)
+			r.wakeUp(w, relock)
+			if relock < 0 {
+				r.wokeMidBlock(t)
+			}
 			return
 		}
 	}
+}
+
+// wokeMidBlock: the signaller woke a waiter whose lock nobody holds (it
+// signalled without holding c.L, which Go allows and Java's notify does
+// not), so the waiter may run before the rest of the signaller's block; the
+// explorer branches there as after a go statement (exitblock.go).
+func (r *run) wokeMidBlock(t *thread) {
+	if r.exploring {
+		r.ex.enabledMidBlock()
+	}
+	r.transfer(t, r.point(t, ptWake))
 }
 
 // Broadcast wakes all waiting goroutines.
@@ -127,7 +142,13 @@ func (c *Cond) Broadcast() {
 	r.syncEnter(unsafe.Pointer(c), false)
 	ws := s.waiters
 	s.waiters = nil
+	free := false
 	for _, w := range ws {
-		r.wakeUp(w, c.relock(r))
+		relock := c.relock(r)
+		r.wakeUp(w, relock)
+		free = free || relock < 0
+	}
+	if free {
+		r.wokeMidBlock(t)
 	}
 }

@@ -39,7 +39,12 @@ import "github.com/xbtest/xbtest/checkpoint"
 //     could observe (a shared access or a synchronization other than a lock
 //     exit), a branch is pushed that stops the parent right after the `go`
 //     and lets the others, the child included, run first. When it does not
-//     (the thesis's programs), nothing changes.
+//     (the thesis's programs), nothing changes. A Cond.Signal or Broadcast
+//     made without holding the Cond's lock is the same case (Java's notify
+//     holds the monitor): the waiter it wakes can run at once.
+//   - Waiting writers. A read lock of an RWMutex that is also write-locked
+//     ends a block (mutex.go, "A waiting writer"): a writer that waits for
+//     the readers blocks new ones, which a reader can observe.
 //   - Choice points. A Cond.Signal with several waiters and a select with
 //     several ready cases are explored like notify in Fig 2.9, but each
 //     choice point of a block has its own no_notify set (blockPlan), so a
@@ -180,11 +185,9 @@ type explorer struct {
 	// abandoned: the execution's path leads nowhere (the oracle's infeasible
 	// child); continue with the next branch on the stack.
 	abandoned bool
-	// tried names the locks some TryLock observes (see mutex.go); triedAll
-	// when one of them has no name. restart asks for a fresh exploration.
-	tried    map[canonAccess]bool
-	triedAll bool
-	restart  bool
+	*learnt
+	// restart asks for a fresh exploration, which keeps what was learnt.
+	restart bool
 	// low is the lowest the stack has been since this process was forked
 	// (fork checkpoints): the branches below it are the parent's still.
 	low int
@@ -202,6 +205,17 @@ type explorer struct {
 	guide *guide // a guided execution's schedule (see guide.go)
 }
 
+// learnt is what an exploration learns about the program that moves block
+// boundaries (see mutex.go): the locks some TryLock observes (tried), the
+// RWMutexes both read- and write-locked (mixed); *All when one of them has
+// no name across executions. An exploration that learns something starts
+// over (restart) and keeps it, and so do the guided executions that follow
+// a finding's schedule.
+type learnt struct {
+	tried, mixed       map[canonAccess]bool
+	triedAll, mixedAll bool
+}
+
 type exploreStats struct {
 	schedules int // paths explored to their end (the thesis's "paths")
 	aborted   int // paths cut short: an unavailable lock, a bound
@@ -210,7 +224,7 @@ type exploreStats struct {
 }
 
 func newExplorer(cfg *Config) *explorer {
-	ex := &explorer{cfg: cfg, tried: map[canonAccess]bool{}}
+	ex := &explorer{cfg: cfg, learnt: &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}}
 	switch cfg.Algorithm {
 	case ExitBlockRW:
 		ex.rw = true
@@ -342,6 +356,15 @@ func (ex *explorer) loop() *thread {
 // spawned: "if (thread T starts) add T to enabled set; continue running curThread".
 func (ex *explorer) spawned(child *thread) {
 	ex.st.enabled.add(child.idx)
+	ex.enabledMidBlock()
+}
+
+// enabledMidBlock: a thread became enabled in the middle of the current
+// block (a go statement, or a Cond.Signal that woke a waiter whose lock is
+// free), where in Java only a lock exit enables one. The spawn branch
+// (pushSpawnBranches) lets it run first if the rest of the block does
+// something it could observe.
+func (ex *explorer) enabledMidBlock() {
 	b := &ex.blk
 	if ex.cfg.oracleSpawns {
 		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.r.events, choices: append([]int32(nil), b.choices...)})

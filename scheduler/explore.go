@@ -109,13 +109,13 @@ func (d *driver) advance() {
 	}
 }
 
-// restart starts the exploration over, keeping what it learnt about
-// TryLock: findings so far were found on schedules of the old tree and are
-// found again.
+// restart starts the exploration over, keeping what it learnt (TryLocks,
+// RWMutexes): findings so far were found on schedules of the old tree and
+// are found again.
 func (d *driver) restart() {
 	old := d.ex
 	d.ex = newExplorer(d.cfg)
-	d.ex.tried, d.ex.triedAll = old.tried, old.triedAll
+	d.ex.learnt = old.learnt
 	d.res.Findings = nil
 	clear(d.seen)
 	d.restarts++

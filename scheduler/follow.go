@@ -28,7 +28,7 @@ func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) int) (*
 	g := &guide{blocks: blocks, check: trace}
 	for range 64 + 4*len(blocks) {
 		ex := newExplorer(&cfg)
-		ex.tried, ex.triedAll = d.ex.tried, d.ex.triedAll
+		ex.learnt = d.ex.learnt
 		ex.guide = g
 		g.reset()
 		hints := len(g.hints)
@@ -36,7 +36,6 @@ func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) int) (*
 		r.reset(ex, &cfg, d.name, d.body, nil)
 		r.number = 1
 		why := d.execute(r)
-		d.ex.triedAll = d.ex.triedAll || ex.triedAll
 		var weak *Finding
 		for _, f := range r.findings {
 			switch match(f) {

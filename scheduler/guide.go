@@ -91,7 +91,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	}
 	b := &g.blocks[g.i]
 	if r.bpoints < b.Points {
-		if kind != ptBoundary && kind != ptSpawn && kind != ptYield {
+		if kind != ptBoundary && kind != ptSpawn && kind != ptWake && kind != ptYield && kind != ptPass {
 			a := r.anchor(t, kind)
 			r.guideDiverged(t, fmt.Sprintf("block %d: %s was to pass %d more scheduling point(s) and stop at %s, but it stopped at %s",
 				g.i, t.id(), b.Points-r.bpoints, describeAnchor(*b), describeAnchor(a)))
@@ -112,9 +112,9 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	r.bpoints = 0
 	var next *thread
 	switch kind {
-	case ptBoundary, ptSpawn, ptYield:
+	case ptBoundary, ptSpawn, ptWake, ptYield, ptPass:
 		ex.reenableDelayed()
-		ex.endBlock(kind != ptSpawn)
+		ex.endBlock(kind != ptSpawn && kind != ptWake)
 		next = ex.loop()
 	default:
 		next = r.dispatch(t, kind)
@@ -233,7 +233,7 @@ func (r *run) guideDiverged(t *thread, why string) {
 // anchor describes the scheduling point t is at (trace mode: t.pcs is the
 // stack of its last event).
 func (r *run) anchor(t *thread, kind pointKind) Block {
-	b := Block{Points: r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptYield}
+	b := Block{Points: r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass}
 	switch kind {
 	case ptExit:
 		b.Op = "exit"

@@ -305,10 +305,15 @@ func (d *driver) Save() []byte {
 	e.decisions(path)
 	e.branch(&ex.start)
 	e.bool(ex.done)
-	e.bool(ex.triedAll)
-	e.uint(uint64(len(ex.tried)))
-	for a := range ex.tried {
-		e.access(&a)
+	for _, set := range []struct {
+		all bool
+		m   map[canonAccess]bool
+	}{{ex.triedAll, ex.tried}, {ex.mixedAll, ex.mixed}} {
+		e.bool(set.all)
+		e.uint(uint64(len(set.m)))
+		for a := range set.m {
+			e.access(&a)
+		}
 	}
 	e.int(int64(ex.stats.schedules))
 	e.int(int64(ex.stats.aborted))
@@ -354,10 +359,16 @@ func (d *driver) Load(b []byte) error {
 	}
 	path := x.decisions()
 	start := x.branch()
-	done, triedAll := x.bool(), x.bool()
-	tried := map[canonAccess]bool{}
-	for n := x.n(); n > 0 && x.err == nil; n-- {
-		tried[x.access()] = true
+	done := x.bool()
+	learnt := &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}
+	for _, set := range []struct {
+		all *bool
+		m   map[canonAccess]bool
+	}{{&learnt.triedAll, learnt.tried}, {&learnt.mixedAll, learnt.mixed}} {
+		*set.all = x.bool()
+		for n := x.n(); n > 0 && x.err == nil; n-- {
+			set.m[x.access()] = true
+		}
 	}
 	stats := exploreStats{schedules: int(x.int()), aborted: int(x.int()), pushed: int(x.int()), maxDepth: int(x.int())}
 	left := int(x.int())
@@ -387,7 +398,7 @@ func (d *driver) Load(b []byte) error {
 	}
 	ex.stack = append(ex.stack[:keep], pushed...)
 	ex.low = min(ex.low, keep)
-	ex.path, ex.start, ex.done, ex.triedAll, ex.tried, ex.stats = path, start, done, triedAll, tried, stats
+	ex.path, ex.start, ex.done, ex.learnt, ex.stats = path, start, done, learnt, stats
 	d.last, d.stop, d.over, d.restarts, d.iter = last, stop, over, restarts, iter
 	d.left = left
 	if isDirty {

@@ -10,13 +10,18 @@ import (
 // lockState is the scheduler's model of a Mutex or RWMutex during one
 // execution (see syncstate.go).
 type lockState struct {
-	id      int32 // names the lock in the explorer's block sets
-	rw      bool
-	tried   int8 // 1: some TryLock observes this lock, 2: none does, 0: not known yet
-	addr    unsafe.Pointer
-	writer  *thread // the Mutex holder, or the RWMutex writer
-	pending bool    // RWMutex: the writer has announced itself and waits for readers to leave
-	readers []readHold
+	id    int32 // names the lock in the explorer's block sets
+	rw    bool
+	tried int8 // 1: some TryLock observes this lock, 2: none does, 0: not known yet
+	// RWMutex: 1: both read- and write-locked somewhere, so a read lock
+	// ends a block (see "A waiting writer"); 2: not known to be; 0: not
+	// looked up yet. readSeen, writeSeen: in this execution.
+	mixed               int8
+	readSeen, writeSeen bool
+	addr                unsafe.Pointer
+	writer              *thread // the Mutex holder, or the RWMutex writer
+	pending             bool    // RWMutex: the writer has announced itself and waits for readers to leave
+	readers             []readHold
 	// happens-before (race.go): the releases of Unlock, and of RUnlock
 	wclock, rclock eraser.Clock
 }
@@ -167,8 +172,9 @@ func (r *run) triedLock(t *thread, l *lockState) {
 }
 
 // acquired is called after a lock enter succeeded: a block boundary if the
-// lock is tried somewhere.
-func (r *run) acquired(t *thread, l *lockState) {
+// lock is tried somewhere, or if it is a read lock of an RWMutex that some
+// goroutine also write-locks.
+func (r *run) acquired(t *thread, l *lockState, read bool) {
 	if l.tried == 0 {
 		l.tried = 2
 		if r.ex.triedAll {
@@ -179,9 +185,73 @@ func (r *run) acquired(t *thread, l *lockState) {
 			}
 		}
 	}
-	if l.tried == 1 {
+	switch {
+	case l.tried == 1 || read && r.mixedRW(l):
 		r.yield(t)
+	case read:
+		r.transfer(t, r.point(t, ptPass))
 	}
+}
+
+// A waiting writer.
+//
+// In Java a failed monitor enter changes nothing: ExitBlock undoes it and
+// postpones the thread until the monitor is released, so the middle of a
+// critical section is never observed. A Go RWMutex's writer that finds
+// readers is different: it announces itself (Lock has begun), and from then
+// on every new RLock blocks, also one by a goroutine that already holds a
+// read lock (the recursive read-lock deadlock), until the readers have left
+// and the writer has had its turn. So while a read lock is held, whether a
+// writer has started waiting is observable, and a read-held section is not
+// atomic: once an RWMutex is seen both read- and write-locked, a read lock
+// of it ends a block (when another goroutine is enabled), and, as with
+// TryLock, the exploration starts over knowing it, since branches already
+// cut did not have the boundary. A write-held section stays atomic: a
+// reader or writer that finds it held is undone and waits, as in Java.
+
+// seenRW records a read (or write) lock enter on an RWMutex and reports the
+// lock as mixed when both kinds have now been seen on it in this execution.
+func (r *run) seenRW(t *thread, l *lockState, read bool) {
+	if !r.exploring || l.mixed == 1 {
+		return
+	}
+	if read {
+		l.readSeen = true
+	} else {
+		l.writeSeen = true
+	}
+	if !l.readSeen || !l.writeSeen || r.mixedRW(l) {
+		return
+	}
+	ex := r.ex
+	l.mixed = 1
+	if k, ok := r.lockKey(l.addr); ok {
+		ex.mixed[k] = true
+	} else {
+		ex.mixedAll = true
+	}
+	ex.restart = true
+	r.end(endRestart)
+	t.sleep()
+}
+
+// mixedRW reports whether l is known to be read- and write-locked (also in
+// a replayed prefix, whose blocks end where they ended when explored).
+func (r *run) mixedRW(l *lockState) bool {
+	if r.ex == nil || !l.rw {
+		return false
+	}
+	if l.mixed == 0 {
+		l.mixed = 2
+		if r.ex.mixedAll {
+			l.mixed = 1
+		} else if len(r.ex.mixed) > 0 {
+			if k, ok := r.lockKey(l.addr); ok && r.ex.mixed[k] {
+				l.mixed = 1
+			}
+		}
+	}
+	return l.mixed == 1
 }
 
 // lockExit is the thesis's lock_exit: the lock's block set is re-enabled and
@@ -214,7 +284,7 @@ func (m *Mutex) Lock() {
 	l.writer = t
 	t.hold(l)
 	r.raceLocked(t, l, true)
-	r.acquired(t, l)
+	r.acquired(t, l, false)
 }
 
 // TryLock tries to lock m and reports whether it succeeded.
@@ -281,6 +351,7 @@ func (rw *RWMutex) Lock() {
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), false)
+	r.seenRW(t, l, false)
 	if l.writer != nil {
 		// Another writer holds the lock or waits for readers: as with a
 		// Mutex, the block is abandoned.
@@ -290,7 +361,7 @@ func (rw *RWMutex) Lock() {
 	t.hold(l)
 	if len(l.readers) == 0 {
 		r.raceLocked(t, l, true)
-		r.acquired(t, l)
+		r.acquired(t, l, false)
 		return
 	}
 	// The writer announces itself: from now on readers wait. That is
@@ -306,7 +377,7 @@ func (rw *RWMutex) Lock() {
 	}
 	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
 	r.raceLocked(t, l, true)
-	r.acquired(t, l)
+	r.acquired(t, l, false)
 }
 
 // owns2 reports whether t holds l as a reader.
@@ -364,12 +435,13 @@ func (rw *RWMutex) RLock() {
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), false)
+	r.seenRW(t, l, true)
 	if l.writer != nil {
 		r.acquireFailed(t, l, "RLock")
 	}
 	l.addReader(t)
 	r.raceLocked(t, l, false)
-	r.acquired(t, l)
+	r.acquired(t, l, true)
 }
 
 func (l *lockState) addReader(t *thread) {

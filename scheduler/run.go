@@ -412,8 +412,15 @@ const (
 	ptPark                      // the thread waits: its block ends
 	ptExit                      // the thread died
 	ptSpawn                     // the thread started a goroutine
+	ptWake                      // the thread woke a waiter that can run at once (a Cond signalled without its lock)
 	ptFreeze                    // the thread exceeded the step bound
 	ptYield                     // runtime.Gosched: a boundary that gives way (exitblock.go)
+	// ptPass: a read lock of an RWMutex not known to be write-locked too
+	// (mutex.go, "A waiting writer"). It ends no block while exploring, but
+	// counts as a scheduling point of schedules, so that a schedule recorded
+	// when the lock was known to be (the point ended a block, or was passed
+	// by one) is followed by a guided execution that has not learnt it yet.
+	ptPass
 )
 
 // point is called at every place where an atomic block may end. It returns
@@ -433,6 +440,9 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if r.exploring {
 		if r.ex.guide != nil {
 			return r.guided(t, kind)
+		}
+		if kind == ptPass {
+			return t
 		}
 		return r.dispatch(t, kind)
 	}
