@@ -350,8 +350,11 @@ func (rw *RWMutex) Lock() {
 	}
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
-	r.syncEnter(unsafe.Pointer(rw), false)
 	r.seenRW(t, l, false)
+	// Who enters a mixed RWMutex first is observable (a waiting writer
+	// blocks new readers), so the enter is a write to it for ExitBlock-RW
+	// even without -sync-deps.
+	r.syncEnter(unsafe.Pointer(rw), r.mixedRW(l))
 	if l.writer != nil {
 		// Another writer holds the lock or waits for readers: as with a
 		// Mutex, the block is abandoned.
@@ -434,8 +437,11 @@ func (rw *RWMutex) RLock() {
 	}
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
-	r.syncEnter(unsafe.Pointer(rw), false)
 	r.seenRW(t, l, true)
+	// Who enters a mixed RWMutex first is observable (a waiting writer
+	// blocks new readers), so the enter is a write to it for ExitBlock-RW
+	// even without -sync-deps.
+	r.syncEnter(unsafe.Pointer(rw), r.mixedRW(l))
 	if l.writer != nil {
 		r.acquireFailed(t, l, "RLock")
 	}

@@ -126,6 +126,61 @@ var outcomePrograms = []struct {
 			out(fmt.Sprint(rd(order)))
 		}
 	}},
+	{"cond-signal-unlocked", func(out func(string)) func(*xb.T) {
+		// Go-specific: signalled without its lock, the waiter can run
+		// before the signaller's next lock exit (corpus/gosync).
+		return func(t *xb.T) {
+			mu := xb.New(new(xb.Mutex))
+			c := xb.NewCond(mu)
+			items := xb.New(new(int))
+			waiting := xb.MakeChan[bool](0)
+			sp := xb.New(new(spawner))
+			sp.goWait(func() {
+				mu.Lock()
+				xb.Send(waiting, true)
+				for rd(items) == 0 {
+					c.Wait()
+				}
+				wr(items, rd(items)-1)
+				mu.Unlock()
+			})
+			xb.Recv(waiting)
+			mu.Lock()
+			wr(items, rd(items)+1)
+			mu.Unlock()
+			c.Signal()
+			mu.Lock()
+			seen := rd(items)
+			mu.Unlock()
+			sp.wg.Wait()
+			out(fmt.Sprint(seen))
+		}
+	}},
+	{"rwmutex-waiting-writer", func(out func(string)) func(*xb.T) {
+		// Go-specific: a writer that waits for a reader blocks the
+		// reader's next read lock until it has written (corpus/gosync).
+		return func(t *xb.T) {
+			rw, x := xb.New(new(xb.RWMutex)), xb.New(new(int))
+			sp := xb.New(new(spawner))
+			var first, second int
+			sp.goWait(func() {
+				rw.Lock()
+				wr(x, 7)
+				rw.Unlock()
+			})
+			rw.RLock()
+			first = rd(x)
+			if rw.TryRLock() {
+				second = rd(x)
+				rw.RUnlock()
+			} else {
+				second = -1
+			}
+			rw.RUnlock()
+			sp.wg.Wait()
+			out(fmt.Sprint(first, second))
+		}
+	}},
 	{"spawn-then-lock", func(out func(string)) func(*xb.T) {
 		// Go-specific: the child can run between the go statement and the
 		// parent's next lock exit (see the spawn branches in exitblock.go).
