@@ -139,7 +139,11 @@ func (f *Fork) Explore(t Target) {
 		restore()
 	}
 	if err != nil {
-		t.Fail(err.Error())
+		// Nothing has run yet: re-running is sound while the package
+		// state stays unchanged, which Rerun checks after every schedule.
+		f.off = err.Error()
+		t.Note("checkpoint " + f.Name() + ": cannot fork (" + err.Error() + "); re-running the test body instead")
+		Rerun{}.Explore(t)
 		return
 	}
 	if c == nil {

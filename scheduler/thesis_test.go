@@ -97,8 +97,8 @@ var javasafeTable = []struct{ n, l, paths int }{
 
 func TestPerformanceJavasafeMatchesTables41And42(t *testing.T) {
 	for _, e := range javasafeTable {
-		if !longSuite && e.paths > 2000 {
-			continue
+		if longSuite != (e.paths > 2000) {
+			continue // up to 2,000 paths in go test ./..., the rest under -tags long
 		}
 		res := explore(t, "perf", perfJava(e.n, e.l), thesisRW())
 		if res.Schedules != e.paths || res.Aborted != 0 || len(res.Findings) != 0 {
@@ -174,8 +174,8 @@ func TestThesisProgramsFindTheirBugs(t *testing.T) {
 		{"BufferIf", bufferIf, []xb.Kind{xb.KindAssertion, xb.KindDeadlock}, overflowPos, nil},
 		{"BufferNotify", bufferNotify, []xb.Kind{xb.KindDeadlock}, "", nil},
 	} {
-		if !longSuite && strings.HasPrefix(c.name, "Buffer") {
-			continue // 100,000 schedules each; the corpus explores them too
+		if longSuite != strings.HasPrefix(c.name, "Buffer") {
+			continue // the Buffer programs (100,000 schedules each; the corpus explores them too) under -tags long, the rest in go test ./...
 		}
 		for _, a := range []xb.Algorithm{xb.ExitBlockRWDD, xb.ExitBlockDD} {
 			cfg := xb.DefaultConfig()
