@@ -44,6 +44,7 @@ func (c *Cond) Wait() {
 		c.nat().Wait()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)
@@ -95,6 +96,7 @@ func (c *Cond) Signal() {
 		c.nat().Signal()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)
@@ -122,6 +124,7 @@ func (c *Cond) Broadcast() {
 		c.nat().Broadcast()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)

@@ -205,6 +205,7 @@ func (m *Mutex) Lock() {
 		m.native.Lock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(m), false)
 	r.syncEnter(unsafe.Pointer(m), false)
@@ -223,6 +224,7 @@ func (m *Mutex) TryLock() bool {
 	if r == nil {
 		return m.native.TryLock()
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(m), false)
 	// The outcome observes the lock, so the attempt is a write to it even
@@ -246,6 +248,7 @@ func (m *Mutex) Unlock() {
 		m.native.Unlock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(m), false)
 	if l.writer == nil {
@@ -278,6 +281,7 @@ func (rw *RWMutex) Lock() {
 		rw.native.Lock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), false)
@@ -325,6 +329,7 @@ func (rw *RWMutex) TryLock() bool {
 	if r == nil {
 		return rw.native.TryLock()
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), true)
@@ -345,6 +350,7 @@ func (rw *RWMutex) Unlock() {
 		rw.native.Unlock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	if l.writer == nil || l.pending {
@@ -361,6 +367,7 @@ func (rw *RWMutex) RLock() {
 		rw.native.RLock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), false)
@@ -390,6 +397,7 @@ func (rw *RWMutex) TryRLock() bool {
 	if r == nil {
 		return rw.native.TryRLock()
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), true)
@@ -409,6 +417,7 @@ func (rw *RWMutex) RUnlock() {
 		rw.native.RUnlock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	if len(l.readers) == 0 {
