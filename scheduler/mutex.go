@@ -130,7 +130,12 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // a lock is seen being tried, acquiring it ends a block (when another
 // goroutine is enabled), which lets the others run while it is held; and
 // because earlier branches of the exploration were cut without that
-// boundary, the exploration starts over knowing the lock.
+// boundary, the exploration starts over knowing the lock. A successful
+// TryLock acquires it too, and its release is a write to it (a TryLock reads
+// it), so that ExitBlock-RW does not take the two orders of a release and a
+// TryLock for one. (Found by the brute-force explorer, issue 18: a TryLock
+// failing while another goroutine held the lock after its own TryLock was
+// never explored.)
 
 // lockKey names a lock across executions, as read/write sets do.
 func (r *run) lockKey(addr unsafe.Pointer) (canonAccess, bool) {
@@ -189,6 +194,11 @@ func (r *run) acquired(t *thread, l *lockState) {
 func (r *run) lockExit(t *thread, l *lockState) {
 	if r.exploring {
 		r.ex.lockReleased(l.id)
+		if l.tried == 1 {
+			// A TryLock observes the release: the block that releases
+			// and the one that tries do not commute (ExitBlock-RW).
+			r.ex.access(uintptr(l.addr), 1, true)
+		}
 	}
 	r.yield(t)
 }
@@ -237,6 +247,7 @@ func (m *Mutex) TryLock() bool {
 	l.writer = t
 	t.hold(l)
 	r.raceLocked(t, l, true)
+	r.acquired(t, l) // a TryLock elsewhere may observe it held (see above)
 	return true
 }
 
@@ -340,6 +351,7 @@ func (rw *RWMutex) TryLock() bool {
 	l.writer = t
 	t.hold(l)
 	r.raceLocked(t, l, true)
+	r.acquired(t, l)
 	return true
 }
 
@@ -407,6 +419,7 @@ func (rw *RWMutex) TryRLock() bool {
 	}
 	l.addReader(t)
 	r.raceLocked(t, l, false)
+	r.acquired(t, l)
 	return true
 }
 
