@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -61,5 +62,75 @@ func TestParseBrute(t *testing.T) {
 	a, err := xb.ParseAlgorithm("brute")
 	if err != nil || a != xb.Brute || a.String() != "brute" || !a.DetectsDeadlocks() {
 		t.Fatalf("ParseAlgorithm(brute) = %v, %v", a, err)
+	}
+}
+
+// TryLock observes a held lock, which breaks ExitBlock's "a critical section
+// is atomic". Two programs the differential test (difftest seeds 102 and
+// 120) found where every algorithm missed an outcome the brute-force
+// explorer reaches: a TryLock failing against a lock taken by TryLock and
+// then a Lock that blocks (the failed Lock abandoned the block back to
+// before the TryLock), and under -sync-deps=false a TryLock failing against
+// a lock taken by Lock (the Lock was not in the read/write sets).
+func TestTryLockOrders(t *testing.T) {
+	prog := func(first func(mu *xb.Mutex, x *int, obs []int), second func(mu *xb.Mutex, x *int, obs []int)) func(out func(string)) func(*xb.T) {
+		return func(out func(string)) func(*xb.T) {
+			return func(t *xb.T) {
+				mu, x := xb.New(new(xb.Mutex)), xb.New(new(int))
+				obs := xb.Slice(make([]int, 3))
+				sp := xb.New(new(spawner))
+				sp.goWait(func() { first(mu, x, obs) })
+				sp.goWait(func() { second(mu, x, obs) })
+				sp.wg.Wait()
+				out(fmt.Sprint(rd(x), obs))
+			}
+		}
+	}
+	try := func(i, v int) func(mu *xb.Mutex, x *int, obs []int) {
+		return func(mu *xb.Mutex, x *int, obs []int) {
+			if mu.TryLock() {
+				wr(x, rd(x)*3+v)
+				mu.Unlock()
+			} else {
+				obs[i] = 7
+			}
+		}
+	}
+	lock := func(v int) func(mu *xb.Mutex, x *int, obs []int) {
+		return func(mu *xb.Mutex, x *int, obs []int) {
+			mu.Lock()
+			wr(x, rd(x)*3+v)
+			mu.Unlock()
+		}
+	}
+	seq := func(fs ...func(mu *xb.Mutex, x *int, obs []int)) func(mu *xb.Mutex, x *int, obs []int) {
+		return func(mu *xb.Mutex, x *int, obs []int) {
+			for _, f := range fs {
+				f(mu, x, obs)
+			}
+		}
+	}
+	progs := []struct {
+		name string
+		prog func(out func(string)) func(*xb.T)
+		miss string // the outcome missed before
+	}{
+		{"trylock-then-lock", prog(seq(try(1, 2), lock(2)), try(2, 3)), "11 [0 7 0]"},
+		{"lock-then-trylock", prog(seq(lock(2), try(1, 2)), lock(3)), "9 [0 7 0]"},
+	}
+	for _, p := range progs {
+		want, _ := outcomes(t, p.name, p.prog, bruteConfig(false))
+		if !slices.Contains(want, p.miss) {
+			t.Fatalf("%s: brute reaches %v, without %s", p.name, want, p.miss)
+		}
+		for _, a := range []xb.Algorithm{xb.ExitBlock, xb.ExitBlockRW, xb.ExitBlockDD, xb.ExitBlockRWDD} {
+			for _, sd := range []bool{true, false} {
+				cfg := xb.DefaultConfig()
+				cfg.Algorithm, cfg.SyncDeps = a, sd
+				if got, _ := outcomes(t, p.name, p.prog, cfg); !slices.Equal(got, want) {
+					t.Errorf("%s: %v (sync-deps %v) reaches %v, brute %v", p.name, a, sd, got, want)
+				}
+			}
+		}
 	}
 }

@@ -133,9 +133,12 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // boundary, the exploration starts over knowing the lock. A successful
 // TryLock acquires it too, and its release is a write to it (a TryLock reads
 // it), so that ExitBlock-RW does not take the two orders of a release and a
-// TryLock for one. (Found by the brute-force explorer, issue 18: a TryLock
-// failing while another goroutine held the lock after its own TryLock was
-// never explored.)
+// TryLock for one. A TryLock that fails ends a block as well: it observed
+// the holder, so a lock enter that fails later must not abandon the block
+// back to before the attempt (the retry would then succeed, and the failure
+// that was seen would never be explored). (All found by the brute-force
+// explorer, issue 18: a TryLock failing while another goroutine held the
+// lock it took by TryLock was never explored.)
 
 // lockKey names a lock across executions, as read/write sets do.
 func (r *run) lockKey(addr unsafe.Pointer) (canonAccess, bool) {
@@ -185,6 +188,11 @@ func (r *run) acquired(t *thread, l *lockState) {
 		}
 	}
 	if l.tried == 1 {
+		if r.exploring {
+			// A TryLock reads the lock: taking it is a write to it
+			// even without -sync-deps (ExitBlock-RW).
+			r.ex.access(uintptr(l.addr), 1, true)
+		}
 		r.yield(t)
 	}
 }
@@ -242,6 +250,7 @@ func (m *Mutex) TryLock() bool {
 	r.syncEnter(unsafe.Pointer(m), true)
 	r.triedLock(t, l)
 	if l.writer != nil {
+		r.yield(t) // a failed attempt ends a block too (see above)
 		return false
 	}
 	l.writer = t
@@ -346,6 +355,7 @@ func (rw *RWMutex) TryLock() bool {
 	r.syncEnter(unsafe.Pointer(rw), true)
 	r.triedLock(t, l)
 	if l.writer != nil || len(l.readers) > 0 {
+		r.yield(t) // a failed attempt ends a block too (see above)
 		return false
 	}
 	l.writer = t
@@ -415,6 +425,7 @@ func (rw *RWMutex) TryRLock() bool {
 	r.syncEnter(unsafe.Pointer(rw), true)
 	r.triedLock(t, l)
 	if l.writer != nil {
+		r.yield(t) // a failed attempt ends a block too (see above)
 		return false
 	}
 	l.addReader(t)
