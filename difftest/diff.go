@@ -48,12 +48,12 @@ func (d Divergence) String() string {
 
 // Stats counts what a check did.
 type Stats struct {
-	Programs    int // generated and compared
-	TooBig      int // the reference did not finish within RefMaxSchedules
-	Racy        int // compared against the access-granularity reference
+	Programs    int     // generated and compared
+	TooBig      int     // the reference did not finish within RefMaxSchedules
+	Racy        int     // compared against the access-granularity reference
 	RacyUnmeant []int64 // of them, programs not generated to race
-	Outcomes    int // reference outcomes (and findings) compared, summed over programs and configs
-	RefScheds   int // schedules the reference explored
+	Outcomes    int     // reference outcomes (and findings) compared, summed over programs and configs
+	RefScheds   int     // schedules the reference explored
 	Schedules   map[string]int
 	Divergences []Divergence
 	Build, Run  time.Duration

@@ -44,7 +44,7 @@ func (p *Program) has(f string) bool {
 // goroutines' operation counts, so programs stay small: a few hundred to a
 // few thousand schedules each.
 const (
-	maxOps = 7
+	maxOps = 8
 )
 
 // gen is the state of one program's generation.
@@ -73,17 +73,19 @@ func Generate(seed int64) *Program {
 	g.racy = g.rnd.Intn(10) == 0
 	g.chCap = []int{0, 0, 1, 2}[g.rnd.Intn(4)]
 	g.bodies = make([][]string, g.workers+1)
-	// Each goroutine does one or two actions, within the budget.
+	// Each goroutine does one or two actions, within the budget (a go
+	// statement and a Done cost a point each).
+	budget := maxOps - 2*g.workers
 	for i := 1; i <= g.workers; i++ {
 		n := 1 + g.rnd.Intn(2)
-		for range n {
-			if g.ops >= maxOps-g.workers {
+		for j := range n {
+			if j > 0 && g.ops >= budget {
 				break
 			}
 			g.action(i)
 		}
 	}
-	if g.rnd.Intn(3) == 0 && g.ops < maxOps-g.workers {
+	if g.rnd.Intn(3) == 0 && g.ops < budget {
 		g.action(0) // T0 takes part too, between the go statements and the join
 	}
 	g.balance()

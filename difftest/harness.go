@@ -38,8 +38,8 @@ func Build(ctx context.Context, dir string, progs []*Program) (*Binary, error) {
 		return nil, err
 	}
 	files := map[string]string{
-		filepath.Join(mod, "go.mod"):       "module example.com/difftest\n\ngo 1.26\n",
-		filepath.Join(pkg, "gen.go"):       "// Package gen holds generated concurrent programs (xbtest's difftest).\npackage gen\n",
+		filepath.Join(mod, "go.mod"):      "module example.com/difftest\n\ngo 1.26\n",
+		filepath.Join(pkg, "gen.go"):      "// Package gen holds generated concurrent programs (xbtest's difftest).\npackage gen\n",
 		filepath.Join(pkg, "gen_test.go"): testFile(progs),
 	}
 	for name, src := range files {

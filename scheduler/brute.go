@@ -19,15 +19,23 @@ package scheduler
 // joins the lock's blocked set at the point just before it), which loses
 // nothing: the abandoned block is that one operation.
 //
-// The point comes before the operation's event, so that it is never at the
-// event number of a point the operation itself reaches (a replay tells the
-// points of a goroutine apart by their event numbers: an Unlock's lock exit
-// must not be taken for the point before it). Two points with no event
-// between them are one point: opPoint does not end an empty block.
+// A point is needed between two operations of a goroutine, not one before
+// each: most operations end with a point of their own (a lock exit, a
+// channel or atomic operation), and the accesses between that point and the
+// next operation are invisible to the others at synchronization granularity
+// (at access granularity each is a point). So an operation starts with a
+// point only if another operation ran since the last point (a lock enter,
+// a Signal), which keeps the tree a few times smaller and every point at an
+// event number of its own (a replay tells a goroutine's points apart by
+// their event numbers).
 
 // opPoint is called by a synchronization operation before its event.
 func (r *run) opPoint(t *thread) {
-	if r.brute && r.lastPoint != r.events {
+	if !r.brute {
+		return
+	}
+	if r.opsSince > 0 {
 		r.yield(t)
 	}
+	r.opsSince++
 }
