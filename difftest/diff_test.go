@@ -26,6 +26,12 @@ var regressions = []struct {
 	// release and the lock enter were not writes of the lock.
 	{120, "trylock", "missed-outcome (exitblock-rw, -rwdd)"},
 	{70, "trylock", "missed-outcome (exitblock-rw, -rwdd)"},
+	// Known unsound case (a) of issue 18, being fixed in scheduler/: a
+	// pending RWMutex writer blocks new readers, so a recursive RLock
+	// deadlocks; -dd and -rwdd miss the lock cycle. Listed, not failed on,
+	// until the fix lands (then their divergence disappears).
+	{1000204, "recursive-rlock", "missed-finding lock-cycle (exitblock-dd, -rwdd)"},
+	{1000415, "recursive-rlock", "missed-finding lock-cycle (exitblock-dd, -rwdd)"},
 }
 
 // shortSeeds is how many generated programs go test ./... checks.

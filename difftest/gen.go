@@ -7,6 +7,23 @@
 //
 // gen.go makes the programs, harness.go builds and runs them, diff.go
 // compares what each algorithm reached.
+//
+//	go test ./difftest                     200 seeds and the regression seeds
+//	XBDIFF_SEEDS=5000:300 go test -run TestDifferential ./difftest
+//	go test -tags long -timeout 0 -run TestDifferentialLong ./difftest
+//	                                       10,000 seeds (XBDIFF_LONG=n for n)
+//	XBDIFF_SHOW=102 go test -run TestShow -v ./difftest   print a program
+//
+// What is compared, per program and configuration: the set of outcomes
+// (the final values the test goroutine records after joining the others;
+// every execution that gets there appends its outcome to a file) and the
+// set of findings by kind and goroutines. An explorer may never reach an
+// outcome the reference does not; unless it reports a race, it must reach
+// every outcome and finding the reference does (deadlocks and leaks only
+// under the -dd algorithms). A program the reference cannot explore within
+// RefMaxSchedules is counted, not compared. Programs that race (on purpose,
+// one in ten, or as the reference finds) are compared against the reference
+// at access granularity.
 package difftest
 
 import (
