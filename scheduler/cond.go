@@ -55,9 +55,7 @@ func (c *Cond) Wait() {
 			r.fatal(t, "sync: unlock of unlocked mutex")
 		}
 		r.releaseWriter(t, l)
-		if r.exploring {
-			r.ex.lockReleased(l.id)
-		}
+		r.released(l)
 		r.parkHere(t, "cond", s.id)
 	} else {
 		c.L.Unlock()

@@ -200,6 +200,13 @@ func (r *run) acquired(t *thread, l *lockState) {
 // lockExit is the thesis's lock_exit: the lock's block set is re-enabled and
 // the block may end.
 func (r *run) lockExit(t *thread, l *lockState) {
+	r.released(l)
+	r.yield(t)
+}
+
+// released tells the explorer that l was released (a lock exit, or a
+// Cond.Wait letting go of c.L).
+func (r *run) released(l *lockState) {
 	if r.exploring {
 		r.ex.lockReleased(l.id)
 		if l.tried == 1 {
@@ -208,7 +215,6 @@ func (r *run) lockExit(t *thread, l *lockState) {
 			r.ex.access(uintptr(l.addr), 1, true)
 		}
 	}
-	r.yield(t)
 }
 
 // Mutex is a drop-in replacement for sync.Mutex, of the same size.
