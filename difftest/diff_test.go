@@ -30,6 +30,7 @@ var regressions = []struct {
 	// the lock before its Cond.Wait: Wait's release of a tried lock was
 	// not a write of it (the long run found it).
 	{1002042, "trylock", "missed-outcome (exitblock-rw, -rwdd)"},
+	{1003279, "trylock", "missed-outcome (exitblock-rw, -rwdd)"},
 	// Known unsound case (a) of issue 18, being fixed in scheduler/: a
 	// pending RWMutex writer blocks new readers, so a recursive RLock
 	// deadlocks; -dd and -rwdd miss the lock cycle. Listed, not failed on,
