@@ -16,6 +16,7 @@ func atomically[V, R any](addr *V, write bool, op func() R) R {
 	if r == nil {
 		return op()
 	}
+	r.opPoint(t)
 	r.event(t)
 	r.dataAccess(unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
 	r.raceAtomic(t, unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)

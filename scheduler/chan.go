@@ -156,6 +156,7 @@ func Send[T any](ch chan<- T, v T) {
 		ch <- v
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	if ch == nil {
 		r.parkForever(t, "nil channel (send)")
@@ -211,6 +212,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		v, ok := <-ch
 		return v, ok
 	}
+	r.opPoint(t)
 	r.event(t)
 	if ch == nil {
 		r.parkForever(t, "nil channel (receive)")
@@ -294,6 +296,7 @@ func Close[T any](ch chan<- T) {
 		close(ch)
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	if ch == nil {
 		panic(runtimeError("close of nil channel"))
@@ -332,6 +335,7 @@ func (r *run) closed(m *chanState) {
 // Len replaces len(ch).
 func Len[T any](ch <-chan T) int {
 	if r, t := enter(); r != nil {
+		r.opPoint(t)
 		r.event(t)
 		if m := r.model(chanPtr(ch)); m != nil {
 			r.dataAccess(m.addr, 1, false)
@@ -343,6 +347,7 @@ func Len[T any](ch <-chan T) int {
 // LenSend replaces len(ch) for a send-only channel.
 func LenSend[T any](ch chan<- T) int {
 	if r, t := enter(); r != nil {
+		r.opPoint(t)
 		r.event(t)
 		if m := r.model(chanPtr(ch)); m != nil {
 			r.dataAccess(m.addr, 1, false)

@@ -44,6 +44,7 @@ func (c *Cond) Wait() {
 		c.nat().Wait()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)
@@ -54,9 +55,7 @@ func (c *Cond) Wait() {
 			r.fatal(t, "sync: unlock of unlocked mutex")
 		}
 		r.releaseWriter(t, l)
-		if r.exploring {
-			r.ex.lockReleased(l.id)
-		}
+		r.released(l)
 		r.parkHere(t, "cond", s.id)
 	} else {
 		c.L.Unlock()
@@ -95,6 +94,7 @@ func (c *Cond) Signal() {
 		c.nat().Signal()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)
@@ -137,6 +137,7 @@ func (c *Cond) Broadcast() {
 		c.nat().Broadcast()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	s := r.condOf(c)
 	r.syncEnter(unsafe.Pointer(c), false)

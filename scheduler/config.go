@@ -22,9 +22,18 @@ const (
 	ExitBlockDD
 	// ExitBlockRWDD is ExitBlock-RW plus deadlock detection, the default.
 	ExitBlockRWDD
+	// Brute is the unpruned reference explorer, for checking the others
+	// (slow): every enabled goroutine gets a branch at every scheduling
+	// point of every goroutine, which here is before every synchronization
+	// operation (a lock enter included), after every go statement and, at
+	// access granularity, before every shared access; with deadlock
+	// detection. It is the exhaustive oracle of the scheduler's own tests
+	// (exitblock.go) plus a branch point before every operation, so that no
+	// block spans two synchronization operations (brute.go).
+	Brute
 )
 
-var algorithmNames = [...]string{"exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd"}
+var algorithmNames = [...]string{"exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "brute"}
 
 func (a Algorithm) String() string {
 	if a >= 0 && int(a) < len(algorithmNames) {
@@ -40,11 +49,13 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 			return Algorithm(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown algorithm %q (want exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd)", s)
+	return 0, fmt.Errorf("unknown algorithm %q (want exitblock, exitblock-rw, exitblock-dd, exitblock-rwdd or brute)", s)
 }
 
 // DetectsDeadlocks reports whether the algorithm reports deadlocks and leaks.
-func (a Algorithm) DetectsDeadlocks() bool { return a == ExitBlockDD || a == ExitBlockRWDD }
+func (a Algorithm) DetectsDeadlocks() bool {
+	return a == ExitBlockDD || a == ExitBlockRWDD || a == Brute
+}
 
 // Memory is the memory model executions follow (see tso.go).
 type Memory int
@@ -131,6 +142,9 @@ type Config struct {
 	// each other enabled thread gets a branch. It is the reference the
 	// ExitBlock family is checked against.
 	oracle, oracleSpawns bool
+	// brute adds to the oracle a branch point before every synchronization
+	// operation (Algorithm Brute; see brute.go).
+	brute bool
 	// noSpawnBranches turns the spawn branches off (tests only): the
 	// thesis's algorithm exactly, whose tree the oracle without spawns
 	// enumerates.

@@ -232,6 +232,8 @@ func newExplorer(cfg *Config) *explorer {
 		ex.dd = true
 	case ExitBlockRWDD:
 		ex.rw, ex.dd = true, true
+	case Brute:
+		ex.dd = true
 	}
 	// The first execution starts from the beginning with the test goroutine
 	// enabled; before a second goroutine exists no block can end, so the

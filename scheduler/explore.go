@@ -20,6 +20,9 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		// only if lock operations are in the read/write sets (tso.go).
 		cfg.SyncDeps = true
 	}
+	if cfg.Algorithm == Brute {
+		cfg.oracle, cfg.oracleSpawns, cfg.brute = true, true, true
+	}
 	res := &Result{Test: name, Algorithm: cfg.Algorithm, SyncDeps: cfg.SyncDeps, Backer: cfg.Backer.Name(), Complete: true}
 	if m := tainted.Load(); m != nil {
 		res.Internal = "not explored, an earlier test left a goroutine xbtest could not stop: " + *m

@@ -135,7 +135,15 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // a lock is seen being tried, acquiring it ends a block (when another
 // goroutine is enabled), which lets the others run while it is held; and
 // because earlier branches of the exploration were cut without that
-// boundary, the exploration starts over knowing the lock.
+// boundary, the exploration starts over knowing the lock. A successful
+// TryLock acquires it too, and its release is a write to it (a TryLock reads
+// it), so that ExitBlock-RW does not take the two orders of a release and a
+// TryLock for one. A TryLock that fails ends a block as well: it observed
+// the holder, so a lock enter that fails later must not abandon the block
+// back to before the attempt (the retry would then succeed, and the failure
+// that was seen would never be explored). (All found by the brute-force
+// explorer, issue 18: a TryLock failing while another goroutine held the
+// lock it took by TryLock was never explored.)
 
 // lockKey names a lock across executions, as read/write sets do.
 func (r *run) lockKey(addr unsafe.Pointer) (canonAccess, bool) {
@@ -187,6 +195,11 @@ func (r *run) acquired(t *thread, l *lockState, read bool) {
 	}
 	switch {
 	case l.tried == 1 || read && r.mixedRW(l):
+		if l.tried == 1 && r.exploring {
+			// A TryLock reads the lock: taking it is a write to it
+			// even without -sync-deps (ExitBlock-RW).
+			r.ex.access(uintptr(l.addr), 1, true)
+		}
 		r.yield(t)
 	case read:
 		r.transfer(t, r.point(t, ptPass))
@@ -257,10 +270,21 @@ func (r *run) mixedRW(l *lockState) bool {
 // lockExit is the thesis's lock_exit: the lock's block set is re-enabled and
 // the block may end.
 func (r *run) lockExit(t *thread, l *lockState) {
+	r.released(l)
+	r.yield(t)
+}
+
+// released tells the explorer that l was released (a lock exit, or a
+// Cond.Wait letting go of c.L).
+func (r *run) released(l *lockState) {
 	if r.exploring {
 		r.ex.lockReleased(l.id)
+		if l.tried == 1 {
+			// A TryLock observes the release: the block that releases
+			// and the one that tries do not commute (ExitBlock-RW).
+			r.ex.access(uintptr(l.addr), 1, true)
+		}
 	}
-	r.yield(t)
 }
 
 // Mutex is a drop-in replacement for sync.Mutex, of the same size.
@@ -275,6 +299,7 @@ func (m *Mutex) Lock() {
 		m.native.Lock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(m), false)
 	r.syncEnter(unsafe.Pointer(m), false)
@@ -293,6 +318,7 @@ func (m *Mutex) TryLock() bool {
 	if r == nil {
 		return m.native.TryLock()
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(m), false)
 	// The outcome observes the lock, so the attempt is a write to it even
@@ -300,11 +326,13 @@ func (m *Mutex) TryLock() bool {
 	r.syncEnter(unsafe.Pointer(m), true)
 	r.triedLock(t, l)
 	if l.writer != nil {
+		r.yield(t) // a failed attempt ends a block too (see above)
 		return false
 	}
 	l.writer = t
 	t.hold(l)
 	r.raceLocked(t, l, true)
+	r.acquired(t, l, false) // a TryLock elsewhere may observe it held (see above)
 	return true
 }
 
@@ -316,6 +344,7 @@ func (m *Mutex) Unlock() {
 		m.native.Unlock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(m), false)
 	if l.writer == nil {
@@ -348,6 +377,7 @@ func (rw *RWMutex) Lock() {
 		rw.native.Lock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.seenRW(t, l, false)
@@ -399,16 +429,19 @@ func (rw *RWMutex) TryLock() bool {
 	if r == nil {
 		return rw.native.TryLock()
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), true)
 	r.triedLock(t, l)
 	if l.writer != nil || len(l.readers) > 0 {
+		r.yield(t) // a failed attempt ends a block too (see above)
 		return false
 	}
 	l.writer = t
 	t.hold(l)
 	r.raceLocked(t, l, true)
+	r.acquired(t, l, false)
 	return true
 }
 
@@ -419,6 +452,7 @@ func (rw *RWMutex) Unlock() {
 		rw.native.Unlock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	if l.writer == nil || l.pending {
@@ -435,6 +469,7 @@ func (rw *RWMutex) RLock() {
 		rw.native.RLock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.seenRW(t, l, true)
@@ -468,15 +503,18 @@ func (rw *RWMutex) TryRLock() bool {
 	if r == nil {
 		return rw.native.TryRLock()
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	r.syncEnter(unsafe.Pointer(rw), true)
 	r.triedLock(t, l)
 	if l.writer != nil {
+		r.yield(t) // a failed attempt ends a block too (see above)
 		return false
 	}
 	l.addReader(t)
 	r.raceLocked(t, l, false)
+	r.acquired(t, l, true)
 	return true
 }
 
@@ -487,6 +525,7 @@ func (rw *RWMutex) RUnlock() {
 		rw.native.RUnlock()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	l := r.lockOf(unsafe.Pointer(rw), true)
 	if len(l.readers) == 0 {

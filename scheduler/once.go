@@ -38,6 +38,7 @@ func (o *Once) Do(f func()) {
 		}
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	r.dataAccess(unsafe.Pointer(&o.done), 4, false)
 	if o.done.Load() != 0 {

@@ -153,6 +153,12 @@ type run struct {
 	name     string
 	number   int // the schedule this execution explores, 1-based
 
+	// brute: every synchronization operation starts with a branch point;
+	// opsSince counts the operations since the last scheduling point
+	// (brute.go).
+	brute    bool
+	opsSince int
+
 	threads []*thread
 	spare   []*thread   // thread structs of earlier executions, reused
 	multi   bool        // a second goroutine exists (see Read)
@@ -227,6 +233,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.ex, r.cfg, r.name, r.body, r.replay = ex, cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.mem, r.access = cfg.Memory, cfg.AccessGranularity || cfg.Memory != SC
+	r.brute, r.opsSince = cfg.brute, 0
 	r.epoch = epochs.Add(1)
 	r.number = 0
 	r.threads = r.threads[:0]
@@ -430,6 +437,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if faultHook != nil {
 		faultHook()
 	}
+	r.opsSince = 0
 	if len(r.natives) > 0 {
 		var parking *thread
 		if kind == ptPark {

@@ -50,6 +50,10 @@ type RunConfig struct {
 	Granularity  string   `json:"granularity,omitempty"` // sync (default), access
 	Replay       string   `json:"replay,omitempty"`      // a ReplaySpec file: follow it instead of exploring
 	Checkpoint   string   `json:"checkpoint,omitempty"`  // rerun, fork, auto (default)
+	// Minimise: nil or true shortens each finding's schedule (the
+	// default); false reports it as found, running no schedule
+	// exploration did not (difftest counts the outcomes of every one).
+	Minimise *bool `json:"minimise,omitempty"`
 }
 
 // ReplaySpec is the schedule a test binary follows under xbtest -replay.
@@ -103,6 +107,9 @@ func (rc RunConfig) Config() (Config, error) {
 		cfg.AccessGranularity = true
 	default:
 		return cfg, fmt.Errorf("unknown granularity %q (want sync or access)", rc.Granularity)
+	}
+	if rc.Minimise != nil {
+		cfg.Minimise = *rc.Minimise
 	}
 	if rc.Checkpoint != "" {
 		b, err := checkpoint.Parse(rc.Checkpoint)

@@ -152,6 +152,7 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 	if r == nil {
 		return nativeSelect(hasDefault, cases)
 	}
+	r.opPoint(t)
 	r.event(t)
 	models := make([]*chanState, len(cases))
 	var ready []int32

@@ -23,6 +23,7 @@ type Map struct {
 func (m *Map) op(write bool, key any, f func() (wrote bool)) {
 	r, t := enter()
 	if r != nil {
+		r.opPoint(t)
 		r.event(t)
 		r.dataAccess(unsafe.Pointer(m), 1, write)
 	}
@@ -172,6 +173,7 @@ type poolState struct {
 func (p *Pool) op(f func(s *poolState)) {
 	r, t := enter()
 	if r != nil {
+		r.opPoint(t)
 		r.event(t)
 		r.dataAccess(unsafe.Pointer(p), 1, true)
 	}

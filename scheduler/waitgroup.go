@@ -19,6 +19,7 @@ func (wg *WaitGroup) Add(delta int) {
 		wg.native.Add(delta)
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	w := r.wgOf(wg)
 	r.dataAccess(unsafe.Pointer(wg), 8, true)
@@ -52,6 +53,7 @@ func (wg *WaitGroup) Wait() {
 		wg.native.Wait()
 		return
 	}
+	r.opPoint(t)
 	r.event(t)
 	w := r.wgOf(wg)
 	r.dataAccess(unsafe.Pointer(wg), 8, false)

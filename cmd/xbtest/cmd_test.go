@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xbtest/xbtest/scheduler"
 )
 
 func TestGoTestStyleFlags(t *testing.T) {
@@ -23,6 +25,20 @@ func TestGoTestStyleFlags(t *testing.T) {
 	}
 	if o, _ := parseFlags(nil, &errOut); !slices.Equal(o.packages, []string{"."}) {
 		t.Errorf("default packages %v", o.packages)
+	}
+}
+
+// TestBruteAlgo: -algo brute, the unpruned reference explorer, reaches the
+// test binary's settings.
+func TestBruteAlgo(t *testing.T) {
+	var errOut bytes.Buffer
+	o, err := parseFlags([]string{"-algo", "brute"}, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := o.runConfig().Config()
+	if err != nil || cfg.Algorithm != scheduler.Brute {
+		t.Fatalf("-algo brute: algorithm %v, %v", cfg.Algorithm, err)
 	}
 }
 

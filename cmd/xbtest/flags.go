@@ -59,7 +59,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.run, "run", "", "explore only the tests whose names match this regular expression, as go test -run")
 	fs.BoolVarP(&o.verbose, "v", "v", false, "verbose: diagnostics of the rewrite and the build, logs of passing tests")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per line (findings and summaries) instead of text")
-	fs.StringVar(&o.algo, "algo", "exitblock-rwdd", "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd")
+	fs.StringVar(&o.algo, "algo", "exitblock-rwdd", "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd; brute explores every interleaving of synchronization operations with no pruning (the reference the others are checked against: slow)")
 	fs.BoolVar(&o.syncDeps, "sync-deps", true, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
 	fs.StringVar(&o.race, "race", "hb", "race detection on every explored schedule: hb (data races as the Go memory model defines them: conflicting accesses unordered by happens-before), lockset (pure Eraser: accesses under no common lock) or off")
 	fs.StringVar(&o.memory, "memory", "sc", "memory model: sc, tso (x86-TSO: a FIFO store buffer per goroutine) or pso (a FIFO per goroutine and address); tso and pso imply -granularity access")
