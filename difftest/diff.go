@@ -35,15 +35,10 @@ type Divergence struct {
 	Config Config
 	What   string // missed-outcome, impossible-outcome, missed-finding, extra-finding, problem
 	Detail string
-	Known  string // the known unsound case of issue 18 it shows, if any
 }
 
 func (d Divergence) String() string {
-	s := fmt.Sprintf("seed %d %v: %s: %s", d.Seed, d.Config, d.What, d.Detail)
-	if d.Known != "" {
-		s += " [known: " + d.Known + "]"
-	}
-	return s
+	return fmt.Sprintf("seed %d %v: %s: %s", d.Seed, d.Config, d.What, d.Detail)
 }
 
 // Stats counts what a check did.
@@ -138,9 +133,7 @@ func Check(ctx context.Context, dir string, seeds []int64) (*Stats, error) {
 func Compare(p *Program, c Config, ref, got *Result) []Divergence {
 	var ds []Divergence
 	add := func(what, detail string) {
-		d := Divergence{Seed: p.Seed, Config: c, What: what, Detail: detail}
-		d.Known = known(p, d)
-		ds = append(ds, d)
+		ds = append(ds, Divergence{Seed: p.Seed, Config: c, What: what, Detail: detail})
 	}
 	if got.Problem != "" {
 		add("problem", got.Problem)
@@ -186,16 +179,6 @@ func detectable(fs map[Finding]bool, a scheduler.Algorithm) map[string]bool {
 		out[f.String()] = true
 	}
 	return out
-}
-
-// known says which known unsound case of issue 18 a divergence shows, ""
-// if none: those are being fixed in the scheduler and are recorded, not
-// failed on.
-func known(p *Program, d Divergence) string {
-	if p.has("recursive-rlock") && (d.What == "missed-finding" || d.What == "missed-outcome") {
-		return "issue 18 (a): a pending RWMutex writer blocks new readers (recursive RLock deadlock missed)"
-	}
-	return ""
 }
 
 func minus[K comparable](a, b map[K]bool) []K {
