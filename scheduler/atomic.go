@@ -18,6 +18,9 @@ func atomically[V, R any](addr *V, write bool, op func() R) R {
 	}
 	r.opPoint(t)
 	r.event(t)
+	if write {
+		t.wroteAt = t.steps
+	}
 	r.dataAccess(unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
 	r.raceAtomic(t, unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
 	v := op()

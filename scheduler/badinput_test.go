@@ -36,6 +36,27 @@ func TestStepBoundStopsANonTerminatingGoroutine(t *testing.T) {
 	}
 }
 
+// A goroutine that goes past the step bound while it still writes shared
+// memory may be a long loop that ends (xsync's tests drain 100,000 items
+// from a queue after the producers are done): a bound, not a finding.
+func TestStepBoundOnALoopThatWrites(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 500
+	res := xb.Explore("drain", func(t *xb.T) {
+		n := xb.New(new(int))
+		sp := xb.New(new(spawner))
+		sp.goWait(func() {
+			for i := 0; i < 10000; i++ {
+				wr(n, rd(n)+1)
+			}
+		})
+		sp.wg.Wait()
+	}, cfg)
+	if res.Complete || res.Bound != "steps" || len(res.Findings) != 0 || res.Internal != "" {
+		t.Errorf("complete=%v bound=%q findings=%v internal=%q", res.Complete, res.Bound, res.Findings, res.Internal)
+	}
+}
+
 func TestScheduleAndTimeBounds(t *testing.T) {
 	cfg := xb.DefaultConfig()
 	cfg.MaxSchedules = 5

@@ -134,6 +134,9 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 		panic(teardown{})
 	}
 	r.event(t)
+	if write {
+		t.wroteAt = t.steps
+	}
 	if r.access {
 		r.yield(t) // -granularity access: the access starts a block
 	}

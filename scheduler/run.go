@@ -89,6 +89,7 @@ type thread struct {
 	on      string // what a waiting thread waits for, for reports
 	onObj   int32  // the object it waits on (-1: none)
 	steps   int64
+	wroteAt int64 // steps when it last wrote shared memory (tooManySteps)
 	allocs  int32 // heap objects registered so far (names them, see location.go)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
@@ -829,8 +830,15 @@ func (r *run) tooManySteps(t *thread) {
 	// finding (a goroutine that never terminates is a bug go test hangs
 	// on), unless another goroutine could have run meanwhile: Go's
 	// scheduler would have run it, and it may be what the loop waits for.
+	//
+	// And only if it no longer changes anything: a goroutine that wrote
+	// shared memory in the last half of the bound may be a long loop that
+	// ends (a consumer draining 100,000 items), which go test would just
+	// wait for; that is a bound, said on the test's line. One that only
+	// reads while nothing else can run never sees a change: it waits for
+	// a value that cannot come.
 	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
-	if r.exploring && (r.ex.st.enabled.hasOther(t.idx) || len(r.ex.st.delayed) > 0) {
+	if r.exploring && (r.ex.st.enabled.hasOther(t.idx) || len(r.ex.st.delayed) > 0) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
 		next := r.point(t, ptFreeze)
 		if next == t {
 			r.internalError(t, "a frozen goroutine was scheduled")
@@ -839,7 +847,7 @@ func (r *run) tooManySteps(t *thread) {
 		t.sleep()
 	}
 	r.addFinding(&Finding{Kind: KindNonTermination, Pos: pos,
-		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps): it may not terminate", t.id(), r.cfg.MaxSteps),
+		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
 		Goroutines: []Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+funcSite(t.fn))
 	next := r.point(t, ptFreeze)
 	if next == t {
