@@ -298,8 +298,17 @@ func (ex *explorer) begin(r *run) *thread {
 // yet to act, which no real execution does.)
 func (ex *explorer) loop() *thread {
 	if ex.st.enabled.empty() {
-		if len(ex.st.delayed) > 0 || !ex.r.advance(ex.blk.thread, func() bool { return !ex.st.enabled.empty() }) {
+		// Threads that only gave way (yield, fairness, polling alone) do
+		// not stop time: they are waiting for others (see pollsAlone).
+		yielders := len(ex.st.delayed) > 0 && ex.onlyYieldersDelayed()
+		if len(ex.st.delayed) > 0 && !yielders {
 			return nil
+		}
+		if !ex.r.advance(ex.blk.thread, func() bool { return !ex.st.enabled.empty() }) {
+			if !yielders {
+				return nil
+			}
+			ex.reenableYielders() // nothing to wake: the pollers go on
 		}
 	}
 	ex.tickPlan = nil
@@ -335,6 +344,7 @@ func (ex *explorer) loop() *thread {
 		// Another thread ran: whatever this one polls for may have come.
 		nt := ex.r.threads[t]
 		nt.repeats, nt.recentN, nt.recent = 0, 0, [4]uintptr{}
+		nt.alonePolls, nt.aloneN, nt.aloneRecent = 0, 0, [4]uintptr{}
 	}
 	b.thread = ex.r.threads[t]
 	b.open = true
@@ -465,6 +475,22 @@ func (ex *explorer) reenableDelayed() {
 	ex.st.delayed, ex.delayedRW = keep, keepRW
 }
 
+func (ex *explorer) onlyYieldersDelayed() bool {
+	for _, d := range ex.st.delayed {
+		if !d.yield {
+			return false
+		}
+	}
+	return true
+}
+
+func (ex *explorer) reenableYielders() {
+	for _, d := range ex.st.delayed {
+		ex.st.enabled.add(d.t)
+	}
+	ex.st.delayed, ex.delayedRW = ex.st.delayed[:0], ex.delayedRW[:0]
+}
+
 func intersectsBlock(d, cur *rwSet) bool {
 	if d.unknownW && (cur.unknownR || cur.unknownW) || d.unknownR && cur.unknownW {
 		return true
@@ -479,6 +505,9 @@ func (ex *explorer) boundary() *thread {
 	ex.reenableDelayed()
 	cur := ex.blk.thread.idx
 	if !ex.st.enabled.hasOther(cur) {
+		if ex.pollsAlone(ex.blk.thread, ex.blk.lastObj) {
+			return ex.letTimePass()
+		}
 		return ex.blk.thread
 	}
 	ex.endBlock(true)
@@ -559,6 +588,9 @@ func (ex *explorer) yielded() *thread {
 	ex.reenableDelayed()
 	t := ex.blk.thread
 	if !ex.st.enabled.hasOther(t.idx) {
+		if ex.pollsAlone(t, yieldObj) {
+			return ex.letTimePass()
+		}
 		return t
 	}
 	again := t.yieldAt >= 0 && !ex.othersRanSince(t.idx, t.yieldAt)
@@ -567,6 +599,61 @@ func (ex *explorer) yielded() *thread {
 	if fair := ex.spinning(); again || fair {
 		ex.giveWay(t, fair && !again)
 	}
+	return ex.loop()
+}
+
+// Polling alone. Virtual time advances only when no goroutine can run
+// (clock.go), so a goroutine that polls while every other one sleeps or
+// waits for a timer (for atomic.LoadInt32(&stop) == 0 { runtime.Gosched() },
+// a select on a closed channel in a loop) would spin until -max-steps, where
+// in Go time passes meanwhile and the sleepers wake. A goroutine that
+// reaches FairBlocks boundaries in a row alone (nothing else enabled or
+// delayed), at the same object or yielding, while a timer can fire, ends its
+// block and gives way: time advances to the next deadline and whoever that
+// wakes runs first; the poller goes on after them. The polls before that,
+// with no time passing, are explored as before.
+
+// yieldObj is the object of a runtime.Gosched for pollsAlone.
+const yieldObj = ^uintptr(0)
+
+// pollsAlone counts t's boundary at obj with nothing else enabled and
+// reports whether it should now let time pass.
+func (ex *explorer) pollsAlone(t *thread, obj uintptr) bool {
+	if ex.cfg.FairBlocks <= 0 || len(ex.st.delayed) > 0 {
+		return false
+	}
+	// As spinning does for blocks: a boundary at one of the objects of
+	// its last few boundaries is one more round of the same loop.
+	repeat := false
+	for _, o := range t.aloneRecent {
+		if o == obj {
+			repeat = true
+			break
+		}
+	}
+	t.aloneRecent[t.aloneN%len(t.aloneRecent)] = obj
+	t.aloneN++
+	if !repeat {
+		t.alonePolls = 0
+		return false
+	}
+	t.alonePolls++
+	if t.alonePolls < ex.cfg.FairBlocks {
+		return false
+	}
+	if _, ok := ex.r.clock.next(); !ok {
+		return false
+	}
+	t.alonePolls = 0
+	return true
+}
+
+// letTimePass ends the block of a goroutine that polls alone and delays it
+// (as a yield does) so that loop ticks.
+func (ex *explorer) letTimePass() *thread {
+	t := ex.blk.thread
+	ex.endBlock(true)
+	ex.giveWay(t, true)
 	return ex.loop()
 }
 

@@ -196,3 +196,44 @@ func TestLogAfterTheTestPanics(t *testing.T) {
 		t.Fatalf("findings %v", res.Findings)
 	}
 }
+
+// A goroutine that polls while every other one sleeps (ants's
+// longRunningFunc: for atomic.LoadInt32(&stop) == 0 { runtime.Gosched() },
+// stopped by a test that sleeps first; its Reboot test's select loop on a
+// closed channel): in Go time passes meanwhile, so virtual time advances
+// once it has polled alone FairBlocks times, and the test ends, no finding.
+func TestPollingAloneLetsTimePass(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		poll func(stop *xb.Int32, closed chan bool)
+	}{
+		{"gosched", func(stop *xb.Int32, _ chan bool) {
+			for stop.Load() == 0 {
+				xb.Gosched()
+			}
+		}},
+		{"closed-channel", func(stop *xb.Int32, closed chan bool) {
+			for {
+				xb.Recv(closed)
+				if stop.Load() != 0 {
+					return
+				}
+			}
+		}},
+	} {
+		cfg := xb.DefaultConfig()
+		res := xb.Explore(c.name, func(t *xb.T) {
+			stop := xb.New(new(xb.Int32))
+			closed := xb.MakeChan[bool](0)
+			xb.Close(closed)
+			sp := xb.New(new(spawner))
+			sp.goWait(func() { c.poll(stop, closed) })
+			xb.TimeSleep(10 * time.Millisecond)
+			stop.Store(1)
+			sp.wg.Wait()
+		}, cfg)
+		if res.Internal != "" || !res.Complete || len(res.Findings) != 0 || len(res.Warnings) != 0 {
+			t.Errorf("%s: complete=%v bound=%q schedules=%d findings=%v warnings=%q internal=%q", c.name, res.Complete, res.Bound, res.Schedules, res.Findings, res.Warnings, res.Internal)
+		}
+	}
+}

@@ -83,14 +83,19 @@ type thread struct {
 	recent  [4]uintptr
 	recentN int
 	repeats int
-	gone    bool // the goroutine has finished
-	status  threadStatus
-	frozen  bool   // stopped by the step bound
-	on      string // what a waiting thread waits for, for reports
-	onObj   int32  // the object it waits on (-1: none)
-	steps   int64
-	wroteAt int64 // steps when it last wrote shared memory (tooManySteps)
-	allocs  int32 // heap objects registered so far (names them, see location.go)
+	// polling alone (exitblock.go, pollsAlone): the objects of its last
+	// boundaries with nothing else enabled, and how many in a row repeated
+	aloneRecent [4]uintptr
+	aloneN      int
+	alonePolls  int
+	gone        bool // the goroutine has finished
+	status      threadStatus
+	frozen      bool   // stopped by the step bound
+	on          string // what a waiting thread waits for, for reports
+	onObj       int32  // the object it waits on (-1: none)
+	steps       int64
+	wroteAt     int64 // steps when it last wrote shared memory (tooManySteps)
+	allocs      int32 // heap objects registered so far (names them, see location.go)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
