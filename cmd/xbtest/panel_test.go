@@ -608,6 +608,9 @@ func parseXbtest(r *pkgResult, stdout, stderr []byte) {
 			var s xbSummary
 			json.Unmarshal(line, &s)
 			r.Summaries = append(r.Summaries, s)
+		case "package", "total":
+			// The package's result and the run's totals: the panel
+			// counts from the summaries itself.
 		default:
 			unknown++
 		}
@@ -1152,6 +1155,7 @@ func TestPanelParse(t *testing.T) {
 {"event":"summary","package":"example.com/fix/p","test":"TestWatch","schedules":3,"findings":{},"complete":false,"elapsed_s":10.0}
 {"event":"summary","package":"example.com/fix/p","test":"TestRace","schedules":0,"findings":{},"complete":false,"elapsed_s":1.0}
 {"event":"progress","package":"example.com/fix/p"}
+{"event":"package","package":"example.com/fix/p","result":"FAIL","elapsed_s":5}
 {"event":"summary","package":"example.com/fix/p","test":"TestLater","schedules":0,"findings":{},"complete":false,"elapsed_s":0}
 `
 	stderr := `xbtest: TestLong: 16600 schedules, 16592/s, 0 finding(s) so far
