@@ -303,7 +303,7 @@ loop:
 		cur.output = testOutput(br.output, cur.test)
 		switch {
 		case killedFor == cur.test:
-			cur.problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (a goroutine runs or waits without reaching a scheduling point)", o.timeout, time.Since(curStart)-o.timeout)
+			cur.problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (it did not report within the grace period: a goroutine runs or waits without reaching a scheduling point, or its forked processes were slow to stop)", o.timeout, time.Since(curStart)-o.timeout)
 			cur.bound = "time"
 		case br.interrupted:
 			cur.problem = "interrupted: the test binary was killed before it reported"
