@@ -343,8 +343,7 @@ func (ex *explorer) loop() *thread {
 	if prev := b.thread; prev == nil || prev.idx != t {
 		// Another thread ran: whatever this one polls for may have come.
 		nt := ex.r.threads[t]
-		nt.repeats, nt.recentN, nt.recent = 0, 0, [4]uintptr{}
-		nt.alonePolls, nt.aloneN, nt.aloneRecent = 0, 0, [4]uintptr{}
+		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
 	b.thread = ex.r.threads[t]
 	b.open = true
@@ -537,26 +536,39 @@ func (ex *explorer) boundary() *thread {
 // ended at, FairBlocks in a row.
 func (ex *explorer) spinning() bool {
 	t := ex.blk.thread
-	obj := ex.blk.lastObj
+	if b := ex.cfg.FairBlocks; t.polls.see(ex.blk.lastObj) >= b && b > 0 {
+		t.polls.repeats = 0
+		return true
+	}
+	return false
+}
+
+// pollCount counts the scheduling points in a row at one of the objects of
+// the last few: a point at one of them is one more round of the same loop
+// (a round may touch several: a lock and a channel, a receive and a load).
+type pollCount struct {
+	recent  [4]uintptr
+	n       int // points seen
+	repeats int // in a row at a recent object
+}
+
+// see counts a point at obj and returns how many in a row repeated.
+func (p *pollCount) see(obj uintptr) int {
 	repeat := false
-	for _, o := range t.recent {
+	for _, o := range p.recent {
 		if o == obj {
 			repeat = true
 			break
 		}
 	}
-	t.recent[t.recentN%len(t.recent)] = obj
-	t.recentN++
+	p.recent[p.n%len(p.recent)] = obj
+	p.n++
 	if !repeat {
-		t.repeats = 0
-		return false
+		p.repeats = 0
+	} else {
+		p.repeats++
 	}
-	t.repeats++
-	if b := ex.cfg.FairBlocks; b > 0 && t.repeats >= b {
-		t.repeats = 0
-		return true
-	}
-	return false
+	return p.repeats
 }
 
 // giveWay delays t until another thread's block ends; fair: because of
@@ -622,29 +634,13 @@ func (ex *explorer) pollsAlone(t *thread, obj uintptr) bool {
 	if ex.cfg.FairBlocks <= 0 || len(ex.st.delayed) > 0 {
 		return false
 	}
-	// As spinning does for blocks: a boundary at one of the objects of
-	// its last few boundaries is one more round of the same loop.
-	repeat := false
-	for _, o := range t.aloneRecent {
-		if o == obj {
-			repeat = true
-			break
-		}
-	}
-	t.aloneRecent[t.aloneN%len(t.aloneRecent)] = obj
-	t.aloneN++
-	if !repeat {
-		t.alonePolls = 0
-		return false
-	}
-	t.alonePolls++
-	if t.alonePolls < ex.cfg.FairBlocks {
+	if t.alonePolls.see(obj) < ex.cfg.FairBlocks {
 		return false
 	}
 	if _, ok := ex.r.clock.next(); !ok {
 		return false
 	}
-	t.alonePolls = 0
+	t.alonePolls.repeats = 0
 	return true
 }
 

@@ -183,16 +183,7 @@ func (r *run) triedLock(t *thread, l *lockState) {
 // lock is tried somewhere, or if it is a read lock of an RWMutex that some
 // goroutine also write-locks.
 func (r *run) acquired(t *thread, l *lockState, read bool) {
-	if l.tried == 0 {
-		l.tried = 2
-		if r.ex.triedAll {
-			l.tried = 1
-		} else if len(r.ex.tried) > 0 {
-			if k, ok := r.lockKey(l.addr); ok && r.ex.tried[k] {
-				l.tried = 1
-			}
-		}
-	}
+	r.learnt(&l.tried, l.addr, r.ex.tried, r.ex.triedAll)
 	switch {
 	case l.tried == 1 || read && r.mixedRW(l):
 		if l.tried == 1 && r.exploring {
@@ -254,17 +245,24 @@ func (r *run) mixedRW(l *lockState) bool {
 	if r.ex == nil || !l.rw {
 		return false
 	}
-	if l.mixed == 0 {
-		l.mixed = 2
-		if r.ex.mixedAll {
-			l.mixed = 1
-		} else if len(r.ex.mixed) > 0 {
-			if k, ok := r.lockKey(l.addr); ok && r.ex.mixed[k] {
-				l.mixed = 1
+	return r.learnt(&l.mixed, l.addr, r.ex.mixed, r.ex.mixedAll)
+}
+
+// learnt looks the lock at addr up, once per execution, in what the
+// exploration learnt (set, all): flag is 0 until then, 1 if the lock is
+// in it, 2 if not. It reports whether it is.
+func (r *run) learnt(flag *int8, addr unsafe.Pointer, set map[canonAccess]bool, all bool) bool {
+	if *flag == 0 {
+		*flag = 2
+		if all {
+			*flag = 1
+		} else if len(set) > 0 {
+			if k, ok := r.lockKey(addr); ok && set[k] {
+				*flag = 1
 			}
 		}
 	}
-	return l.mixed == 1
+	return *flag == 1
 }
 
 // lockExit is the thesis's lock_exit: the lock's block set is re-enabled and

@@ -78,24 +78,18 @@ type thread struct {
 	returned bool
 	goexit   bool // it called runtime.Goexit: its goroutine ends whatever else happens
 	yieldAt  int  // the path's length at its last runtime.Gosched (-1: none)
-	// fairness (exitblock.go): the objects its last blocks ended at, and
-	// how many blocks in a row ended at one of them
-	recent  [4]uintptr
-	recentN int
-	repeats int
-	// polling alone (exitblock.go, pollsAlone): the objects of its last
-	// boundaries with nothing else enabled, and how many in a row repeated
-	aloneRecent [4]uintptr
-	aloneN      int
-	alonePolls  int
-	gone        bool // the goroutine has finished
-	status      threadStatus
-	frozen      bool   // stopped by the step bound
-	on          string // what a waiting thread waits for, for reports
-	onObj       int32  // the object it waits on (-1: none)
-	steps       int64
-	wroteAt     int64 // steps when it last wrote shared memory (tooManySteps)
-	allocs      int32 // heap objects registered so far (names them, see location.go)
+	// fairness (exitblock.go): the blocks it ended in a row at the objects
+	// of its last few (spinning), and the boundaries it reached so with
+	// nothing else enabled (pollsAlone)
+	polls, alonePolls pollCount
+	gone              bool // the goroutine has finished
+	status            threadStatus
+	frozen            bool   // stopped by the step bound
+	on                string // what a waiting thread waits for, for reports
+	onObj             int32  // the object it waits on (-1: none)
+	steps             int64
+	wroteAt           int64 // steps when it last wrote shared memory (tooManySteps)
+	allocs            int32 // heap objects registered so far (names them, see location.go)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
