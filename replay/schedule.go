@@ -97,6 +97,7 @@ type Flags struct {
 	Race        string   `json:"race,omitempty"`
 	MaxSteps    int64    `json:"max_steps"`
 	FairBlocks  *int     `json:"fair_blocks,omitempty"` // absent: the default (100)
+	Timers      string   `json:"timers,omitempty"`      // -timers; absent: synctest (files from before the flag)
 	Tags        []string `json:"tags,omitempty"`
 	Instrument  []string `json:"instrument,omitempty"`
 }

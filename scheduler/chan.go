@@ -51,17 +51,28 @@ type selectWait struct {
 	done   bool
 	chosen int
 	ok     bool
+	chans  []unsafe.Pointer // the channels of its cases, for fire
 }
 
 // live reports whether sg is still waiting (a select may have been served
 // by another of its channels).
 func (sg *sudog) live() bool { return sg.sel == nil || !sg.sel.done }
 
-// fire marks sg served and records the outcome for a select.
-func (sg *sudog) fire(ok bool) {
+// fire marks sg served and records the outcome for a select. Serving a
+// select decides which of its cases it takes: for ExitBlock-RW the block
+// that serves it touches every channel of the select, since an operation
+// on another of them, in the other order, would have served it instead and
+// left this block's operation waiting or failing (a select with a default
+// case that sends to it). Recorded only on this one channel, the two blocks
+// looked independent and the order in which the non-blocking send wins was
+// lost (corpus/gosync TestSelectServedFirst).
+func (sg *sudog) fire(r *run, ok bool) {
 	sg.ok = ok
 	if sg.sel != nil {
 		sg.sel.done, sg.sel.chosen, sg.sel.ok = true, sg.cas, ok
+		for _, p := range sg.sel.chans {
+			r.dataAccess(p, 1, true)
+		}
 	}
 }
 
@@ -195,7 +206,7 @@ func (r *run) deliver(sg *sudog, v any, ok bool) {
 	if sg.recv != nil {
 		sg.recv(v)
 	}
-	sg.fire(ok)
+	sg.fire(r, ok)
 	r.wakeUp(sg.t, -1)
 }
 
@@ -233,7 +244,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	}
 	if sg := popLive(&m.sendq); sg != nil {
 		r.raceHandOver(sg.t, t, m, cap(ch))
-		sg.fire(true)
+		sg.fire(r, true)
 		r.wakeUp(sg.t, -1)
 		r.yield(t)
 		return as[T](sg.val), true
@@ -285,7 +296,7 @@ func refill[T any](r *run, m *chanState, ch chan T) {
 		return
 	}
 	r.raceSendDone(sg.t, m, n, cap(ch), true)
-	sg.fire(true)
+	sg.fire(r, true)
 	r.wakeUp(sg.t, -1)
 }
 
@@ -325,7 +336,7 @@ func (r *run) closed(m *chanState) {
 	}
 	for _, sg := range m.sendq {
 		if sg.live() {
-			sg.fire(false)
+			sg.fire(r, false)
 			r.wakeUp(sg.t, -1)
 		}
 	}

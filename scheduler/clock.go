@@ -190,6 +190,7 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 		if ok {
 			c.now = when
 			r.fireDue(t)
+			r.syncClock(nil) // a timer due soon after may fire eagerly
 		}
 	}
 	return true

@@ -111,6 +111,11 @@ type Config struct {
 	// while another thread could run gives way, as Go's preemptive
 	// scheduler would make it (exitblock.go, "Fairness"); 0: never.
 	FairBlocks int
+	// EagerTimers: a started timer whose deadline is within EagerTimers of
+	// the virtual now may fire at any scheduling point, ahead of goroutines
+	// that could run (eager.go); EagerAlways: whatever its deadline; 0:
+	// only when no goroutine can run (testing/synctest's rule).
+	EagerTimers time.Duration
 	// Timeout bounds the exploration of the test (0: no bound).
 	Timeout time.Duration
 	// Stop ends exploration at the first finding.

@@ -207,6 +207,7 @@ func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
 	c.children = nil
 	if c.timer != nil {
 		r.clock.stop(c.timer)
+		r.clockAccess(true)
 	}
 	for _, a := range c.afters {
 		r.spawnFor(t, a.owner, a.f, byClock, unsafe.Pointer(a))
@@ -289,7 +290,7 @@ func ContextWithDeadlineCause(parent context.Context, d time.Time, cause error) 
 			c.cancel(t, false, true, errDeadline, cause)
 		} else {
 			c.timer = &vtimer{kind: tkCtx, t: t, ctx: c}
-			r.clock.start(c.timer, dur)
+			r.startTimer(t, c.timer, dur)
 		}
 	}
 	return c, func() { f(nil) }

@@ -172,8 +172,8 @@ func (r *run) checkStuck() {
 	var sites []string
 	t0done := r.threads[0].status == stExited
 	for _, t := range r.threads {
-		if t.status == stExited || t.flushOf != nil {
-			continue // a flush pseudo-thread waits for stores, not for others
+		if t.status == stExited || t.flushOf != nil || t.isClock {
+			continue // a flush pseudo-thread waits for stores, the clock for timers, not for others
 		}
 		if t.frozen {
 			return // a goroutine stopped by the step bound: no verdict

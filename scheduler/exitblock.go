@@ -340,8 +340,9 @@ func (ex *explorer) loop() *thread {
 		t = ex.st.enabled.first()
 	}
 	b := &ex.blk
-	if prev := b.thread; prev == nil || prev.idx != t {
+	if prev := b.thread; prev == nil || prev.idx != t && !prev.isClock {
 		// Another thread ran: whatever this one polls for may have come.
+		// (Not the clock: see eager.go, "Fairness".)
 		nt := ex.r.threads[t]
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
@@ -464,7 +465,10 @@ func (ex *explorer) reenableDelayed() {
 	keepRW := ex.delayedRW[:0]
 	for i, d := range ex.st.delayed {
 		s := ex.delayedRW[i]
-		if !ex.rw || d.yield || intersectsBlock(s, &b.rw) {
+		if d.yield && b.thread.isClock {
+			// A goroutine that gave way waits for a goroutine's block,
+			// not a timer's (eager.go, "Fairness").
+		} else if !ex.rw || d.yield || intersectsBlock(s, &b.rw) {
 			ex.st.enabled.add(d.t)
 			continue
 		}

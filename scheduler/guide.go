@@ -253,6 +253,10 @@ func (r *run) anchor(t *thread, kind pointKind) Block {
 		}
 		return b
 	}
+	if t.isClock {
+		b.Op = "timer fires"
+		return b
+	}
 	file, line, fn := userFrame(t.pcs)
 	if file != "" {
 		b.Pos, b.Fn, b.Src = shortPos(file, line), fn, sourceLine(file, line)

@@ -106,6 +106,7 @@ type thread struct {
 	pending  int
 	unfenced bool // the current event is a buffered access or a loop step: no drain
 	flushOf  *storeBuf
+	isClock  bool // the virtual clock's pseudo-thread (eager.go)
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -120,6 +121,9 @@ type waitResult struct {
 func (t *thread) id() string {
 	if t.flushOf != nil {
 		return t.flushOf.name()
+	}
+	if t.isClock {
+		return "clock"
 	}
 	if t.parent == nil {
 		return "T0"
@@ -203,6 +207,7 @@ type run struct {
 	clock    clock         // virtual time (see clock.go)
 	ticking  bool          // a tick is firing timers: wake-ups carry no happens-before edge
 	tickWoke int           // goroutines the tick under way has woken or started
+	clockT   *thread       // the clock's pseudo-thread when timers fire eagerly (eager.go)
 
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (endBound)
@@ -255,6 +260,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
 	r.clock.reset()
+	r.clockT = nil
 	clear(r.natives)
 	r.natives = r.natives[:0]
 	r.quiet = 0
@@ -362,9 +368,10 @@ func (r *run) event(t *thread) {
 		r.fence(t) // a synchronization operation is a fence (tso.go)
 	}
 	r.events++
-	if r.multi {
+	if r.multi && !t.isClock {
 		// The bound is on scheduling: a test's sequential set-up before it
-		// starts a goroutine is not bounded (go test's -timeout is).
+		// starts a goroutine is not bounded (go test's -timeout is). The
+		// clock fires timers, one per step: what they wake is bounded.
 		t.steps++
 	}
 	t.lastE = r.events
@@ -445,6 +452,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		}
 		r.pollNative(parking)
 	}
+	r.syncClock(t)
 	if r.exploring {
 		if r.ex.guide != nil {
 			return r.guided(t, kind)

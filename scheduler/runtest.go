@@ -47,6 +47,7 @@ type RunConfig struct {
 	Stop         bool     `json:"stop,omitempty"`
 	WatchdogSec  *float64 `json:"watchdog_s,omitempty"`  // nil: the default; 0: none
 	Memory       string   `json:"memory,omitempty"`      // sc (default), tso, pso
+	Timers       string   `json:"timers,omitempty"`      // synctest, eager or a duration (ParseTimers); absent: the default
 	Granularity  string   `json:"granularity,omitempty"` // sync (default), access
 	Replay       string   `json:"replay,omitempty"`      // a ReplaySpec file: follow it instead of exploring
 	Checkpoint   string   `json:"checkpoint,omitempty"`  // rerun, fork, auto (default)
@@ -93,6 +94,13 @@ func (rc RunConfig) Config() (Config, error) {
 	cfg.Stop = rc.Stop
 	if rc.WatchdogSec != nil {
 		cfg.Watchdog = time.Duration(*rc.WatchdogSec * float64(time.Second))
+	}
+	if rc.Timers != "" {
+		d, err := ParseTimers(rc.Timers)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.EagerTimers = d
 	}
 	if rc.Memory != "" {
 		m, err := ParseMemory(rc.Memory)

@@ -108,7 +108,7 @@ func (c *recvCase[T]) commit(r *run, m *chanState) bool {
 	}
 	if sg := popLive(&m.sendq); sg != nil {
 		r.raceHandOver(sg.t, r.cur, m, cap(c.ch))
-		sg.fire(true)
+		sg.fire(r, true)
 		r.wakeUp(sg.t, -1)
 		c.store(as[T](sg.val))
 		return true
@@ -197,6 +197,7 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 	sel := &selectWait{}
 	for i, c := range cases {
 		if models[i] != nil {
+			sel.chans = append(sel.chans, models[i].addr)
 			c.enqueue(models[i], t, sel, i)
 		}
 	}

@@ -24,6 +24,7 @@ func TimeNow() time.Time {
 	t.unfenced = true // reading the clock is no fence (tso.go)
 	r.event(t)
 	t.unfenced = false
+	r.clockAccess(false)
 	return epoch.Add(r.clock.now)
 }
 
@@ -46,7 +47,7 @@ func TimeSleep(d time.Duration) {
 		return
 	}
 	tm := &vtimer{kind: tkSleep, t: t}
-	r.clock.start(tm, d)
+	r.startTimer(t, tm, d)
 	r.parkHere(t, "time.Sleep", -1)
 }
 
@@ -59,7 +60,7 @@ func (r *run) newChanTimer(t *thread, d, period time.Duration, what string) *vti
 	tm := &vtimer{kind: tkChan, t: t, ch: ch, m: r.model(chanPtr(ch)), period: period}
 	tm.m.what = " (" + what + ", made at " + callerPos(3) + ")"
 	tm.m.timer = tm
-	r.clock.start(tm, d)
+	r.startTimer(t, tm, d)
 	return tm
 }
 
@@ -95,7 +96,7 @@ func TimeAfterFunc(d time.Duration, f func()) *time.Timer {
 	}
 	tm := &vtimer{kind: tkFunc, t: t, fn: f}
 	r.racePublish(t, unsafe.Pointer(tm), roleSend)
-	r.clock.start(tm, d)
+	r.startTimer(t, tm, d)
 	timer := &time.Timer{}
 	r.clock.timers[timer] = tm
 	return timer
@@ -157,6 +158,7 @@ func (r *run) timerOp(t *thread, tm *vtimer, key unsafe.Pointer, op func() bool)
 		key = tm.m.addr
 	}
 	r.dataAccess(key, 1, true)
+	r.clockAccess(true)
 	was := op()
 	r.yield(t)
 	return was

@@ -28,6 +28,7 @@ type options struct {
 	maxSchedules int
 	maxSteps     int64
 	fairBlocks   int
+	timers       string
 	timeout      time.Duration
 	stop         bool
 	out          string
@@ -67,6 +68,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")
 	fs.Int64Var(&o.maxSteps, "max-steps", 1000000, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
 	fs.IntVar(&o.fairBlocks, "fair-blocks", 100, "fairness: a goroutine that polls (this many atomic blocks in a row ending at the same synchronization objects while another goroutine could run) gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
+	fs.StringVar(&o.timers, "timers", defaultTimers, "when a due timer fires: synctest (only when no goroutine can run, as under testing/synctest), eager (at any scheduling point, ahead of goroutines that could run), or a duration D (eagerly if due within D of the virtual now, else as synctest)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop exploring a test after this long (0: no bound)")
 	fs.BoolVar(&o.stop, "stop", false, "stop exploring a test at its first finding")
 	fs.StringVarP(&o.out, "o", "o", "xbtest-out", "directory for schedule files")
@@ -144,6 +146,9 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if _, err := scheduler.ParseMemory(o.memory); err != nil {
 		return nil, err
 	}
+	if _, err := scheduler.ParseTimers(o.timers); err != nil {
+		return nil, err
+	}
 	switch o.granularity {
 	case "sync":
 		if o.memory != "sc" {
@@ -179,8 +184,12 @@ func (o *options) runConfig() scheduler.RunConfig {
 		Stop:         o.stop,
 		WatchdogSec:  &wd,
 		Memory:       o.memory,
+		Timers:       o.timers,
 		Granularity:  o.granularity,
 		Replay:       o.replaySpec,
 		Checkpoint:   o.checkpoint,
 	}
 }
+
+// defaultTimers is -timers's default (see README.md, "Virtual time").
+const defaultTimers = "synctest"

@@ -19,6 +19,7 @@ type manifestEntry struct {
 	Algo       string   `json:"algo"`
 	SyncDeps   *bool    `json:"sync_deps"`
 	Memory     string   `json:"memory"`
+	Timers     string   `json:"timers"`
 	Race       string   `json:"race"`
 	Checkpoint string   `json:"checkpoint"`
 	Error      string   `json:"error"` // exploration stops with this error (exit status 2)
@@ -34,7 +35,7 @@ type manifestEntry struct {
 
 func (e *manifestEntry) group() string {
 	sd := e.SyncDeps == nil || *e.SyncDeps
-	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hb"), or(e.Checkpoint, "auto"))
+	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s -timers=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hb"), or(e.Checkpoint, "auto"), or(e.Timers, defaultTimers))
 }
 
 func or(s, def string) string {
@@ -116,7 +117,7 @@ func (ta *tally) corpusVerdicts(o *options) (string, []string) {
 	if json.Unmarshal(b, &m) != nil {
 		return "", nil
 	}
-	run := fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s", o.algo, o.syncDeps, o.memory, o.race, o.checkpoint)
+	run := fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s -timers=%s", o.algo, o.syncDeps, o.memory, o.race, o.checkpoint, o.timers)
 	bugs, found, good, clean := 0, 0, 0, 0
 	var wrong []string
 	for _, e := range m.Entries {

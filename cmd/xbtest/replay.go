@@ -36,6 +36,10 @@ func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *z
 		o.race = "hb"
 	}
 	o.fairBlocks = 100
+	o.timers = "synctest"
+	if f.Timers != "" {
+		o.timers = f.Timers
+	}
 	if f.FairBlocks != nil {
 		o.fairBlocks = *f.FairBlocks
 	}

@@ -441,7 +441,7 @@ func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *schedu
 		Dir:     rp.cwd,
 		Test:    r.Test,
 		Flags: replay.Flags{Algorithm: r.Algorithm, SyncDeps: r.SyncDeps, Memory: rp.o.memory, Granularity: rp.o.granularity, Race: rp.o.race, MaxSteps: rp.o.maxSteps,
-			FairBlocks: &rp.o.fairBlocks, Tags: rp.o.tags, Instrument: rp.o.instrument},
+			FairBlocks: &rp.o.fairBlocks, Timers: rp.o.timers, Tags: rp.o.tags, Instrument: rp.o.instrument},
 		Finding: replay.Finding{Kind: string(f.Kind), Message: f.Message, Pos: f.Pos, Src: f.Src, Schedule: f.Schedule},
 		Env:     replay.CurrentEnv(max(r.GOMAXPROCS, 1)),
 	}

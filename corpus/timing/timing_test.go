@@ -158,3 +158,33 @@ func TestHeartbeatHour(t *testing.T) {
 		t.Errorf("%d beats in an hour, want 3600", n)
 	}
 }
+
+// TestEarlyTimeout closes done at once; a 1 ns grace can still pass before
+// the goroutine sees it.
+func TestEarlyTimeout(t *testing.T) {
+	corpus(t)
+	done, results := make(chan struct{}), make(chan int)
+	Await(done, results, time.Nanosecond)
+	close(done)
+	<-results
+}
+
+func TestEarlyTimeoutFixed(t *testing.T) {
+	corpus(t)
+	done, results := make(chan struct{}), make(chan int)
+	AwaitFixed(done, results, time.Nanosecond)
+	close(done)
+	<-results
+}
+
+// TestTickBeforeStop stops a reporter nobody reads, ticking every
+// nanosecond: a tick may come before the stop.
+func TestTickBeforeStop(t *testing.T) {
+	corpus(t)
+	StartReporter(time.Nanosecond, false).Stop()
+}
+
+func TestTickBeforeStopFixed(t *testing.T) {
+	corpus(t)
+	StartReporter(time.Nanosecond, true).Stop()
+}

@@ -1,0 +1,210 @@
+package scheduler
+
+import (
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+)
+
+// Eager timers.
+//
+// Under testing/synctest's rule (clock.go) a timer fires only when no
+// goroutine can run. Go promises no such thing: a 1 ns timer or ticker
+// usually fires while other goroutines are still runnable, and code that
+// is only wrong in that order (a select that takes the timer's case before
+// the goroutine that was to close the other channel has run) passes every
+// schedule under that rule and hangs under go test. With
+// Config.EagerTimers > 0 a started timer may also fire at any scheduling
+// point, ahead of goroutines that could run, once the timers due before it
+// have fired, if its deadline is within EagerTimers of the virtual now
+// (EagerAlways: whatever its deadline). Time stays virtual: firing early
+// moves the clock to the deadline at once.
+//
+// The clock is then a pseudo-thread, like a store buffer's flusher
+// (tso.go): it is runnable while a timer can fire so, and each of its
+// blocks moves the clock to the next deadline (if nothing is due yet) and
+// fires, at once, every due timer that only wakes the goroutine waiting
+// for it (see firesAtOnce), else one due timer, chosen like a select case.
+// The explorer orders its blocks as any thread's, so every order of
+// firings against the blocks of goroutines is explored. ExitBlock-RW's
+// argument holds as for a flush: the clock's block writes the clock (a
+// location that starting, stopping or resetting a timer writes and
+// time.Now reads) and the channels it sends on, so any block whose order
+// with a firing matters intersects it; a block that makes a timer able to
+// fire (a receive that waits on a timer's channel, a timer started) wakes
+// the clock, as a notify wakes a thread. A timer started in the middle of
+// a block may fire right after it: that is a spawn branch (enabledMidBlock),
+// as for a go statement.
+//
+// Fairness. A goroutine that loops on a fast ticker alternates with the
+// clock's blocks; if those counted as another goroutine's, the fairness
+// bound (exitblock.go) would never make it give way, and the path in which
+// it and the clock run forever while others wait would be explored to the
+// step bound. Go's scheduler runs the others meanwhile, so the clock's
+// blocks do not reset the poll counts of goroutines, nor end the giving way
+// of one that gave way.
+
+// EagerAlways lets every started timer fire at any scheduling point.
+const EagerAlways = time.Duration(math.MaxInt64)
+
+// ParseTimers parses -timers: synctest, eager, or a duration (eager for
+// the timers due within it).
+func ParseTimers(s string) (time.Duration, error) {
+	switch s {
+	case "synctest":
+		return 0, nil
+	case "eager":
+		return EagerAlways, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid -timers value %q (want synctest, eager, or a positive duration such as 1ms)", s)
+	}
+	return d, nil
+}
+
+// FormatTimers is the -timers value of d.
+func FormatTimers(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "synctest"
+	case d == EagerAlways:
+		return "eager"
+	}
+	return d.String()
+}
+
+// clockCell stands for the virtual clock in read/write sets.
+var clockCell byte
+
+func init() {
+	registerGlobal(unsafe.Pointer(&clockCell), 1, "the virtual clock", nil)
+}
+
+// clockAccess records an access of the clock for ExitBlock-RW when timers
+// may fire eagerly (otherwise no block is ordered against a firing).
+func (r *run) clockAccess(write bool) {
+	if r.exploring && r.cfg.EagerTimers > 0 {
+		r.ex.access(uintptr(unsafe.Pointer(&clockCell)), 1, write)
+	}
+}
+
+// startTimer makes tm pending, due d from now. It is a write of the clock;
+// a timer that can fire at once makes the clock runnable in the middle of
+// t's block.
+func (r *run) startTimer(t *thread, tm *vtimer, d time.Duration) {
+	r.clock.start(tm, d)
+	r.clockAccess(true)
+	if r.syncClock(t) && r.exploring && r.ex.blk.open && r.ex.guide == nil {
+		r.ex.enabledMidBlock()
+	}
+}
+
+// eagerFireable reports whether a timer may fire ahead of runnable
+// goroutines now.
+func (r *run) eagerFireable() bool {
+	c := &r.clock
+	c.noTickers = r.testReturned()
+	when, ok := c.next()
+	return ok && when-c.now <= r.cfg.EagerTimers
+}
+
+// syncClock makes the clock pseudo-thread runnable when a timer can fire
+// eagerly and waiting when none can; t is the thread at a scheduling
+// point (the clock keeps its own state, see clockLoop). It reports
+// whether it made the clock runnable.
+func (r *run) syncClock(t *thread) bool {
+	if r.cfg.EagerTimers <= 0 || t != nil && t.isClock {
+		return false
+	}
+	fire := r.eagerFireable()
+	c := r.clockT
+	switch {
+	case fire && (c == nil || c.status == stWaiting):
+		if c == nil {
+			c = r.newThread(nil, nil)
+			c.isClock = true
+			c.fn = func() { r.clockLoop(c) }
+			r.clockT = c
+		}
+		c.status = stRunnable
+		c.on, c.onObj = "", -1
+		if r.exploring {
+			r.ex.woken(c, -1)
+		}
+		return true
+	case !fire && c != nil && c.status == stRunnable:
+		c.status = stWaiting
+		c.on, c.onObj = "a timer", -1
+		if r.exploring {
+			r.ex.disable(c.idx)
+		}
+	}
+	return false
+}
+
+// clockLoop is the body of the clock pseudo-thread: each block fires what
+// is due (eagerFire), then the clock goes on if another timer can fire,
+// else waits until one can.
+func (r *run) clockLoop(c *thread) {
+	for {
+		r.event(c)
+		r.eagerFire(c)
+		if r.eagerFireable() {
+			r.yield(c)
+		} else {
+			r.parkHere(c, "a timer", -1)
+		}
+	}
+}
+
+// eagerFire is one block of the clock: if no timer is due, the clock moves
+// to the next deadline; then every due timer that fires at once fires, or
+// else one due timer, a choice point.
+func (r *run) eagerFire(c *thread) {
+	clk := &r.clock
+	if !r.eagerFireable() {
+		return // the block that made it so has not reached its point yet
+	}
+	if when, _ := clk.next(); when > clk.now {
+		clk.now = when
+	}
+	r.clockAccess(true)
+	r.ticking, r.tickWoke = true, 0
+	defer func() { r.ticking = false }()
+	due := clk.due()
+	fired := false
+	for _, tm := range due {
+		if tm.firesAtOnce() {
+			r.fireEager(c, tm)
+			fired = true
+		}
+	}
+	if fired || len(due) == 0 {
+		return // the others, if any, in the clock's next block
+	}
+	opts := make([]int32, len(due))
+	for i, tm := range due {
+		opts[i] = tm.seq
+	}
+	s := r.choice(c, opts)
+	for _, tm := range due {
+		if tm.seq == s {
+			r.fireEager(c, tm)
+		}
+	}
+}
+
+// fireEager fires tm from the clock's block, recording its channel as
+// written.
+func (r *run) fireEager(c *thread, tm *vtimer) {
+	switch {
+	case tm.m != nil:
+		r.dataAccess(tm.m.addr, 1, true)
+	case tm.ctx != nil && tm.ctx.m != nil:
+		r.dataAccess(tm.ctx.m.addr, 1, true)
+	}
+	r.fire(c, tm)
+	r.pollNativeAfterFire()
+}
