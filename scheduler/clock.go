@@ -190,7 +190,12 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 		if ok {
 			c.now = when
 			r.fireDue(t)
-			r.syncClock(nil) // a timer due soon after may fire eagerly
+			if r.syncClock(nil) {
+				// A timer due soon after may fire eagerly: the clock is a
+				// thread that can run, in a replayed prefix as while
+				// exploring (eager.go).
+				return true
+			}
 		}
 	}
 	return true

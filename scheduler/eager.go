@@ -91,13 +91,16 @@ func (r *run) clockAccess(write bool) {
 }
 
 // startTimer makes tm pending, due d from now. It is a write of the clock;
-// a timer that can fire at once makes the clock runnable in the middle of
-// t's block.
+// a timer that can fire eagerly makes the clock runnable in the middle of
+// t's block, a scheduling point as a go statement is (wokeMidBlock).
 func (r *run) startTimer(t *thread, tm *vtimer, d time.Duration) {
 	r.clock.start(tm, d)
 	r.clockAccess(true)
-	if r.syncClock(t) && r.exploring && r.ex.blk.open && r.ex.guide == nil {
-		r.ex.enabledMidBlock()
+	if r.syncClock(t) {
+		r.wokeMidBlock(t)
+		// Whatever the hook does next (a sleep parks) is a point of its
+		// own: a decision names the event its block ends at.
+		r.event(t)
 	}
 }
 
