@@ -29,8 +29,24 @@ package scheduler
 // event number of its own (a replay tells a goroutine's points apart by
 // their event numbers).
 
+// Access granularity. A shared access starts a block (the point comes
+// before it), and a synchronization operation ends one, so without more an
+// access and the operation after it (v := x; atomic.AddInt32(&n, 1)) would
+// be one block, and another goroutine's store to x could never come
+// between them, which Go allows: at access granularity an operation that
+// follows an access in its block starts with a point of its own, under
+// every algorithm (an event first, so that the point has its own number).
+// scheduler/litmus_diff_test.go found it: G0{r0=x; xchg(x,1); x=2}
+// G1{y=3; r1=x; xchg(x,4)} never reached r0=0 r1=0 under -memory sc.
+
 // opPoint is called by a synchronization operation before its event.
 func (r *run) opPoint(t *thread) {
+	if r.accessed {
+		t.unfenced = true // the operation's own event fences (tso.go)
+		r.event(t)
+		t.unfenced = false
+		r.yield(t)
+	}
 	if !r.brute {
 		return
 	}

@@ -38,12 +38,15 @@ import (
 // as for a go statement.
 //
 // Fairness. A goroutine that loops on a fast ticker alternates with the
-// clock's blocks; if those counted as another goroutine's, the fairness
-// bound (exitblock.go) would never make it give way, and the path in which
-// it and the clock run forever while others wait would be explored to the
-// step bound. Go's scheduler runs the others meanwhile, so the clock's
-// blocks do not reset the poll counts of goroutines, nor end the giving way
-// of one that gave way.
+// clock's blocks, and the path in which the two run forever while another
+// goroutine could run is infinite; Go's scheduler runs that goroutine
+// meanwhile. So the clock fires eagerly only while no goroutine that can
+// run has waited Config.FairBlocks blocks or more since it last ran or was
+// woken (starved); then it waits for the goroutines to run, as a goroutine
+// that polls gives way (exitblock.go, "Fairness"). For the same reason the
+// clock's blocks do not reset the poll counts of goroutines, nor end the
+// giving way of one that gave way. What is not explored: more than
+// FairBlocks eager firings while a goroutine waits to run.
 
 // EagerAlways lets every started timer fire at any scheduling point.
 const EagerAlways = time.Duration(math.MaxInt64)
@@ -110,7 +113,24 @@ func (r *run) eagerFireable() bool {
 	c := &r.clock
 	c.noTickers = r.testReturned()
 	when, ok := c.next()
-	return ok && when-c.now <= r.cfg.EagerTimers
+	return ok && when-c.now <= r.cfg.EagerTimers && !r.starved()
+}
+
+// starved reports whether a goroutine that can run has waited FairBlocks
+// blocks or more since it last ran or was woken: the clock then waits for
+// it to run (see "Fairness" above).
+func (r *run) starved() bool {
+	fb := r.cfg.FairBlocks
+	if fb <= 0 {
+		return false
+	}
+	now := r.decisions()
+	for _, u := range r.threads {
+		if !u.isClock && u.flushOf == nil && u.status == stRunnable && !u.frozen && now-u.ranAt >= fb {
+			return true
+		}
+	}
+	return false
 }
 
 // syncClock makes the clock pseudo-thread runnable when a timer can fire

@@ -347,6 +347,7 @@ func (ex *explorer) loop() *thread {
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
 	b.thread = ex.r.threads[t]
+	b.thread.ranAt = len(ex.path)
 	b.open = true
 	b.planned = ex.plan != nil
 	b.retPt = len(ex.path)

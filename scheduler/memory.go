@@ -139,6 +139,7 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	}
 	if r.access {
 		r.yield(t) // -granularity access: the access starts a block
+		r.accessed = true
 	}
 	if r.exploring {
 		r.ex.access(uintptr(addr), size, write)

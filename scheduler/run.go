@@ -107,6 +107,7 @@ type thread struct {
 	unfenced bool // the current event is a buffered access or a loop step: no drain
 	flushOf  *storeBuf
 	isClock  bool // the virtual clock's pseudo-thread (eager.go)
+	ranAt    int  // decisions() when it last started a block or was woken (eager.go, "Fairness")
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -162,6 +163,9 @@ type run struct {
 	// (brute.go).
 	brute    bool
 	opsSince int
+	// accessed: at access granularity, a shared access started a block
+	// since the last scheduling point (opPoint).
+	accessed bool
 
 	threads []*thread
 	spare   []*thread   // thread structs of earlier executions, reused
@@ -238,7 +242,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	r.ex, r.cfg, r.name, r.body, r.replay = ex, cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.mem, r.access = cfg.Memory, cfg.AccessGranularity || cfg.Memory != SC
-	r.brute, r.opsSince = cfg.brute, 0
+	r.brute, r.opsSince, r.accessed = cfg.brute, 0, false
 	r.epoch = epochs.Add(1)
 	r.number = 0
 	r.threads = r.threads[:0]
@@ -294,6 +298,7 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 		r.spare = append(r.spare, t)
 	}
 	t.r, t.idx, t.parent, t.fn, t.onObj, t.yieldAt = r, int32(len(r.threads)), parent, fn, -1, -1
+	t.ranAt = r.decisions()
 	if !r.multi && len(r.threads) > 0 {
 		r.multi = true
 		r.multiA.Store(true)
@@ -444,7 +449,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if faultHook != nil {
 		faultHook()
 	}
-	r.opsSince = 0
+	r.opsSince, r.accessed = 0, false
 	if len(r.natives) > 0 {
 		var parking *thread
 		if kind == ptPark {
@@ -512,7 +517,18 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
+	r.threads[n].ranAt = r.k
 	return r.threads[n]
+}
+
+// decisions is the number of blocks the execution has completed: the
+// index of the block under way, the same while a prefix is replayed as
+// while exploring.
+func (r *run) decisions() int {
+	if r.exploring {
+		return len(r.ex.path)
+	}
+	return r.k
 }
 
 // offerSnapshot offers the backer the program state after d decisions.
@@ -547,6 +563,7 @@ func (r *run) redirected() *thread {
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
+	r.threads[n].ranAt = r.k
 	return r.threads[n]
 }
 
@@ -625,6 +642,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
 	w.wait.woken = true
+	w.ranAt = r.decisions()
 	if r.exploring {
 		r.ex.woken(w, relock)
 	}

@@ -210,6 +210,7 @@ func load[T any](p *T, pos Pos) T {
 	}
 	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
 	r.yield(t) // the load starts a block (access granularity)
+	r.accessed = true
 	if r.exploring {
 		r.ex.access(addr, size, false)
 	}

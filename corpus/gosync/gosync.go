@@ -96,3 +96,24 @@ func (q *Queue) PutAndPeekFixed(v int) int {
 	q.c.Signal()
 	return q.items[0]
 }
+
+// Kick wakes a waiter if one is waiting on kick (a non-blocking send, as
+// "kick" channels do) and reports whether it did.
+func Kick(kick chan<- struct{}) bool {
+	select {
+	case kick <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitKickOrDone waits for a kick or for done and says which came.
+func WaitKickOrDone(kick, done <-chan struct{}) string {
+	select {
+	case <-kick:
+		return "kick"
+	case <-done:
+		return "done"
+	}
+}

@@ -81,3 +81,35 @@ func TestSignalOutsideLockFixed(t *testing.T) {
 	q.PutAndPeekFixed(1)
 	<-got
 }
+
+// TestSelectServedFirst assumes that once done is closed the waiter sees
+// done. But a kick sent while the waiter was already waiting, before the
+// close, serves its select first. The kick and the close touch different
+// channels: ExitBlock-RW took them for independent and never ran the kick
+// first until serving a select counted as touching all its channels.
+func TestSelectServedFirst(t *testing.T) {
+	skipUnlessXBTest(t)
+	kick, done := make(chan struct{}), make(chan struct{})
+	got := make(chan string, 1)
+	go func() { got <- WaitKickOrDone(kick, done) }()
+	go Kick(kick)
+	close(done)
+	if g := <-got; g != "done" {
+		t.Errorf("the waiter saw %q after done was closed", g)
+	}
+}
+
+// TestSelectServedFirstFixed checks what does hold: the waiter saw a kick
+// exactly when Kick delivered one.
+func TestSelectServedFirstFixed(t *testing.T) {
+	skipUnlessXBTest(t)
+	kick, done := make(chan struct{}), make(chan struct{})
+	got := make(chan string, 1)
+	kicked := make(chan bool, 1)
+	go func() { got <- WaitKickOrDone(kick, done) }()
+	go func() { kicked <- Kick(kick) }()
+	close(done)
+	if g, k := <-got, <-kicked; k != (g == "kick") {
+		t.Errorf("the waiter saw %q, Kick reported %v", g, k)
+	}
+}

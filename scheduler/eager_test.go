@@ -1,0 +1,120 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	xb "github.com/xbtest/xbtest/scheduler"
+)
+
+// Eager timers (eager.go): under -timers eager or a duration, a due timer
+// may fire while goroutines could still run.
+
+// earlyTimeout: a worker waits for done or a time-out of d; the test closes
+// done at once and records which case the worker took.
+func earlyTimeout(d time.Duration) func(out func(string)) func(*xb.T) {
+	return func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			done := xb.MakeChan[struct{}](0)
+			took := xb.MakeChan[string](1)
+			xb.Go(func() {
+				i, _ := xb.Select(false, xb.RecvCase(done, nil), xb.RecvCase(xb.TimeAfter(d), nil))
+				xb.Send(took, []string{"done", "timeout"}[i])
+			})
+			xb.Close(done)
+			out(xb.Recv(took))
+		}
+	}
+}
+
+func withTimers(cfg xb.Config, d time.Duration) xb.Config {
+	cfg.EagerTimers = d
+	return cfg
+}
+
+var eagerAlgos = []xb.Algorithm{xb.ExitBlock, xb.ExitBlockRW, xb.ExitBlockDD, xb.ExitBlockRWDD, xb.Brute}
+
+// Under synctest's rule the 1 ns time-out never beats the close (someone
+// can always run); under eager timers and under a horizon that covers it,
+// it can, under every algorithm; a horizon shorter than the time-out
+// changes nothing.
+func TestEagerTimerOvertakesRunnableGoroutines(t *testing.T) {
+	cases := []struct {
+		timeout, timers time.Duration
+		want            []string
+	}{
+		{time.Nanosecond, 0, []string{"done"}},
+		{time.Nanosecond, xb.EagerAlways, []string{"done", "timeout"}},
+		{time.Nanosecond, time.Millisecond, []string{"done", "timeout"}},
+		{10 * time.Millisecond, time.Millisecond, []string{"done"}},
+		{10 * time.Millisecond, xb.EagerAlways, []string{"done", "timeout"}},
+	}
+	for _, c := range cases {
+		for _, a := range eagerAlgos {
+			cfg := xb.DefaultConfig()
+			cfg.Algorithm = a
+			got, res := outcomes(t, t.Name(), earlyTimeout(c.timeout), withTimers(cfg, c.timers))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("time-out %v, -timers %s, -algo %s: %d schedules reach %v, want %v", c.timeout, xb.FormatTimers(c.timers), a, res.Schedules, got, c.want)
+			}
+		}
+	}
+}
+
+// A goroutine looping on a 1 ns ticker alternates with the clock while the
+// test goroutine could run; the fairness bound makes the clock wait for the
+// test goroutine, so the exploration ends (it is not stopped by the step
+// bound) and the stop is seen after any number of ticks up to the bound.
+func TestEagerTickerLoopGivesWay(t *testing.T) {
+	cfg := withTimers(xb.DefaultConfig(), xb.EagerAlways)
+	cfg.FairBlocks = 8
+	got, res := outcomes(t, t.Name(), func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			stop := xb.MakeChan[struct{}](0)
+			ticks := xb.MakeChan[int](1)
+			xb.Go(func() {
+				tk := xb.TimeNewTicker(time.Nanosecond)
+				defer xb.TickerOf(tk).Stop()
+				n := 0
+				for {
+					if i, _ := xb.Select(false, xb.RecvCase(stop, nil), xb.RecvCase(tk.C, nil)); i == 0 {
+						xb.Send(ticks, n)
+						return
+					}
+					n++
+				}
+			})
+			xb.Close(stop)
+			out(fmt.Sprint(xb.Recv(ticks)))
+		}
+	}, cfg)
+	// The worker's first block starts its ticker and waits; then the clock
+	// and the worker alternate, one tick per two blocks, while the test
+	// goroutine (its block ended at the go statement, at decision 0)
+	// waits: at decision 8 it has waited FairBlocks blocks.
+	if want := []string{"0", "1", "2", "3"}; !slices.Equal(got, want) || len(res.Warnings) > 0 {
+		t.Errorf("%d schedules reach %v (warnings %v), want %v", res.Schedules, got, res.Warnings, want)
+	}
+}
+
+func TestParseTimers(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want time.Duration
+	}{{"synctest", 0}, {"eager", xb.EagerAlways}, {"1ms", time.Millisecond}, {"250us", 250 * time.Microsecond}} {
+		got, err := xb.ParseTimers(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("ParseTimers(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+		if back := xb.FormatTimers(got); back != c.in && !(c.in == "250us" && back == "250µs") {
+			t.Errorf("FormatTimers(%v) = %q, want %q", got, back, c.in)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1ms", "soon", "eagerly"} {
+		if _, err := xb.ParseTimers(bad); err == nil {
+			t.Errorf("ParseTimers(%q) accepted", bad)
+		}
+	}
+}
