@@ -50,6 +50,10 @@ package scheduler
 //	close                           yes: wakes receivers, later ops see it          boundary
 //	nil channel send/receive        no: blocks forever                              parks forever (a leak if the test ends)
 //	select with ready cases         yes                                             choice point (which case) + boundary
+//	serving a parked select (a      yes: it decides the select's case; an           a write of every channel of the select, for
+//	send, receive or close that     operation on another of its channels, first,    ExitBlock-RW (chan.go, sudog.fire); UNSAFE
+//	completes it)                   would have served it instead                    before under -algo exitblock-rw(dd): corpus/
+//	                                                                               gosync TestSelectServedFirst
 //	select with default, none ready yes: it observed that nothing was ready         boundary
 //	WaitGroup.Add(n>0)              no: a Wait that could see the old count runs    inside the block; the counter is an access
 //	                                in a block of its own, ordered before or after  of the WaitGroup for ExitBlock-RW
@@ -66,22 +70,41 @@ package scheduler
 //	runtime.Gosched                 a hint only                                     boundary that gives way (fairness)
 //	time.Now/Since/Until            no: time moves only at ticks, between blocks    a step, no boundary
 //	time.Sleep, timer/ticker wait   yes                                             parks; fires at a tick
-//	Timer/Ticker Stop, Reset        yes: its result observes the timer              boundary
+//	starting a timer (Sleep, After, with -timers eager or D: the clock may fire     -timers synctest: a step; eager or D: a
+//	NewTimer, AfterFunc, Reset,     it before the rest of the block                 write of the clock, and a wake point when
+//	WithTimeout...)                                                                the clock can fire it (eager.go)
+//	Timer/Ticker Stop, Reset        yes: its result observes the timer              boundary, a write of the clock
 //	timer firing                    yes                                             at a tick, when no goroutine can run
-//	                                                                               (testing/synctest's rule; see below)
+//	                                                                               (testing/synctest's rule), and under
+//	                                                                               -timers eager or D at any scheduling point
+//	                                                                               too, as a block of the clock pseudo-thread
+//	                                                                               (eager.go); UNSAFE under synctest's rule
+//	                                                                               for code that relies on a short timer not
+//	                                                                               firing early: corpus/timing
+//	                                                                               TestEarlyTimeout, TestTickBeforeStop
+//	any operation after a shared    yes: others may write the location between     at -granularity access, the operation
+//	access, at -granularity access  the access and the operation                    starts with a point (brute.go); UNSAFE
+//	                                                                               before under every -algo: litmus seed 48
+//	                                                                               (scheduler/litmus_diff_test.go)
 //
-// Timers. Virtual time advances only when no controlled goroutine can run
-// (clock.go), as under testing/synctest: a timer never fires while another
-// goroutine is runnable. Real Go does not promise that (a 1 ns timer may
-// fire before a runnable goroutine is scheduled), so orders in which a due
-// timer overtakes running goroutines are not explored; this is a choice of
-// semantics, not a pruning, and README.md says so where it describes
-// virtual time.
+// Timers. Under -timers synctest virtual time advances only when no
+// controlled goroutine can run (clock.go), as under testing/synctest: a
+// timer never fires while another goroutine is runnable. Real Go does not
+// promise that (a 1 ns timer may fire before a runnable goroutine is
+// scheduled). -timers eager lets any started timer fire at any scheduling
+// point, after the timers due before it; -timers D does so for the timers
+// due within D of the virtual now, and follows synctest's rule for the
+// others (eager.go). Which orders of a due timer against running
+// goroutines exist is a choice of semantics, not a pruning; README.md says
+// which is the default and why.
 //
 // The cases marked UNSAFE were missed before the explorer learnt them: the
 // RWMutex and Cond cases under every -algo (corpus/gosync's README), the
 // TryLock ones under every -algo or under ExitBlock-RW (difftest's
-// regression table says which). The thesis's programs use none of them, so
+// regression table says which), the served select under ExitBlock-RW, the
+// operation after an access under every -algo (found by the memory models'
+// differential check, scheduler/litmus_diff_test.go), and the early timer
+// under every -algo with synctest's rule, which stays available. The thesis's programs use none of them, so
 // Tables 4.1 and 4.2 are unchanged. Each row is checked by difftest, which
 // compares every -algo with -algo brute (a scheduling point before every
 // synchronization operation, no pruning) on generated programs.

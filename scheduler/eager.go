@@ -93,12 +93,18 @@ func (r *run) clockAccess(write bool) {
 	}
 }
 
-// startTimer makes tm pending, due d from now. It is a write of the clock;
+// startTimer makes tm pending, due d from now. It is a write of the clock
+// (when due within the horizon);
 // a timer that can fire eagerly makes the clock runnable in the middle of
 // t's block, a scheduling point as a go statement is (wokeMidBlock).
 func (r *run) startTimer(t *thread, tm *vtimer, d time.Duration) {
 	r.clock.start(tm, d)
-	r.clockAccess(true)
+	if d <= r.cfg.EagerTimers {
+		// A timer due later than the horizon cannot be the one the
+		// clock's next block fires (that one is due within it), so
+		// starting it commutes with that block.
+		r.clockAccess(true)
+	}
 	if r.syncClock(t) {
 		r.wokeMidBlock(t)
 		// Whatever the hook does next (a sleep parks) is a point of its

@@ -183,6 +183,13 @@ type pkgResult struct {
 }
 
 func TestPanel(t *testing.T) {
+	// The settings' variables were read when the flags were made, before
+	// go test records what a test reads: read them again here, so that a
+	// run with other settings is not answered from go test's cache (a
+	// second run with another XBTEST_PANEL_ARGS printed the first's result).
+	for _, v := range []string{"XBTEST_PANEL_PKGS", "XBTEST_PANEL_RACE_COUNT", "XBTEST_PANEL_TIMEOUT", "XBTEST_PANEL_LIMIT", "XBTEST_PANEL_RACE_LIMIT", "XBTEST_PANEL_OUT", "XBTEST_PANEL_ARGS", "XBTEST_PANEL_FROM"} {
+		os.Getenv(v)
+	}
 	cfg := readPanelConfig(t)
 	if *panelFrom != "" {
 		rereadPanel(t, cfg, *panelFrom)
