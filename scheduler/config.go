@@ -170,8 +170,11 @@ func DefaultConfig() Config {
 		Race:       eraser.HB,
 		MaxSteps:   1000000,
 		FairBlocks: 100,
-		Watchdog:   10 * time.Second,
-		Backer:     checkpoint.Rerun{},
-		Minimise:   true,
+		// A timer due within a millisecond may fire while goroutines
+		// could run (eager.go; README.md, "Virtual time", says why).
+		EagerTimers: time.Millisecond,
+		Watchdog:    10 * time.Second,
+		Backer:      checkpoint.Rerun{},
+		Minimise:    true,
 	}
 }

@@ -191,5 +191,6 @@ func (o *options) runConfig() scheduler.RunConfig {
 	}
 }
 
-// defaultTimers is -timers's default (see README.md, "Virtual time").
-const defaultTimers = "synctest"
+// defaultTimers is -timers's default, the scheduler's (see README.md,
+// "Virtual time").
+var defaultTimers = scheduler.FormatTimers(scheduler.DefaultConfig().EagerTimers)
