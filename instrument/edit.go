@@ -74,12 +74,6 @@ func (ed *editor) replaceRange(from, to token.Pos, parts ...part) {
 	ed.add(ed.off(from), ed.off(to), parts)
 }
 
-// wrap surrounds the text of n. A later wrap of the same node encloses an
-// earlier one.
-func (ed *editor) wrap(n ast.Node, before, after string) {
-	ed.replace(n, lit(before), ed.srcOf(n), lit(after))
-}
-
 // insert adds text at p. Insertions at the same place keep their order, and
 // an insertion at the start of a replaced range goes before it.
 func (ed *editor) insert(p token.Pos, text string) {

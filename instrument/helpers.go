@@ -40,11 +40,9 @@ var (
 	hStore    = &helper{"_xbStore", []string{"T"}, "p *{T}, pos {xb}.Pos", "*{T}", "p, pos"}
 	hRMW      = &helper{"_xbRMW", []string{"T"}, "p *{T}, pos {xb}.Pos", "*{T}", "p, pos"}
 	hWrote    = &helper{"_xbWrote", []string{"T"}, "p *{T}, pos {xb}.Pos", "", "p, pos"}
-	hRMWd     = &helper{"_xbRMWd", []string{"T"}, "p *{T}, pos {xb}.Pos", "", "p, pos"}
 	hMapLoad  = &helper{"_xbMapLoad", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "{M}", "m, pos"}
 	hMapStore = &helper{"_xbMapStore", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "{M}", "m, pos"}
 	hMapRMW   = &helper{"_xbMapRMW", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "{M}", "m, pos"}
-	hMapWrote = &helper{"_xbMapWrote", []string{"M", "K", "V"}, "m {M}, pos {xb}.Pos", "", "m, pos"}
 	hSlice    = &helper{"_xbSlice", []string{"S", "E"}, "s {S}", "{S}", "s"}
 	hMakeChan = &helper{"_xbMakeChan", []string{"C", "E"}, "size int", "{C}", "size"}
 	hChanV    = &helper{"_xbChanV", []string{"T"}, "c <-chan {T}", "(<-chan {T}, {T})", "c"}
@@ -269,12 +267,6 @@ func _xbWrote[T any](p *T, pos _xbs.Pos) {
 	_xbs.Wrote(p, pos)
 }
 
-// _xbRMWd is _xbWrote for x op= f().
-func _xbRMWd[T any](p *T, pos _xbs.Pos) {
-	_xbs.Read(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
-	_xbs.Write(_xbunsafe.Pointer(p), _xbunsafe.Sizeof(*p), pos)
-}
-
 // A map is one location.
 
 func _xbMapLoad[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
@@ -297,12 +289,6 @@ func _xbMapRMW[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
 		_xbs.Write(_xbs.MapAddr(m), 1, pos)
 	}
 	return m
-}
-
-func _xbMapWrote[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) {
-	if m != nil {
-		_xbs.Write(_xbs.MapAddr(m), 1, pos)
-	}
 }
 
 // _xbSlice registers the backing array of s, keeping the type of s.

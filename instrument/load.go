@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -42,7 +41,10 @@ func load(ctx context.Context, opt Options, env *goEnvVars, modFile string, li *
 	// parse them without function bodies, which halves the time to
 	// type-check. That is the standard library, and the module cache
 	// unless a pattern may name a package there.
-	skipBodies := []string{filepath.Join(runtime.GOROOT(), "src") + string(filepath.Separator)}
+	var skipBodies []string
+	if env.GOROOT != "" {
+		skipBodies = append(skipBodies, filepath.Join(env.GOROOT, "src")+string(filepath.Separator))
+	}
 	relative := func(p string) bool {
 		return p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")
 	}

@@ -33,6 +33,7 @@ const (
 
 type goEnvVars struct {
 	GOMODCACHE string
+	GOROOT     string // the go command's, whose src the loader parses without bodies
 	GOFLAGS    string
 	GOWORK     string
 	GOMOD      string // the main module's go.mod, where go test runs ("" or os.DevNull outside a module)
@@ -43,7 +44,7 @@ type goEnvVars struct {
 }
 
 func goEnv(ctx context.Context, dir string) (*goEnvVars, error) {
-	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOFLAGS", "GOWORK", "GOMOD",
+	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOROOT", "GOFLAGS", "GOWORK", "GOMOD",
 		"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT")
 	if err != nil {
 		return nil, err

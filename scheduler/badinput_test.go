@@ -98,6 +98,7 @@ var badInput = map[string]struct {
 	}, "goroutine T0 has not reached a scheduling point within 300ms: it is blocked or spinning in code xbtest does not control"},
 	"spins-without-scheduling-points": {func(t *xb.T) {
 		xb.Go(func() {})
+		//lint:ignore SA5002 the bad input under test: a loop with no scheduling point
 		for {
 		}
 	}, "goroutine T0 has not reached a scheduling point"},

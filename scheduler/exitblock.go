@@ -136,13 +136,6 @@ type branch struct {
 	plan  *blockPlan
 }
 
-func (b *branch) prefixLen() int {
-	if b.extra != nil {
-		return b.depth + 1
-	}
-	return b.depth
-}
-
 // spawnPoint remembers where the current block started a goroutine.
 type spawnPoint struct {
 	event   int64

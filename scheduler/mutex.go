@@ -33,19 +33,6 @@ type readHold struct {
 
 func (r *run) newObj() int32 { r.nobj++; return r.nobj }
 
-// owns reports whether t holds l in any mode.
-func (l *lockState) owns(t *thread) bool {
-	if l.writer == t {
-		return true
-	}
-	for _, h := range l.readers {
-		if h.t == t {
-			return true
-		}
-	}
-	return false
-}
-
 // owners returns the threads holding l (a pending writer does not hold it).
 func (l *lockState) owners() []*thread {
 	var o []*thread

@@ -8,9 +8,8 @@ import (
 )
 
 type account struct {
-	id  int
-	mu  xb.Mutex
-	bal int
+	id int
+	mu xb.Mutex
 }
 
 // Locks in lock-cycle reports are named by type and field.

@@ -113,10 +113,6 @@ type thread struct {
 // waitResult is what a waking thread hands a parked one.
 type waitResult struct {
 	woken bool
-	ok    bool  // channel receive: value received, not closed
-	sel   int   // select: chosen case
-	val   any   // channel value for the reflect-based operations
-	cause int32 // thread that woke it
 }
 
 func (t *thread) id() string {

@@ -95,10 +95,6 @@ func (s *rwSet) reset() {
 	s.unknownR, s.unknownW = false, false
 }
 
-func (s *rwSet) empty() bool {
-	return len(s.acc) == 0 && !s.unknownR && !s.unknownW
-}
-
 func overlap(a, b access) bool {
 	as, bs := a.size, b.size
 	if as == 0 {

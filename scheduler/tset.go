@@ -36,14 +36,6 @@ func (s *tset) empty() bool {
 	return true
 }
 
-func (s *tset) len() int {
-	n := 0
-	for _, w := range s.w {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
 // first returns the member created earliest, or -1.
 func (s *tset) first() int32 {
 	for k, w := range s.w {
