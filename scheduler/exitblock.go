@@ -459,10 +459,9 @@ func (ex *explorer) reenableDelayed() {
 	keepRW := ex.delayedRW[:0]
 	for i, d := range ex.st.delayed {
 		s := ex.delayedRW[i]
-		if d.yield && b.thread.isClock {
-			// A goroutine that gave way waits for a goroutine's block,
-			// not a timer's (eager.go, "Fairness").
-		} else if !ex.rw || d.yield || intersectsBlock(s, &b.rw) {
+		// A goroutine that gave way waits for a goroutine's block, not
+		// the clock's (eager.go, "Fairness").
+		if d.yield && !b.thread.isClock || !d.yield && (!ex.rw || intersectsBlock(s, &b.rw)) {
 			ex.st.enabled.add(d.t)
 			continue
 		}
