@@ -9,19 +9,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Configs are the explorers checked against the reference: every -algo,
 // and -sync-deps both ways where it matters (it only changes ExitBlock-RW's
 // read/write sets).
 var Configs = []Config{
-	{Algo: "exitblock", SyncDeps: true},
-	{Algo: "exitblock-dd", SyncDeps: true},
-	{Algo: "exitblock-rw", SyncDeps: true},
-	{Algo: "exitblock-rw", SyncDeps: false},
-	{Algo: "exitblock-rwdd", SyncDeps: true},
-	{Algo: "exitblock-rwdd", SyncDeps: false},
+	{Algo: settings.ExitBlock, SyncDeps: true},
+	{Algo: settings.ExitBlockDD, SyncDeps: true},
+	{Algo: settings.ExitBlockRW, SyncDeps: true},
+	{Algo: settings.ExitBlockRW, SyncDeps: false},
+	{Algo: settings.ExitBlockRWDD, SyncDeps: true},
+	{Algo: settings.ExitBlockRWDD, SyncDeps: false},
 }
 
 // RefMaxSchedules bounds the reference's exploration of one program; a
@@ -73,7 +74,7 @@ func Check(ctx context.Context, dir string, seeds []int64) (*Stats, error) {
 	t0 = time.Now()
 	defer func() { st.Run = time.Since(t0) }()
 
-	ref, err := bin.Run(ctx, dir, Config{Algo: "brute", SyncDeps: true}, RefMaxSchedules, nil)
+	ref, err := bin.Run(ctx, dir, Config{Algo: settings.Brute, SyncDeps: true}, RefMaxSchedules, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func Check(ctx context.Context, dir string, seeds []int64) (*Stats, error) {
 		}
 	}
 	if len(racy) > 0 {
-		acc, err := bin.Run(ctx, dir, Config{Algo: "brute", SyncDeps: true, Access: true}, RefMaxSchedules, racy)
+		acc, err := bin.Run(ctx, dir, Config{Algo: settings.Brute, SyncDeps: true, Access: true}, RefMaxSchedules, racy)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +102,7 @@ func Check(ctx context.Context, dir string, seeds []int64) (*Stats, error) {
 		r := ref[p.Name]
 		switch {
 		case r.Problem != "":
-			st.Divergences = append(st.Divergences, Divergence{Seed: p.Seed, Config: Config{Algo: "brute"}, What: "problem", Detail: r.Problem})
+			st.Divergences = append(st.Divergences, Divergence{Seed: p.Seed, Config: Config{Algo: settings.Brute}, What: "problem", Detail: r.Problem})
 		case !r.Complete:
 			st.TooBig++
 		default:
@@ -154,7 +155,7 @@ func Compare(p *Program, c Config, ref, got *Result) []Divergence {
 	if miss := minus(ref.Outcomes, got.Outcomes); len(miss) > 0 {
 		add("missed-outcome", fmt.Sprintf("%v missed, no race reported (reached %v)", miss, keys(got.Outcomes)))
 	}
-	a, _ := scheduler.ParseAlgorithm(c.Algo)
+	a := c.Algo
 	want, have := detectable(ref.Findings, a), detectable(got.Findings, a)
 	if miss := minus(want, have); len(miss) > 0 {
 		add("missed-finding", fmt.Sprintf("%v missed (found %v)", miss, keys(have)))
@@ -167,11 +168,11 @@ func Compare(p *Program, c Config, ref, got *Result) []Divergence {
 
 // detectable returns the findings an algorithm a reports, as strings:
 // deadlocks and leaks only under deadlock detection.
-func detectable(fs map[Finding]bool, a scheduler.Algorithm) map[string]bool {
+func detectable(fs map[Finding]bool, a settings.Algorithm) map[string]bool {
 	out := map[string]bool{}
 	for f := range fs {
 		switch f.Kind {
-		case scheduler.KindLockCycle, scheduler.KindDeadlock, scheduler.KindLeak:
+		case result.LockCycle, result.Deadlock, result.Leak:
 			if !a.DetectsDeadlocks() {
 				continue
 			}

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/instrument"
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // The generated programs run as the xbtest command runs a package's tests:
@@ -73,13 +74,13 @@ func Build(ctx context.Context, dir string, progs []*Program) (*Binary, error) {
 
 // Config is one way of exploring: an algorithm and its settings.
 type Config struct {
-	Algo     string
+	Algo     settings.Algorithm
 	SyncDeps bool
 	Access   bool // -granularity access
 }
 
 func (c Config) String() string {
-	s := c.Algo
+	s := c.Algo.String()
 	if !c.SyncDeps {
 		s += "/nosyncdeps"
 	}
@@ -92,7 +93,7 @@ func (c Config) String() string {
 // Finding is what the differential test compares of a finding: its kind and
 // the goroutines it names.
 type Finding struct {
-	Kind       scheduler.Kind
+	Kind       result.Kind
 	Goroutines string // sorted ids with their states, e.g. "T0.1:blocked T0:waiting"
 }
 
@@ -110,7 +111,7 @@ type Result struct {
 // Raced reports whether a data race was reported.
 func (r *Result) Raced() bool {
 	for f := range r.Findings {
-		if f.Kind == scheduler.KindRace {
+		if f.Kind == result.Race {
 			return true
 		}
 	}
@@ -125,18 +126,14 @@ func (b *Binary) Run(ctx context.Context, tmp string, c Config, maxSchedules int
 	results, outcomes := base+".jsonl", base+".outcomes"
 	os.Remove(results)
 	os.Remove(outcomes)
-	sd, steps, wd, mini := c.SyncDeps, int64(2000), 10.0, false
-	rc := scheduler.RunConfig{
-		Algorithm:    c.Algo,
-		SyncDeps:     &sd,
-		MaxSchedules: maxSchedules,
-		MaxSteps:     &steps,
-		WatchdogSec:  &wd,
-		Checkpoint:   "rerun",
-		Minimise:     &mini,
-	}
+	rc := result.RunConfig{Settings: settings.Default()}
+	rc.Algorithm, rc.SyncDeps, rc.MaxSchedules, rc.MaxSteps = c.Algo, c.SyncDeps, maxSchedules, 2000
+	rc.Watchdog, rc.Checkpoint, rc.Minimise = 10*time.Second, settings.Rerun, false
 	if c.Access {
-		rc.Granularity = "access"
+		rc.Granularity = settings.Access
+	}
+	if err := rc.Normalize(); err != nil {
+		return nil, err
 	}
 	cfg, _ := json.Marshal(rc)
 	args := []string{"-test.timeout=0", "-test.count=1"}
@@ -164,19 +161,19 @@ func (b *Binary) Run(ctx context.Context, tmp string, c Config, maxSchedules int
 		return r
 	}
 	if err := readLines(results, func(line string) error {
-		var l scheduler.Line
+		var l result.Line
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
 			return fmt.Errorf("%s: %q: %v", results, line, err)
 		}
-		if l.Event != "summary" || l.Report == nil || l.Report.Result == nil {
+		if l.Event != result.LineSummary || l.Result == nil {
 			return nil
 		}
 		r := get(l.Test)
-		r.Schedules, r.Complete = l.Report.Schedules, l.Report.Complete
-		if l.Report.Internal != "" {
-			r.Problem = l.Report.Internal
+		r.Schedules, r.Complete = l.Result.Schedules, l.Result.Complete
+		if l.Result.Internal != "" {
+			r.Problem = l.Result.Internal
 		}
-		for _, f := range l.Report.Findings {
+		for _, f := range l.Result.Findings {
 			r.Findings[summarize(f)] = true
 		}
 		return nil
@@ -209,7 +206,7 @@ func (b *Binary) Run(ctx context.Context, tmp string, c Config, maxSchedules int
 
 // summarize keeps of a finding what must not depend on the algorithm: its
 // kind and the goroutines involved with their states.
-func summarize(f *scheduler.Finding) Finding {
+func summarize(f *result.Finding) Finding {
 	var gs []string
 	for _, g := range f.Goroutines {
 		gs = append(gs, g.ID+":"+g.State)

@@ -100,10 +100,7 @@ func openDepCache(dir string, opt Options, env *goEnvVars, logf func(string, ...
 	removeStale(dir)
 	tags := append([]string(nil), opt.Tags...)
 	sort.Strings(tags)
-	memory := opt.Memory
-	if memory == "" {
-		memory = "sc"
-	}
+	memory := opt.Memory.String()
 	dc.envKey = strings.Join([]string{"rewriter " + rewriterHash(), "go " + env.GOVERSION, "GOOS " + env.GOOS,
 		"GOARCH " + env.GOARCH, "CGO_ENABLED " + env.CGO_ENABLED, "GOEXPERIMENT " + env.GOEXPERIMENT,
 		"GOFLAGS " + env.GOFLAGS, "tags " + strings.Join(tags, ","), "memory " + memory}, "\n")

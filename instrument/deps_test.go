@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/xbtest/xbtest/settings"
 )
 
 func TestScanFile(t *testing.T) {
@@ -168,7 +170,7 @@ func TestDepsModuleCache(t *testing.T) {
 	}
 
 	// Another memory model is another entry.
-	prepare(t, Options{Dir: testdata("extra"), DepCache: cache, Memory: "tso"})
+	prepare(t, Options{Dir: testdata("extra"), DepCache: cache, Memory: settings.TSO})
 	if entries, _ := filepath.Glob(filepath.Join(cache, "golang.org_x_sync@v0.24.0-*")); len(entries) != 2 {
 		t.Errorf("cache entries %v, want one more for tso", entries)
 	}

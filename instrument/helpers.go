@@ -147,6 +147,9 @@ func (g *genFile) source() []byte {
 	b.WriteString(")\n\n")
 	fmt.Fprintf(&b, "var _ %s.Pos\nvar _ %s.Pointer\n\n", genXB, genUnsafe)
 	if g.generics {
+		// The binary says what it was rewritten for: the scheduler
+		// refuses to run it under a memory model it was not (RewrittenFor).
+		fmt.Fprintf(&b, "var _ = %s.RewrittenFor(%v)\n\n", genXB, g.buffered)
 		if g.buffered {
 			b.WriteString(bufferedHelpers())
 		} else {

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xbtest/xbtest/settings"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -43,7 +44,7 @@ type Options struct {
 	Extra    []string                         // -instrument: additional package patterns (other modules' packages, e.g. golang.org/x/sync/errgroup) to rewrite
 	Tags     []string                         // build tags (-tags)
 	CacheDir string                           // where to write rewritten files; a fresh temp dir if empty
-	Memory   string                           // memory model: "" or sc, tso, pso (selects the helpers, see helpers.go)
+	Memory   settings.Memory                  // the memory model the tests will run under (selects the helpers, see helpers.go)
 	Log      func(format string, args ...any) // verbose diagnostics, may be nil
 
 	// NoDeps turns off the rewrite of the packages of other modules that
@@ -381,7 +382,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		}
 	}
 	for _, u := range units {
-		u.gen.buffered = pr.opt.Memory == "tso" || pr.opt.Memory == "pso"
+		u.gen.buffered = pr.opt.Memory.Buffered()
 	}
 	depSum := sha256.New() // the rewritten dependencies' files
 	for _, u := range units {

@@ -18,6 +18,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // The tests rewrite the modules of testdata (each a module of its own,
@@ -45,24 +48,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// report is the part of a results line the tests look at.
-type report struct {
-	Test      string
-	Schedules int
-	Complete  bool
-	Internal  string
-	Findings  []struct {
-		Kind       string
-		Message    string
-		Pos        string
-		Goroutines []struct{ ID, State, Pos string }
-	}
-}
+// report is a test's summary in the results file.
+type report = *result.Result
 
-func (r report) kinds() []string {
+// kindsOf are the kinds of r's findings, sorted.
+func kindsOf(r report) []string {
 	var ks []string
 	for _, f := range r.Findings {
-		ks = append(ks, f.Kind)
+		ks = append(ks, string(f.Kind))
 	}
 	sort.Strings(ks)
 	return ks
@@ -134,17 +127,14 @@ func runPlanEnv(t *testing.T, plan *Plan, env []string, patterns ...string) (map
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		// The binary reports each test as it goes (scheduler.Line): its
+		// The binary reports each test as it goes (result.Line): its
 		// start, each finding when first seen, and its summary.
-		var l struct {
-			Event  string
-			Report *report
-		}
+		var l result.Line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("bad results line %s: %v", sc.Text(), err)
 		}
-		if l.Event == "summary" && l.Report != nil {
-			reports[l.Report.Test] = *l.Report
+		if l.Event == result.LineSummary && l.Result != nil {
+			reports[l.Result.Test] = l.Result
 		}
 	}
 	return reports, string(out)
@@ -162,7 +152,7 @@ func checkReports(t *testing.T, reports map[string]report, want map[string][]str
 		if r.Internal != "" {
 			t.Errorf("%s: internal error: %s", name, r.Internal)
 		}
-		if got := r.kinds(); !reflect.DeepEqual(got, kinds) {
+		if got := kindsOf(r); !reflect.DeepEqual(got, kinds) {
 			t.Errorf("%s: findings %v, want %v: %+v", name, got, kinds, r.Findings)
 		}
 	}
@@ -487,7 +477,7 @@ func TestOldModule(t *testing.T) {
 // of programs that synchronize properly do not change, while the data race
 // stays a data race.
 func TestBufferedHelpers(t *testing.T) {
-	plan := prepare(t, Options{Dir: testdata("old"), Memory: "tso"})
+	plan := prepare(t, Options{Dir: testdata("old"), Memory: settings.TSO})
 	if !overlayContains(t, plan, "_xbs.Store(p, v, pos)") {
 		t.Fatal("no buffered helpers in the rewritten files")
 	}
@@ -502,7 +492,7 @@ func TestBufferedHelpers(t *testing.T) {
 	}, out)
 	// Tuple assignments split into temporaries store through the buffers
 	// and keep their values.
-	tuples := prepare(t, Options{Dir: testdata("basic"), Patterns: []string{"./tuples"}, Memory: "tso"})
+	tuples := prepare(t, Options{Dir: testdata("basic"), Patterns: []string{"./tuples"}, Memory: settings.TSO})
 	treports, tout := runPlanEnv(t, tuples, []string{`XBTEST_CONFIG={"algorithm":"exitblock-rwdd","memory":"tso","checkpoint":"auto"}`})
 	checkReports(t, treports, map[string][]string{"TestTupleForms": nil}, tout)
 	// The stores of the shared loop variable go through a store buffer

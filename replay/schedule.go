@@ -17,6 +17,9 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Version is the format version this xbtest writes and reads. Version 1
@@ -25,17 +28,29 @@ const Version = 2
 
 // Schedule is the content of a schedule file.
 type Schedule struct {
-	Version   int        `json:"version"`
-	XBTest    string     `json:"xbtest"` // the xbtest that wrote it (module version, or "devel")
-	Package   string     `json:"package"`
-	Dir       string     `json:"dir"` // where xbtest ran
-	Test      string     `json:"test"`
-	Flags     Flags      `json:"flags"`
-	Finding   Finding    `json:"finding"`
-	Shortened *Shortened `json:"shortened,omitempty"`
-	Env       *Env       `json:"env,omitempty"`
-	Decisions []Decision `json:"decisions"`
+	Version   int               `json:"version"`
+	XBTest    string            `json:"xbtest"` // the xbtest that wrote it (module version, or "devel")
+	Package   string            `json:"package"`
+	Dir       string            `json:"dir"` // where xbtest ran
+	Test      string            `json:"test"`
+	Flags     Flags             `json:"flags"`
+	Finding   Finding           `json:"finding"`
+	Shortened *result.Shortened `json:"shortened,omitempty"`
+	Env       *Env              `json:"env,omitempty"`
+	// Decisions are the schedule's blocks, each of kind
+	// result.DecisionBlock.
+	Decisions []result.Block `json:"decisions"`
 }
+
+// Finding is what the schedule leads to: what a replay must find again,
+// and the schedule of the exploration that first showed it.
+type Finding struct {
+	result.Want
+	Schedule int `json:"schedule"`
+}
+
+// Preemptions counts the schedule's preemptions.
+func (s *Schedule) Preemptions() int { return result.Preemptions(s.Decisions) }
 
 // Env is what the program could see of its process when the schedule was
 // recorded, beyond the flags: the GOMAXPROCS the test body ran with (one P
@@ -88,76 +103,13 @@ func (e *Env) Changed(now *Env) []string {
 	return out
 }
 
-// Flags are the settings the schedule was found with.
+// Flags are the settings the schedule was found with: its semantics
+// (what a replay follows, whatever the command line says) and what the
+// build needs.
 type Flags struct {
-	Algorithm   string   `json:"algorithm"`
-	SyncDeps    bool     `json:"sync_deps"`
-	Memory      string   `json:"memory"`
-	Granularity string   `json:"granularity,omitempty"` // sync (default) or access
-	Race        string   `json:"race,omitempty"`
-	MaxSteps    int64    `json:"max_steps"`
-	FairBlocks  *int     `json:"fair_blocks,omitempty"` // absent: the default (100)
-	Timers      string   `json:"timers,omitempty"`      // -timers; absent: synctest (files from before the flag)
-	Tags        []string `json:"tags,omitempty"`
-	Instrument  []string `json:"instrument,omitempty"`
-}
-
-// Finding is what the schedule leads to.
-type Finding struct {
-	Kind     string `json:"kind"`
-	Message  string `json:"message"`
-	Pos      string `json:"pos,omitempty"`
-	Src      string `json:"src,omitempty"` // the source line at Pos: a finding whose line moved is still the same
-	Schedule int    `json:"schedule"`
-}
-
-// Shortened is the schedule exploration found, before minimisation.
-type Shortened struct {
-	Blocks      int `json:"blocks"`
-	Preemptions int `json:"preemptions"`
-}
-
-// Decision kinds. Only blocks exist: a store-buffer flush (-memory tso|pso)
-// is a block of the goroutine's flush pseudo-goroutine ("T0.1 store
-// buffer"), and which timers fire when virtual time advances is recorded
-// among the choices of the block before the advance (see scheduler/clock.go).
-const KindBlock = "block"
-
-var knownKinds = map[string]bool{KindBlock: true}
-
-// Decision is one scheduling decision, in order. For a "block": goroutine G
-// (thread index T) ran one atomic block from the end of the previous one
-// through Points scheduling points (counted from the start of the second
-// goroutine for the first block), the last of which ended it: operation Op
-// at Pos, in function Fn, whose source line is Src. It took Choices at its
-// notify and select points. Preempt: G could have gone on. Mid: the last
-// block, cut where the finding happened. End is the event number in the
-// recording run, for information only.
-type Decision struct {
-	Kind      string  `json:"kind"`
-	Goroutine string  `json:"g"`
-	Thread    int32   `json:"t"`
-	Points    int     `json:"points"`
-	Choices   []int32 `json:"choices,omitempty"`
-	Mid       bool    `json:"mid,omitempty"`
-	Preempt   bool    `json:"preempt,omitempty"`
-	Op        string  `json:"op,omitempty"`
-	Pos       string  `json:"pos,omitempty"`
-	Fn        string  `json:"fn,omitempty"`
-	Src       string  `json:"src,omitempty"`
-	End       int64   `json:"end,omitempty"`
-}
-
-// Preemptions counts the decisions that stopped a goroutine that could have
-// gone on.
-func (s *Schedule) Preemptions() int {
-	n := 0
-	for _, d := range s.Decisions {
-		if d.Preempt {
-			n++
-		}
-	}
-	return n
+	settings.Semantics
+	Tags       []string `json:"tags,omitempty"`
+	Instrument []string `json:"instrument,omitempty"`
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -210,6 +162,11 @@ func Write(dir, stem string, s *Schedule, n int) (string, error) {
 		return "", err
 	}
 	s.Version = Version
+	for i := range s.Decisions {
+		if s.Decisions[i].Kind == "" {
+			s.Decisions[i].Kind = result.DecisionBlock
+		}
+	}
 	if s.XBTest == "" {
 		s.XBTest = ToolVersion()
 	}
@@ -267,7 +224,9 @@ func Read(path string) (*Schedule, error) {
 	case *probe.Version < Version:
 		return nil, fmt.Errorf("%s: schedule format version %d was written by an older xbtest and cannot be replayed: run xbtest again to record the finding", path, *probe.Version)
 	}
-	var s Schedule
+	// A setting the file does not have means what xbtest did before it
+	// existed.
+	s := Schedule{Flags: Flags{Semantics: settings.FileDefaults()}}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
@@ -280,12 +239,15 @@ func Read(path string) (*Schedule, error) {
 		return nil, fmt.Errorf("%s: incomplete schedule file (no finding)", path)
 	}
 	for i, d := range s.Decisions {
-		if !knownKinds[d.Kind] {
+		if d.Kind != result.DecisionBlock {
 			return nil, fmt.Errorf("%s: decision %d has kind %q, which this xbtest cannot replay", path, i, d.Kind)
 		}
 		if d.Points < 0 || d.Thread < 0 || d.Goroutine == "" {
 			return nil, fmt.Errorf("%s: decision %d is malformed", path, i)
 		}
+	}
+	if err := s.Flags.Normalize(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	if s.Decisions[0].Thread != 0 {
 		return nil, fmt.Errorf("%s: the first decision is not the test goroutine's", path)

@@ -9,14 +9,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 func sample() *Schedule {
 	return &Schedule{Package: "example.com/p", Dir: "/tmp", Test: "TestX",
-		Flags:   Flags{Algorithm: "exitblock-rwdd", SyncDeps: true, Memory: "sc", MaxSteps: 100000},
-		Finding: Finding{Kind: "deadlock", Message: "all goroutines are asleep", Pos: "p/x.go:3", Schedule: 2},
-		Decisions: []Decision{{Kind: KindBlock, Goroutine: "T0", Thread: 0, Points: 2, End: 4, Preempt: true, Op: "Mutex.Unlock", Pos: "p/x.go:5", Fn: "p.f", Src: "mu.Unlock()"},
-			{Kind: KindBlock, Goroutine: "T0.1", Thread: 1, Points: 3, End: 9, Choices: []int32{1}, Mid: true, Pos: "p/x.go:7"}}}
+		Flags:   Flags{Semantics: settings.Semantics{Algorithm: settings.ExitBlockRWDD, SyncDeps: true, Memory: settings.SC, MaxSteps: 100000, FairBlocks: 100}},
+		Finding: Finding{Want: result.Want{Kind: result.Deadlock, Message: "all goroutines are asleep", Pos: "p/x.go:3"}, Schedule: 2},
+		Decisions: []result.Block{{Kind: result.DecisionBlock, Goroutine: "T0", Thread: 0, Points: 2, End: 4, Preempt: true, Op: "Mutex.Unlock", Pos: "p/x.go:5", Fn: "p.f", Src: "mu.Unlock()"},
+			{Kind: result.DecisionBlock, Goroutine: "T0.1", Thread: 1, Points: 3, End: 9, Choices: []int32{1}, Mid: true, Pos: "p/x.go:7"}}}
 }
 
 func TestWriteRead(t *testing.T) {
@@ -125,5 +129,38 @@ func TestPrune(t *testing.T) {
 				t.Errorf("left %v, want %v", left, want)
 			}
 		}
+	}
+}
+
+// A file written before a setting existed reads as what xbtest did then,
+// and is normalised as the command line is: tso implies access
+// granularity, "hybrid" is the old name of hb.
+func TestReadOldFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.json")
+	old := `{"version": 2, "package": "example.com/p", "test": "TestX",
+	  "flags": {"algorithm": "exitblock-rwdd", "sync_deps": false, "memory": "tso", "race": "hybrid", "max_steps": 5000},
+	  "finding": {"kind": "race", "message": "data race", "schedule": 3},
+	  "decisions": [{"kind": "block", "g": "T0", "t": 0, "points": 2}]}`
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := settings.Semantics{Algorithm: settings.ExitBlockRWDD, SyncDeps: true, Memory: settings.TSO, Granularity: settings.Access,
+		Race: eraser.HB, MaxSteps: 5000, FairBlocks: 100, Timers: settings.Synctest}
+	if s.Flags.Semantics != want {
+		t.Errorf("flags %+v, want %+v", s.Flags.Semantics, want)
+	}
+	if s.Finding.Kind != result.Race || s.Finding.Schedule != 3 {
+		t.Errorf("finding %+v", s.Finding)
+	}
+	bad := strings.Replace(old, `"memory": "tso"`, `"memory": "rmo"`, 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), `unknown memory model "rmo"`) {
+		t.Errorf("a file with memory rmo: %v", err)
 	}
 }

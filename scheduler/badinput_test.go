@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
@@ -31,7 +32,7 @@ func TestStepBoundStopsANonTerminatingGoroutine(t *testing.T) {
 	if res.Complete || res.Bound != "steps" || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "goroutine T0.1 was stopped after 500 scheduling steps") {
 		t.Fatalf("complete=%v bound=%q warnings=%q", res.Complete, res.Bound, res.Warnings)
 	}
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindNonTermination || !strings.Contains(res.Findings[0].Message, "goroutine T0.1 exceeded 500 scheduling steps") || res.Internal != "" {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.NonTermination || !strings.Contains(res.Findings[0].Message, "goroutine T0.1 exceeded 500 scheduling steps") || res.Internal != "" {
 		t.Errorf("findings %v internal %q", res.Findings, res.Internal)
 	}
 }
@@ -128,7 +129,7 @@ func TestBadInputEndsWithAReport(t *testing.T) {
 			if err != nil {
 				t.Fatalf("child: %v\n%s", err, out)
 			}
-			var res xb.Result
+			var res result.Result
 			line := out[strings.Index(string(out), "RESULT ")+len("RESULT "):]
 			line = line[:strings.IndexByte(string(line), '\n')]
 			if err := json.Unmarshal(line, &res); err != nil {

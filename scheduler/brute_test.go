@@ -5,13 +5,15 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 func bruteConfig(access bool) xb.Config {
 	cfg := xb.DefaultConfig()
-	cfg.Algorithm = xb.Brute
-	cfg.AccessGranularity = access
+	cfg.Algorithm = settings.Brute
+	cfg.Granularity = granularity(access)
 	return cfg
 }
 
@@ -22,7 +24,7 @@ func TestBruteReachesTheOraclesOutcomes(t *testing.T) {
 	for _, p := range outcomePrograms {
 		for _, access := range []bool{false, true} {
 			ocfg := xb.OracleConfig(true)
-			ocfg.AccessGranularity = access
+			ocfg.Granularity = granularity(access)
 			want, ores := outcomes(t, p.name, p.prog, ocfg)
 			got, bres := outcomes(t, p.name, p.prog, bruteConfig(access))
 			if !slices.Equal(got, want) {
@@ -53,15 +55,16 @@ func TestBruteFindsRecursiveRLock(t *testing.T) {
 		sp.wg.Wait()
 	}
 	res := explore(t, "recursive-rlock", body, bruteConfig(false))
-	if res.Count(xb.KindLockCycle) == 0 {
+	if res.Count(result.LockCycle) == 0 {
 		t.Fatalf("brute: no lock cycle in %d schedules: %v", res.Schedules, res.Findings)
 	}
 }
 
 func TestParseBrute(t *testing.T) {
-	a, err := xb.ParseAlgorithm("brute")
-	if err != nil || a != xb.Brute || a.String() != "brute" || !a.DetectsDeadlocks() {
-		t.Fatalf("ParseAlgorithm(brute) = %v, %v", a, err)
+	var a settings.Algorithm
+	err := a.UnmarshalText([]byte("brute"))
+	if err != nil || a != settings.Brute || a.String() != "brute" || !a.DetectsDeadlocks() {
+		t.Fatalf("UnmarshalText(brute) = %v, %v", a, err)
 	}
 }
 
@@ -123,7 +126,7 @@ func TestTryLockOrders(t *testing.T) {
 		if !slices.Contains(want, p.miss) {
 			t.Fatalf("%s: brute reaches %v, without %s", p.name, want, p.miss)
 		}
-		for _, a := range []xb.Algorithm{xb.ExitBlock, xb.ExitBlockRW, xb.ExitBlockDD, xb.ExitBlockRWDD} {
+		for _, a := range []settings.Algorithm{settings.ExitBlock, settings.ExitBlockRW, settings.ExitBlockDD, settings.ExitBlockRWDD} {
 			for _, sd := range []bool{true, false} {
 				cfg := xb.DefaultConfig()
 				cfg.Algorithm, cfg.SyncDeps = a, sd

@@ -17,11 +17,13 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // outcome is what must not depend on how exploration backs up.
-func outcome(res *xb.Result) string {
+func outcome(res *result.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "schedules=%d aborted=%d complete=%v", res.Schedules, res.Aborted, res.Complete)
 	for _, f := range res.Findings {
@@ -70,7 +72,7 @@ func TestCheckpointStrategiesAgree(t *testing.T) {
 	}
 	// ExitBlock-RW alone (thesisRW) explores a subset of the trees of
 	// these two and takes no path of its own through the backers.
-	cfgs := map[string]xb.Config{"rwdd": xb.DefaultConfig(), "dd": xb.ThesisConfig(xb.ExitBlockDD)}
+	cfgs := map[string]xb.Config{"rwdd": xb.DefaultConfig(), "dd": xb.ThesisConfig(settings.ExitBlockDD)}
 	for _, p := range progs {
 		for cname, cfg := range cfgs {
 			// BufferNotify's trees (75,293 and 70,160 schedules) take

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/result"
 )
 
 // Virtual time.
@@ -184,7 +186,7 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 				r.ex.path[n-1].tick = true
 			}
 			if g := r.ex.guide; g != nil && r.trace && len(g.steps) < maxSteps {
-				g.steps = append(g.steps, TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
+				g.steps = append(g.steps, result.TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
 			}
 		}
 		if ok {

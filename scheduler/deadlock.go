@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/result"
 )
 
 // Deadlock detection (thesis 2.5): reverse lock chain analysis at every
@@ -53,18 +55,18 @@ func (r *run) reverseLockChain(t *thread, l *lockState, mode string) {
 	if !walk(l) {
 		return
 	}
-	gs := []Goroutine{{ID: t.id(), State: "running", On: l.kind(), Note: "wants " + r.lockName(l) + " (" + mode + ")"}}
+	gs := []result.Goroutine{{ID: t.id(), State: "running", On: l.kind(), Note: "wants " + r.lockName(l) + " (" + mode + ")"}}
 	ids := []string{t.id()}
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%s wants %s", t.id(), r.lockName(l)))
 	for _, o := range chain {
-		gs = append(gs, Goroutine{ID: o.id(), State: r.stateOf(o), On: o.on,
+		gs = append(gs, result.Goroutine{ID: o.id(), State: r.stateOf(o), On: o.on,
 			Note: fmt.Sprintf("holds %s; would block on %s if it had not yet taken it", r.lockName(ownedBy(o, l, chain, t)), r.lockName(o.lastLock))})
 		ids = append(ids, o.id())
 		parts = append(parts, fmt.Sprintf("%s holds %s and last took %s", o.id(), r.lockName(ownedBy(o, l, chain, t)), r.lockName(o.lastLock)))
 	}
 	sort.Strings(ids)
-	r.addFinding(&Finding{Kind: KindLockCycle, Pos: callerPos(4), Goroutines: gs,
+	r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(4), Goroutines: gs,
 		Message: "lock-order cycle between goroutines " + strings.Join(ids, ", ") + ": " + strings.Join(parts, "; ")},
 		"lock-cycle|"+strings.Join(ids, ","))
 }
@@ -87,9 +89,9 @@ func ownedBy(o *thread, first *lockState, chain []*thread, t *thread) *lockState
 // proceed; the path ends here.
 func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
 	if r.exploring && r.ex.dd {
-		r.addFinding(&Finding{Kind: KindLockCycle, Pos: callerPos(4),
+		r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(4),
 			Message:    fmt.Sprintf("goroutine %s calls %s on %s, which it already holds", t.id(), mode, r.lockName(l)),
-			Goroutines: []Goroutine{{ID: t.id(), State: "blocked", On: l.kind(), Note: "holds " + r.lockName(l)}}},
+			Goroutines: []result.Goroutine{{ID: t.id(), State: "blocked", On: l.kind(), Note: "holds " + r.lockName(l)}}},
 			"self|"+t.id()+"|"+mode+"|"+callerPos(4))
 	}
 	if !r.exploring {
@@ -107,9 +109,9 @@ func (r *run) readerWriterCycle(t *thread, l *lockState) {
 		w := l.writer
 		ids := []string{t.id(), w.id()}
 		sort.Strings(ids)
-		r.addFinding(&Finding{Kind: KindLockCycle, Pos: callerPos(4),
+		r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(4),
 			Message: fmt.Sprintf("goroutine %s read-locks %s again while writer %s waits for its readers to leave", t.id(), r.lockName(l), w.id()),
-			Goroutines: []Goroutine{
+			Goroutines: []result.Goroutine{
 				{ID: t.id(), State: "blocked", On: l.kind(), Note: "holds a read lock, wants another"},
 				{ID: w.id(), State: "waiting", On: w.on, Note: "waits for the readers"},
 			}}, "rw-cycle|"+strings.Join(ids, ","))
@@ -168,7 +170,7 @@ func (r *run) checkStuck() {
 	for _, b := range st.blocked {
 		blockedOn[b.t] = b
 	}
-	var stuck []Goroutine
+	var stuck []result.Goroutine
 	var sites []string
 	t0done := r.threads[0].status == stExited
 	for _, t := range r.threads {
@@ -178,7 +180,7 @@ func (r *run) checkStuck() {
 		if t.frozen {
 			return // a goroutine stopped by the step bound: no verdict
 		}
-		g := Goroutine{ID: t.id()}
+		g := result.Goroutine{ID: t.id()}
 		if b, ok := blockedOn[t.idx]; ok {
 			g.State, g.On = "blocked", "mutex"
 			if l := r.lockByID(b.lock); l != nil {
@@ -212,15 +214,15 @@ func (r *run) checkStuck() {
 	if len(stuck) == 0 {
 		return
 	}
-	kind, msg := KindDeadlock, "all goroutines are asleep: the test goroutine can never finish"
+	kind, msg := result.Deadlock, "all goroutines are asleep: the test goroutine can never finish"
 	switch {
 	case t0done:
-		kind, msg = KindLeak, fmt.Sprintf("the test returned but %d goroutine(s) are blocked forever", len(stuck))
+		kind, msg = result.Leak, fmt.Sprintf("the test returned but %d goroutine(s) are blocked forever", len(stuck))
 	case r.lockCycleAmong(stuck):
-		kind, msg = KindLockCycle, "all goroutines are asleep: a cycle of goroutines each waiting for a lock another holds"
+		kind, msg = result.LockCycle, "all goroutines are asleep: a cycle of goroutines each waiting for a lock another holds"
 	}
 	sort.Strings(sites)
-	r.addFinding(&Finding{Kind: kind, Message: msg, Goroutines: stuck}, string(kind)+"|"+strings.Join(sites, ","))
+	r.addFinding(&result.Finding{Kind: kind, Message: msg, Goroutines: stuck}, string(kind)+"|"+strings.Join(sites, ","))
 }
 
 // funcSite names the code of a goroutine's function: the same for every
@@ -250,7 +252,7 @@ func (r *run) lockByID(id int32) *lockState {
 
 // lockCycleAmong reports whether every stuck goroutine waits for a lock and
 // the waits-for relation has a cycle.
-func (r *run) lockCycleAmong(stuck []Goroutine) bool {
+func (r *run) lockCycleAmong(stuck []result.Goroutine) bool {
 	waitsFor := map[string][]string{}
 	for _, g := range stuck {
 		if g.On != "mutex" && g.On != "rwmutex" && !strings.HasPrefix(g.On, "rwmutex") {

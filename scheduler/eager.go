@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
-	"math"
 	"time"
 	"unsafe"
 )
@@ -15,10 +13,10 @@ import (
 // is only wrong in that order (a select that takes the timer's case before
 // the goroutine that was to close the other channel has run) passes every
 // schedule under that rule and hangs under go test. With
-// Config.EagerTimers > 0 a started timer may also fire at any scheduling
+// Config.Timers > 0 a started timer may also fire at any scheduling
 // point, ahead of goroutines that could run, once the timers due before it
 // have fired, if its deadline is within EagerTimers of the virtual now
-// (EagerAlways: whatever its deadline). Time stays virtual: firing early
+// (settings.Eager: whatever its deadline). Time stays virtual: firing early
 // moves the clock to the deadline at once.
 //
 // The clock is then a pseudo-thread, like a store buffer's flusher
@@ -48,36 +46,6 @@ import (
 // giving way of one that gave way. What is not explored: more than
 // FairBlocks eager firings while a goroutine waits to run.
 
-// EagerAlways lets every started timer fire at any scheduling point.
-const EagerAlways = time.Duration(math.MaxInt64)
-
-// ParseTimers parses -timers: synctest, eager, or a duration (eager for
-// the timers due within it).
-func ParseTimers(s string) (time.Duration, error) {
-	switch s {
-	case "synctest":
-		return 0, nil
-	case "eager":
-		return EagerAlways, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("invalid -timers value %q (want synctest, eager, or a positive duration such as 1ms)", s)
-	}
-	return d, nil
-}
-
-// FormatTimers is the -timers value of d.
-func FormatTimers(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "synctest"
-	case d == EagerAlways:
-		return "eager"
-	}
-	return d.String()
-}
-
 // clockCell stands for the virtual clock in read/write sets.
 var clockCell byte
 
@@ -88,7 +56,7 @@ func init() {
 // clockAccess records an access of the clock for ExitBlock-RW when timers
 // may fire eagerly (otherwise no block is ordered against a firing).
 func (r *run) clockAccess(write bool) {
-	if r.exploring && r.cfg.EagerTimers > 0 {
+	if r.exploring && r.cfg.Timers.Horizon() > 0 {
 		r.ex.access(uintptr(unsafe.Pointer(&clockCell)), 1, write)
 	}
 }
@@ -99,7 +67,7 @@ func (r *run) clockAccess(write bool) {
 // t's block, a scheduling point as a go statement is (wokeMidBlock).
 func (r *run) startTimer(t *thread, tm *vtimer, d time.Duration) {
 	r.clock.start(tm, d)
-	if d <= r.cfg.EagerTimers {
+	if d <= r.cfg.Timers.Horizon() {
 		// A timer due later than the horizon cannot be the one the
 		// clock's next block fires (that one is due within it), so
 		// starting it commutes with that block.
@@ -119,7 +87,7 @@ func (r *run) eagerFireable() bool {
 	c := &r.clock
 	c.noTickers = r.testReturned()
 	when, ok := c.next()
-	return ok && when-c.now <= r.cfg.EagerTimers && !r.starved()
+	return ok && when-c.now <= r.cfg.Timers.Horizon() && !r.starved()
 }
 
 // starved reports whether a goroutine that can run has waited FairBlocks
@@ -144,7 +112,7 @@ func (r *run) starved() bool {
 // point (the clock keeps its own state, see clockLoop). It reports
 // whether it made the clock runnable.
 func (r *run) syncClock(t *thread) bool {
-	if r.cfg.EagerTimers <= 0 || t != nil && t.isClock {
+	if r.cfg.Timers.Horizon() <= 0 || t != nil && t.isClock {
 		return false
 	}
 	fire := r.eagerFireable()

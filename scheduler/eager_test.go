@@ -7,6 +7,7 @@ import (
 	"time"
 
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Eager timers (eager.go): under -timers eager or a duration, a due timer
@@ -29,12 +30,12 @@ func earlyTimeout(d time.Duration) func(out func(string)) func(*xb.T) {
 	}
 }
 
-func withTimers(cfg xb.Config, d time.Duration) xb.Config {
-	cfg.EagerTimers = d
+func withTimers(cfg xb.Config, d settings.Timers) xb.Config {
+	cfg.Timers = d
 	return cfg
 }
 
-var eagerAlgos = []xb.Algorithm{xb.ExitBlock, xb.ExitBlockRW, xb.ExitBlockDD, xb.ExitBlockRWDD, xb.Brute}
+var eagerAlgos = []settings.Algorithm{settings.ExitBlock, settings.ExitBlockRW, settings.ExitBlockDD, settings.ExitBlockRWDD, settings.Brute}
 
 // Under synctest's rule the 1 ns time-out never beats the close (someone
 // can always run); under eager timers and under a horizon that covers it,
@@ -42,14 +43,15 @@ var eagerAlgos = []xb.Algorithm{xb.ExitBlock, xb.ExitBlockRW, xb.ExitBlockDD, xb
 // changes nothing.
 func TestEagerTimerOvertakesRunnableGoroutines(t *testing.T) {
 	cases := []struct {
-		timeout, timers time.Duration
-		want            []string
+		timeout time.Duration
+		timers  settings.Timers
+		want    []string
 	}{
 		{time.Nanosecond, 0, []string{"done"}},
-		{time.Nanosecond, xb.EagerAlways, []string{"done", "timeout"}},
-		{time.Nanosecond, time.Millisecond, []string{"done", "timeout"}},
-		{10 * time.Millisecond, time.Millisecond, []string{"done"}},
-		{10 * time.Millisecond, xb.EagerAlways, []string{"done", "timeout"}},
+		{time.Nanosecond, settings.Eager, []string{"done", "timeout"}},
+		{time.Nanosecond, settings.Timers(time.Millisecond), []string{"done", "timeout"}},
+		{10 * time.Millisecond, settings.Timers(time.Millisecond), []string{"done"}},
+		{10 * time.Millisecond, settings.Eager, []string{"done", "timeout"}},
 	}
 	for _, c := range cases {
 		for _, a := range eagerAlgos {
@@ -57,7 +59,7 @@ func TestEagerTimerOvertakesRunnableGoroutines(t *testing.T) {
 			cfg.Algorithm = a
 			got, res := outcomes(t, t.Name(), earlyTimeout(c.timeout), withTimers(cfg, c.timers))
 			if !slices.Equal(got, c.want) {
-				t.Errorf("time-out %v, -timers %s, -algo %s: %d schedules reach %v, want %v", c.timeout, xb.FormatTimers(c.timers), a, res.Schedules, got, c.want)
+				t.Errorf("time-out %v, -timers %s, -algo %s: %d schedules reach %v, want %v", c.timeout, c.timers, a, res.Schedules, got, c.want)
 			}
 		}
 	}
@@ -68,7 +70,7 @@ func TestEagerTimerOvertakesRunnableGoroutines(t *testing.T) {
 // test goroutine, so the exploration ends (it is not stopped by the step
 // bound) and the stop is seen after any number of ticks up to the bound.
 func TestEagerTickerLoopGivesWay(t *testing.T) {
-	cfg := withTimers(xb.DefaultConfig(), xb.EagerAlways)
+	cfg := withTimers(xb.DefaultConfig(), settings.Eager)
 	cfg.FairBlocks = 8
 	got, res := outcomes(t, t.Name(), func(out func(string)) func(*xb.T) {
 		return func(*xb.T) {
@@ -96,25 +98,5 @@ func TestEagerTickerLoopGivesWay(t *testing.T) {
 	// waits: at decision 8 it has waited FairBlocks blocks.
 	if want := []string{"0", "1", "2", "3"}; !slices.Equal(got, want) || len(res.Warnings) > 0 {
 		t.Errorf("%d schedules reach %v (warnings %v), want %v", res.Schedules, got, res.Warnings, want)
-	}
-}
-
-func TestParseTimers(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want time.Duration
-	}{{"synctest", 0}, {"eager", xb.EagerAlways}, {"1ms", time.Millisecond}, {"250us", 250 * time.Microsecond}} {
-		got, err := xb.ParseTimers(c.in)
-		if err != nil || got != c.want {
-			t.Errorf("ParseTimers(%q) = %v, %v; want %v", c.in, got, err, c.want)
-		}
-		if back := xb.FormatTimers(got); back != c.in && !(c.in == "250us" && back == "250µs") {
-			t.Errorf("FormatTimers(%v) = %q, want %q", got, back, c.in)
-		}
-	}
-	for _, bad := range []string{"", "0", "-1ms", "soon", "eagerly"} {
-		if _, err := xb.ParseTimers(bad); err == nil {
-			t.Errorf("ParseTimers(%q) accepted", bad)
-		}
 	}
 }

@@ -1,6 +1,9 @@
 package scheduler
 
-import "github.com/xbtest/xbtest/checkpoint"
+import (
+	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/settings"
+)
 
 // The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
 // Programs", 1999, Ch. 2), as it reacts to the events of one execution.
@@ -219,13 +222,13 @@ type exploreStats struct {
 func newExplorer(cfg *Config) *explorer {
 	ex := &explorer{cfg: cfg, learnt: &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}}
 	switch cfg.Algorithm {
-	case ExitBlockRW:
+	case settings.ExitBlockRW:
 		ex.rw = true
-	case ExitBlockDD:
+	case settings.ExitBlockDD:
 		ex.dd = true
-	case ExitBlockRWDD:
+	case settings.ExitBlockRWDD:
 		ex.rw, ex.dd = true, true
-	case Brute:
+	case settings.Brute:
 		ex.dd = true
 	}
 	// The first execution starts from the beginning with the test goroutine

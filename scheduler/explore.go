@@ -7,23 +7,25 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Explore runs body once per schedule the configured algorithm explores and
 // returns what it found. name is the test's name in reports.
-func Explore(name string, body func(*T), cfg Config) *Result {
+func Explore(name string, body func(*T), cfg Config) *result.Result {
 	if cfg.Backer == nil {
-		cfg.Backer = checkpoint.Rerun{}
+		cfg.Backer = BackerFor(cfg.Checkpoint)
 	}
-	if cfg.AccessGranularity || cfg.Memory != SC {
-		// Blocks that end inside critical sections: ExitBlock-RW is sound
-		// only if lock operations are in the read/write sets (tso.go).
-		cfg.SyncDeps = true
+	res := &result.Result{Test: name, Semantics: cfg.Semantics, Complete: true}
+	if err := cfg.Normalize(); err != nil {
+		res.Internal, res.Complete = err.Error(), false
+		return res
 	}
-	if cfg.Algorithm == Brute {
+	res.Semantics, res.Backer = cfg.Semantics, cfg.Backer.Name()
+	if cfg.Algorithm == settings.Brute {
 		cfg.oracle, cfg.oracleSpawns, cfg.brute = true, true, true
 	}
-	res := &Result{Test: name, Algorithm: cfg.Algorithm, SyncDeps: cfg.SyncDeps, Backer: cfg.Backer.Name(), Complete: true}
 	if m := tainted.Load(); m != nil {
 		res.Internal = "not explored, an earlier test left a goroutine xbtest could not stop: " + *m
 		res.Complete = false
@@ -43,7 +45,7 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 		defer tm.Stop()
 	}
 	start := time.Now()
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}, start: start}
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
@@ -65,6 +67,7 @@ func Explore(name string, body func(*T), cfg Config) *Result {
 	d.pkgState = packageState()
 	cfg.Backer.Explore(d)
 	res = d.res
+	res.Findings = publicFindings(d.found)
 	res.Schedules = d.ex.stats.schedules
 	res.Depth = d.ex.stats.maxDepth
 	if !res.Complete {
@@ -108,7 +111,7 @@ func (d *driver) advance() {
 	}
 	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
 		d.lastProgress = now
-		cfg.Progress(d.ex.stats.schedules, len(d.res.Findings))
+		cfg.Progress(d.ex.stats.schedules, len(d.found))
 	}
 }
 
@@ -119,7 +122,7 @@ func (d *driver) restart() {
 	old := d.ex
 	d.ex = newExplorer(d.cfg)
 	d.ex.learnt = old.learnt
-	d.res.Findings = nil
+	d.found = nil
 	clear(d.seen)
 	d.restarts++
 }
@@ -131,8 +134,9 @@ type driver struct {
 	cfg      *Config
 	name     string
 	body     func(*T)
-	res      *Result
-	seen     map[string]*Finding
+	res      *result.Result
+	seen     map[string]*finding
+	found    []*finding // the distinct findings, in the order seen (res.Findings at the end)
 	warned   map[string]bool
 	last     endReason
 	stop     bool
@@ -294,9 +298,9 @@ func (d *driver) collect(r *run) {
 		}
 		f.Count, f.Schedule = 1, r.number
 		d.seen[f.key] = f
-		d.res.Findings = append(d.res.Findings, f)
+		d.found = append(d.found, f)
 		if d.cfg.Found != nil {
-			d.cfg.Found(f)
+			d.cfg.Found(&f.Finding)
 		}
 		if d.cfg.Stop {
 			d.stop = true
@@ -342,7 +346,7 @@ func (d *driver) collect(r *run) {
 // program state (the backer's Isolate: a forked child when the body may
 // change package state).
 func (d *driver) Describe() {
-	for _, f := range d.res.Findings {
+	for _, f := range d.found {
 		if d.res.Internal != "" || tainted.Load() != nil {
 			break
 		}
@@ -362,20 +366,20 @@ func (d *driver) Describe() {
 			*f = *g
 		}
 	}
-	sort.SliceStable(d.res.Findings, func(i, j int) bool { return d.res.Findings[i].Schedule < d.res.Findings[j].Schedule })
+	sort.SliceStable(d.found, func(i, j int) bool { return d.found[i].Schedule < d.found[j].Schedule })
 }
 
 // verify follows f's schedule as xbtest -replay will (from the start of the
 // test body, by goroutine, scheduling points and anchors) and notes when it
 // does not lead to f again: a finding is reported with a schedule file that
 // replays it, or says it does not.
-func (d *driver) verify(f *Finding) {
+func (d *driver) verify(f *finding) {
 	if d.pkgState != nil && d.pkgState.changed() != "" {
 		// Describing changed package state (re-running in this process):
 		// a replay would not start where the finding's exploration did.
 		return
 	}
-	g, gd, _ := d.follow(f.Blocks, true, func(g *Finding) int {
+	g, gd, _ := d.follow(f.Blocks, true, func(g *finding) int {
 		if g.key == f.key {
 			return matchExact
 		}
@@ -392,7 +396,7 @@ func (d *driver) verify(f *Finding) {
 
 // describeOne replays f's path with tracing on and fills in its blocks and
 // the positions of its goroutines.
-func (d *driver) describeOne(f *Finding) bool {
+func (d *driver) describeOne(f *finding) bool {
 	r, blocks := d.trace(f.path)
 	if r == nil {
 		return false
@@ -420,7 +424,7 @@ func (d *driver) describeOne(f *Finding) bool {
 
 // trace replays path with tracing on and returns the execution and the
 // path's blocks, anchored; nil if the path did not replay.
-func (d *driver) trace(path []decision) (*run, []Block) {
+func (d *driver) trace(path []decision) (*run, []result.Block) {
 	cfg := *d.cfg
 	cfg.Trace = true
 	// MaxSteps stays: a goroutine the bound stopped while the path was
@@ -428,11 +432,11 @@ func (d *driver) trace(path []decision) (*run, []Block) {
 	r := &d.r
 	r.reset(d.ex, &cfg, d.name, d.body, path)
 	r.traceOnly = true
-	r.stepAt = make([]Block, len(path))
+	r.stepAt = make([]result.Block, len(path))
 	if why := d.execute(r); why != endReplay {
 		return nil, nil
 	}
-	blocks := make([]Block, len(path))
+	blocks := make([]result.Block, len(path))
 	for i, s := range path {
 		b := r.stepAt[i]
 		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.thread].id(), s.thread, s.end, s.choices, s.mid
@@ -454,6 +458,15 @@ func mergePath(p []decision) []decision {
 			continue
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// publicFindings are the results of fs.
+func publicFindings(fs []*finding) []*result.Finding {
+	out := make([]*result.Finding, len(fs))
+	for i, f := range fs {
+		out[i] = &f.Finding
 	}
 	return out
 }

@@ -1,6 +1,11 @@
 package scheduler
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
+)
 
 // The exhaustive oracle as seen from the external tests: they cannot set the
 // unexported fields.
@@ -9,14 +14,14 @@ import "fmt"
 // blocks; with spawns, every order around go statements too.
 func OracleConfig(spawns bool) Config {
 	cfg := DefaultConfig()
-	cfg.Algorithm = ExitBlockDD
+	cfg.Algorithm = settings.ExitBlockDD
 	cfg.oracle, cfg.oracleSpawns = true, spawns
 	return cfg
 }
 
 // ThesisConfig returns the configuration of algorithm a without the spawn
 // branches xbtest adds for Go: the thesis's algorithm exactly.
-func ThesisConfig(a Algorithm) Config {
+func ThesisConfig(a settings.Algorithm) Config {
 	cfg := DefaultConfig()
 	cfg.Algorithm = a
 	cfg.noSpawnBranches = true
@@ -45,16 +50,16 @@ func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
 // WorstSchedule explores body under cfg and returns, among the schedules
 // that lead to a finding of kind k, the blocks of one with the most
 // preemptions (the schedule minimisation should shorten most).
-func WorstSchedule(name string, body func(*T), cfg Config, k Kind) []Block {
+func WorstSchedule(name string, body func(*T), cfg Config, k result.Kind) []result.Block {
 	var paths [][]decision
 	cfg.Minimise = false
-	cfg.onFinding = func(f *Finding) {
+	cfg.onFinding = func(f *finding) {
 		if f.Kind == k {
 			paths = append(paths, mergePath(f.path))
 		}
 	}
 	Explore(name, body, cfg)
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &Result{}}
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &result.Result{}}
 	// The most switches between goroutines, then the longest: traced once.
 	var most []decision
 	for _, p := range paths {
@@ -68,9 +73,9 @@ func WorstSchedule(name string, body func(*T), cfg Config, k Kind) []Block {
 
 // MinimiseSchedule shortens a schedule leading to a finding of kind k as
 // exploration does before reporting it.
-func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []Block, k Kind) ([]Block, *Shortened) {
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &Result{}}
-	f, _, _ := d.follow(blocks, false, Want{Kind: k}.matches)
+func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	f, _, _ := d.follow(blocks, false, func(f *finding) int { return wantMatches(result.Want{Kind: k}, f) })
 	if f == nil {
 		return nil, nil
 	}

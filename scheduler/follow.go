@@ -6,6 +6,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Degrees to which a finding is the one a schedule should lead to.
@@ -21,9 +24,9 @@ const (
 // finding that match rates highest (an exact one at once, a weak one when
 // the last execution has no exact one), the guide and the last execution's
 // end.
-func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) int) (*Finding, *guide, endReason) {
+func (d *driver) follow(blocks []result.Block, trace bool, match func(*finding) int) (*finding, *guide, endReason) {
 	cfg := *d.cfg
-	cfg.Algorithm = ExitBlockDD
+	cfg.Algorithm = settings.ExitBlockDD
 	cfg.Trace = trace
 	g := &guide{blocks: blocks, check: trace}
 	for range 64 + 4*len(blocks) {
@@ -36,7 +39,7 @@ func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) int) (*
 		r.reset(ex, &cfg, d.name, d.body, nil)
 		r.number = 1
 		why := d.execute(r)
-		var weak *Finding
+		var weak *finding
 		for _, f := range r.findings {
 			switch match(f) {
 			case matchExact:
@@ -73,19 +76,19 @@ func (d *driver) follow(blocks []Block, trace bool, match func(*Finding) int) (*
 // Candidates are followed by goroutine and scheduling-point count only;
 // one that no longer fits the program (a goroutine that cannot run, a block
 // that blocks early) is dropped.
-func (d *driver) minimise(f *Finding) {
+func (d *driver) minimise(f *finding) {
 	orig := f.Blocks
 	best := orig
-	var bestF *Finding
+	var bestF *finding
 	tries := 0
-	try := func(cand []Block) bool {
+	try := func(cand []result.Block) bool {
 		if d.pkgState != nil && d.pkgState.changed() != "" {
 			// The last try changed package state: another would not
 			// start from the state the finding was found in.
 			return false
 		}
 		tries++
-		g, _, _ := d.follow(cand, false, func(g *Finding) int {
+		g, _, _ := d.follow(cand, false, func(g *finding) int {
 			if g.key == f.key {
 				return matchExact
 			}
@@ -106,7 +109,7 @@ func (d *driver) minimise(f *Finding) {
 	n := len(orig)
 	step := max(1, n/48) // at most ~50 prefixes however long the schedule
 	for k := 0; k < n; k += step {
-		if Preemptions(orig[:k]) > Preemptions(best) {
+		if result.Preemptions(orig[:k]) > result.Preemptions(best) {
 			break // prefixes only grow in preemptions
 		}
 		try(orig[:k])
@@ -120,7 +123,7 @@ func (d *driver) minimise(f *Finding) {
 			}
 		}
 	}
-	f.Shortened = &Shortened{Blocks: n, Preemptions: Preemptions(orig), Tries: tries}
+	f.Shortened = &result.Shortened{Blocks: n, Preemptions: result.Preemptions(orig), Tries: tries}
 	if bestF == nil {
 		return
 	}
@@ -134,7 +137,7 @@ func (d *driver) minimise(f *Finding) {
 // block of the same goroutine is joined to it, and the blocks of the others
 // in between come after. nil if block i is no preemption or its goroutine
 // runs no more.
-func joinNext(bs []Block, i int) []Block {
+func joinNext(bs []result.Block, i int) []result.Block {
 	if !bs[i].Preempt {
 		return nil
 	}
@@ -145,7 +148,7 @@ func joinNext(bs []Block, i int) []Block {
 		m := bs[j]
 		m.Points = bs[i].Points + bs[j].Points
 		m.Choices = append(append([]int32(nil), bs[i].Choices...), bs[j].Choices...)
-		out := append(append([]Block(nil), bs[:i]...), m)
+		out := append(append([]result.Block(nil), bs[:i]...), m)
 		if m.Mid {
 			return out // the finding's block: the others' blocks before it are dropped
 		}
@@ -155,18 +158,7 @@ func joinNext(bs []Block, i int) []Block {
 	return nil
 }
 
-// Preemptions counts the blocks that end while their goroutine could go on.
-func Preemptions(bs []Block) int {
-	n := 0
-	for _, b := range bs {
-		if b.Preempt {
-			n++
-		}
-	}
-	return n
-}
-
-func points(bs []Block) int {
+func points(bs []result.Block) int {
 	n := 0
 	for _, b := range bs {
 		n += b.Points
@@ -174,8 +166,8 @@ func points(bs []Block) int {
 	return n
 }
 
-func shorter(a, b []Block) bool {
-	if pa, pb := Preemptions(a), Preemptions(b); pa != pb {
+func shorter(a, b []result.Block) bool {
+	if pa, pb := result.Preemptions(a), result.Preemptions(b); pa != pb {
 		return pa < pb
 	}
 	if len(a) != len(b) {
@@ -184,29 +176,12 @@ func shorter(a, b []Block) bool {
 	return points(a) < points(b)
 }
 
-// ReplayOutcome is what following a recorded schedule showed.
-type ReplayOutcome struct {
-	Reproduced  bool        `json:"reproduced"`         // the schedule led to the recorded finding
-	Diverged    string      `json:"diverged,omitempty"` // where the program stopped following the schedule
-	Steps       []TraceStep `json:"steps"`              // every scheduling point, in order
-	FindingStep int         `json:"finding_step"`       // the finding happened after this many steps (-1: none)
-	Blocks      int         `json:"blocks"`
-}
-
-// Want is the finding a replayed schedule must lead to.
-type Want struct {
-	Kind    Kind   `json:"kind"`
-	Pos     string `json:"pos,omitempty"`
-	Src     string `json:"src,omitempty"`
-	Message string `json:"message,omitempty"`
-}
-
-// matches rates a finding against the wanted one: the same kind at the same
+// wantMatches rates a finding against the wanted one: the same kind at the same
 // position, or at a position whose line moved but whose file and source
 // text are the same, is a weak match, and exact with the same message too
 // (an execution may have several findings of a kind at one position: races
 // on two variables accessed on one line).
-func (w Want) matches(f *Finding) int {
+func wantMatches(w result.Want, f *finding) int {
 	if f.Kind != w.Kind {
 		return matchNone
 	}
@@ -227,10 +202,15 @@ func (w Want) matches(f *Finding) int {
 // the result holds the finding the schedule led to, if it is the wanted one,
 // every scheduling point, and where the program stopped following the
 // schedule if it did.
-func Replay(name string, body func(*T), cfg Config, blocks []Block, want Want) (res *Result) {
-	res = &Result{Test: name, Algorithm: cfg.Algorithm, SyncDeps: cfg.SyncDeps, Backer: "replay", Complete: true}
-	out := &ReplayOutcome{FindingStep: -1, Blocks: len(blocks)}
+func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want result.Want) (res *result.Result) {
+	res = &result.Result{Test: name, Semantics: cfg.Semantics, Backer: "replay", Complete: true}
+	out := &result.ReplayOutcome{FindingStep: -1, Blocks: len(blocks)}
 	res.Replay = out
+	if err := cfg.Normalize(); err != nil {
+		res.Internal = err.Error()
+		return res
+	}
+	res.Semantics = cfg.Semantics
 	if m := tainted.Load(); m != nil {
 		res.Internal = *m
 		return res
@@ -250,12 +230,12 @@ func Replay(name string, body func(*T), cfg Config, blocks []Block, want Want) (
 		res.Elapsed = time.Since(start)
 	}()
 	cfg.Minimise = false
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*Finding{}, warned: map[string]bool{}}
+	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
 		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()
 	}
-	f, g, _ := d.follow(blocks, true, want.matches)
+	f, g, _ := d.follow(blocks, true, func(f *finding) int { return wantMatches(want, f) })
 	res.Schedules = 1
 	out.Steps = g.steps
 	out.Diverged = g.div
@@ -267,7 +247,7 @@ func Replay(name string, body func(*T), cfg Config, blocks []Block, want Want) (
 			}
 		}
 		f.Count, f.Schedule = 1, 1
-		res.Findings = []*Finding{f}
+		res.Findings = []*result.Finding{&f.Finding}
 		return res
 	}
 	if tainted.Load() != nil && out.Diverged == "" {
@@ -276,7 +256,7 @@ func Replay(name string, body func(*T), cfg Config, blocks []Block, want Want) (
 	// What the schedule led to instead, for the report.
 	for _, ff := range d.r.findings {
 		ff.Count, ff.Schedule = 1, 1
-		res.Findings = append(res.Findings, ff)
+		res.Findings = append(res.Findings, &ff.Finding)
 	}
 	return res
 }

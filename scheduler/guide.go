@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/xbtest/xbtest/result"
 )
 
 // Guided executions follow a recorded schedule (xbtest -replay, and the
@@ -32,7 +34,7 @@ import (
 
 // guide is the schedule a guided execution follows, and what it observed.
 type guide struct {
-	blocks  []Block
+	blocks  []result.Block
 	i       int // the block under way
 	choiceN int // its choices taken so far
 	check   bool
@@ -43,7 +45,7 @@ type guide struct {
 	// took: the rest belong to the tick that follows it (see clock.go), if
 	// time advances before the next block (-1: the next block has started).
 	owed, owedN int
-	steps       []TraceStep
+	steps       []result.TraceStep
 	found       []int // len(steps) when each finding of the execution was added
 }
 
@@ -53,16 +55,6 @@ type guide struct {
 type hint struct {
 	depth int
 	b     blockedThread
-}
-
-// TraceStep is one scheduling point of a guided execution: the goroutine, the
-// operation and where it happened in the source. A step without a goroutine
-// is virtual time advancing (Op says to when): the timers due then fire.
-type TraceStep struct {
-	G     string `json:"g,omitempty"`
-	Op    string `json:"op"`
-	Pos   string `json:"pos,omitempty"`
-	Block int    `json:"block"` // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
 }
 
 const maxSteps = 100000 // steps kept for a report
@@ -84,7 +76,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	}
 	if r.trace && len(g.steps) < maxSteps {
 		a := r.anchor(t, kind)
-		g.steps = append(g.steps, TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Block: g.i})
+		g.steps = append(g.steps, result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Block: g.i})
 	}
 	if !g.following() {
 		return r.dispatch(t, kind)
@@ -232,8 +224,8 @@ func (r *run) guideDiverged(t *thread, why string) {
 
 // anchor describes the scheduling point t is at (trace mode: t.pcs is the
 // stack of its last event).
-func (r *run) anchor(t *thread, kind pointKind) Block {
-	b := Block{Points: r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass}
+func (r *run) anchor(t *thread, kind pointKind) result.Block {
+	b := result.Block{Points: r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass}
 	switch kind {
 	case ptExit:
 		b.Op = "exit"
@@ -268,7 +260,7 @@ func (r *run) anchor(t *thread, kind pointKind) Block {
 // same operation at the same position, or, when lines moved (an edit above
 // it), the same operation in the same file and function on a line with the
 // same source text.
-func sameAnchor(want, got Block) bool {
+func sameAnchor(want, got result.Block) bool {
 	if want.Op != got.Op {
 		return false
 	}
@@ -280,7 +272,7 @@ func sameAnchor(want, got Block) bool {
 	return wf == gf && want.Fn == got.Fn && want.Src != "" && want.Src == got.Src
 }
 
-func describeAnchor(b Block) string {
+func describeAnchor(b result.Block) string {
 	s := b.Op
 	if b.Pos != "" {
 		s += " at " + b.Pos
@@ -391,7 +383,7 @@ func runtimeFrames(pcs []uintptr) []string {
 
 // notePositions gives the goroutines of a finding of a guided execution
 // their positions at the moment of the finding (trace mode).
-func (r *run) notePositions(f *Finding) {
+func (r *run) notePositions(f *finding) {
 	pos := map[string]string{}
 	for _, t := range r.threads {
 		if file, line, _ := userFrame(t.pcs); file != "" {

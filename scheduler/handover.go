@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/xbtest/xbtest/checkpoint"
 	"math"
+
+	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/result"
 )
 
 // Handing exploration state between processes (fork checkpoints).
@@ -249,23 +251,23 @@ func (d *dec) branch() branch {
 
 // findingWire is a Finding with the fields JSON does not carry.
 type findingWire struct {
-	F    *Finding
+	F    *finding
 	Key  string
 	Path []byte
 }
 
 // encodeFinding encodes a finding with its path and key.
-func encodeFinding(f *Finding) []byte {
+func encodeFinding(f *finding) []byte {
 	var pe enc
 	pe.decisions(f.path)
 	b, err := json.Marshal(findingWire{F: f, Key: f.key, Path: pe.b})
 	if err != nil {
-		b, _ = json.Marshal(findingWire{F: &Finding{Kind: f.Kind, Message: f.Message}, Key: f.key, Path: pe.b})
+		b, _ = json.Marshal(findingWire{F: &finding{Finding: result.Finding{Kind: f.Kind, Message: f.Message}}, Key: f.key, Path: pe.b})
 	}
 	return b
 }
 
-func decodeFinding(b []byte) (*Finding, error) {
+func decodeFinding(b []byte) (*finding, error) {
 	var w findingWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("exploration state: %v", err)
@@ -335,8 +337,8 @@ func (d *driver) Save() []byte {
 	e.str(res.Bound)
 	e.bool(res.Skipped)
 	e.str(res.Internal)
-	e.uint(uint64(len(res.Findings)))
-	for _, f := range res.Findings {
+	e.uint(uint64(len(d.found)))
+	for _, f := range d.found {
 		e.bytes(encodeFinding(f))
 	}
 	return e.b
@@ -376,7 +378,7 @@ func (d *driver) Load(b []byte) error {
 	isDirty, dirty := x.bool(), x.str()
 	warnings, notes := x.strs(), x.strs()
 	complete, bound, skipped, internal := x.bool(), x.str(), x.bool(), x.str()
-	var findings []*Finding
+	var findings []*finding
 	for n := x.n(); n > 0 && x.err == nil; n-- {
 		f, err := decodeFinding(x.bytes())
 		if err != nil {
@@ -406,7 +408,7 @@ func (d *driver) Load(b []byte) error {
 	}
 	d.res.Warnings, d.res.Notes = warnings, notes
 	d.res.Complete, d.res.Bound, d.res.Skipped, d.res.Internal = complete, bound, skipped, internal
-	d.res.Findings = findings
+	d.found = findings
 	clear(d.seen)
 	for _, f := range findings {
 		d.seen[f.key] = f

@@ -60,7 +60,7 @@ func TestDivergenceIsReported(t *testing.T) {
 // not had the chance to run.
 func TestWatchdogCountsOnlyWatchedTime(t *testing.T) {
 	const watchdog = 400 * time.Millisecond
-	r := &run{cfg: &Config{Watchdog: watchdog}, done: make(chan struct{})}
+	r := &run{cfg: watchdogConfig(watchdog), done: make(chan struct{})}
 	r.multiA.Store(true) // several goroutines: no sequential computation
 	w := watch(t, r)
 	early := "the watchdog reported a stall before the execution was watched for its period"
@@ -82,7 +82,7 @@ func TestWatchdogGivesASpawnAFullPeriod(t *testing.T) {
 	const watchdog = 400 * time.Millisecond
 	defer func() { computingHook = computing }()
 	computingHook = func() bool { return true } // the lone goroutine runs
-	r := &run{cfg: &Config{Watchdog: watchdog}, done: make(chan struct{})}
+	r := &run{cfg: watchdogConfig(watchdog), done: make(chan struct{})}
 	w := watch(t, r)
 	early := "the watchdog reported a stall while the goroutine computed alone or had just started another"
 	for start := time.Now(); time.Since(start) < 2*watchdog; time.Sleep(w.period) {
@@ -181,4 +181,10 @@ func TestRunningState(t *testing.T) {
 			t.Errorf("runningState(%q) = %v, want %v", header, got, want)
 		}
 	}
+}
+
+func watchdogConfig(d time.Duration) *Config {
+	cfg := &Config{}
+	cfg.Watchdog = d
+	return cfg
 }

@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // The differential check of the memory models: random litmus programs
@@ -96,13 +98,13 @@ func (lt *litmus) String() string {
 const maxLitmusSchedules = 5000
 
 // boundedOutcomes is outcomes for an exploration that may stop at its bound.
-func boundedOutcomes(name string, prog func(out func(string)) func(*xb.T), cfg xb.Config) ([]string, *xb.Result) {
+func boundedOutcomes(name string, prog func(out func(string)) func(*xb.T), cfg xb.Config) ([]string, *result.Result) {
 	seen := map[string]bool{}
 	res := xb.Explore(name, prog(func(s string) { seen[s] = true }), cfg)
 	return slices.Sorted(maps.Keys(seen)), res
 }
 
-var diffAlgos = []xb.Algorithm{xb.ExitBlock, xb.ExitBlockRW, xb.ExitBlockDD, xb.ExitBlockRWDD}
+var diffAlgos = []settings.Algorithm{settings.ExitBlock, settings.ExitBlockRW, settings.ExitBlockDD, settings.ExitBlockRWDD}
 
 // litmusSeeds is how many programs the check runs: XBLITMUS_N, else 60
 // (about ten seconds). The long run:

@@ -13,6 +13,7 @@ import (
 
 	litcorpus "github.com/xbtest/xbtest/corpus/litmus"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Litmus tests of the memory models (tso.go). Each test is run twice:
@@ -109,7 +110,7 @@ var statementForms = map[string]string{
 	"RMW+call":    "RMW",
 }
 
-var models = []xb.Memory{xb.SC, xb.TSO, xb.PSO}
+var models = []settings.Memory{settings.SC, settings.TSO, settings.PSO}
 
 func litOutcome(regs []int64, mem []int64, final []int) string {
 	var parts []string
@@ -193,7 +194,7 @@ func (s *refState) see(i, loc int) int64 {
 // oldest entry may be committed at any time, and MFENCE and LOCK'd
 // instructions wait for an empty buffer; under PSO any location's oldest
 // entry may be committed.
-func refOutcomes(lt *litmus, m xb.Memory) []string {
+func refOutcomes(lt *litmus, m settings.Memory) []string {
 	seen, out := map[string]bool{}, map[string]bool{}
 	var visit func(s *refState)
 	visit = func(s *refState) {
@@ -207,7 +208,7 @@ func refOutcomes(lt *litmus, m xb.Memory) []string {
 			if len(s.buf[i]) > 0 {
 				done = false
 				for j, e := range s.buf[i] {
-					if m == xb.TSO && j > 0 {
+					if m == settings.TSO && j > 0 {
 						break
 					}
 					if first := slices.IndexFunc(s.buf[i], func(o litOp) bool { return o.loc == e.loc }); first != j {
@@ -228,7 +229,7 @@ func refOutcomes(lt *litmus, m xb.Memory) []string {
 			c.pc[i]++
 			switch op.kind {
 			case 's':
-				if m == xb.SC {
+				if m == settings.SC {
 					c.mem[op.loc] = op.val
 				} else {
 					c.buf[i] = append(c.buf[i], op)
@@ -237,7 +238,7 @@ func refOutcomes(lt *litmus, m xb.Memory) []string {
 				c.regs[op.reg] = s.see(i, op.loc)
 			case 'a':
 				e := litOp{kind: 's', loc: op.loc, val: s.see(i, op.loc) + s.see(i, op.src)}
-				if m == xb.SC {
+				if m == settings.SC {
 					c.mem[op.loc] = e.val
 				} else {
 					c.buf[i] = append(c.buf[i], e)
@@ -263,9 +264,9 @@ func refOutcomes(lt *litmus, m xb.Memory) []string {
 	return slices.Sorted(maps.Keys(out))
 }
 
-func litConfig(base xb.Config, m xb.Memory) xb.Config {
+func litConfig(base xb.Config, m settings.Memory) xb.Config {
 	base.Memory = m
-	base.AccessGranularity = true
+	base.Granularity = settings.Access
 	base.Race = 0 // litmus tests race on purpose
 	return base
 }
@@ -341,7 +342,7 @@ func BenchmarkLitmus(b *testing.B) {
 // goroutine enabled (the loads are block boundaries nobody else can use).
 func BenchmarkMemoryHookBuffered(b *testing.B) {
 	cfg := xb.DefaultConfig()
-	cfg.Memory, cfg.Race = xb.TSO, 0
+	cfg.Memory, cfg.Race = settings.TSO, 0
 	cfg.MaxSteps, cfg.MaxSchedules = 0, 1
 	x := xb.New(new(int))
 	n := b.N
@@ -370,7 +371,7 @@ func TestBufferedPointersStayAlive(t *testing.T) {
 	var inMemory *obj
 	got := 0
 	cfg := xb.DefaultConfig()
-	cfg.Memory, cfg.Race, cfg.MaxSchedules = xb.TSO, 0, 1
+	cfg.Memory, cfg.Race, cfg.MaxSchedules = settings.TSO, 0, 1
 	res := xb.Explore("gc", func(*xb.T) {
 		slot := xb.New(new(*obj))
 		done := xb.MakeChan[bool](0)
@@ -454,7 +455,7 @@ func TestSynchronizationDrains(t *testing.T) {
 	const relaxed = "r0=1 r1=0"
 	reached := func(t *testing.T, mid func(*prims), pre, post func(*prims)) []string {
 		seen := map[string]bool{}
-		cfg := litConfig(xb.DefaultConfig(), xb.PSO)
+		cfg := litConfig(xb.DefaultConfig(), settings.PSO)
 		res := xb.Explore(t.Name(), func(*xb.T) {
 			p := xb.New(new(prims))
 			p.cond = xb.NewCond(&p.mu)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
@@ -26,7 +27,7 @@ func TestLockNamesInReports(t *testing.T) {
 				p[0].mu.Unlock()
 			})
 		}
-	}, xb.KindLockCycle, "")
+	}, result.LockCycle, "")
 	if !strings.Contains(f.Message, "scheduler_test.account.mu (mutex#") {
 		t.Errorf("message %q does not name the locks by field", f.Message)
 	}

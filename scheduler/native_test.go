@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
@@ -112,7 +113,7 @@ func TestNativeChannelNobodyReadies(t *testing.T) {
 			xb.Select(false, xb.RecvCase(ch, nil), xb.RecvCase(xb.MakeChan[int](0), nil))
 		})
 	}, cfg)
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Leak {
 		t.Fatalf("findings %+v", res.Findings)
 	}
 	g := res.Findings[0].Goroutines
@@ -136,7 +137,7 @@ func TestNativeSendOnClosedChannelPanicsInTheSender(t *testing.T) {
 		closeIt()
 		xb.Step()
 		xb.Recv(done)
-	}, xb.KindPanic, "send on closed channel")
+	}, result.Panic, "send on closed channel")
 	if len(f.Goroutines) == 0 || !strings.HasPrefix(f.Goroutines[0].ID, "T0.1") {
 		t.Errorf("goroutines %+v", f.Goroutines)
 	}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Programs whose test goroutine joins its goroutines and then records what
@@ -257,7 +259,7 @@ var outcomePrograms = []struct {
 	}},
 }
 
-func outcomes(t *testing.T, name string, prog func(out func(string)) func(*xb.T), cfg xb.Config) ([]string, *xb.Result) {
+func outcomes(t *testing.T, name string, prog func(out func(string)) func(*xb.T), cfg xb.Config) ([]string, *result.Result) {
 	t.Helper()
 	seen := map[string]bool{}
 	res := xb.Explore(name, prog(func(s string) { seen[s] = true }), cfg)
@@ -272,12 +274,12 @@ func TestAlgorithmsReachTheOraclesOutcomes(t *testing.T) {
 		name string
 		cfg  func() xb.Config
 	}{
-		{"exitblock", func() xb.Config { c := xb.DefaultConfig(); c.Algorithm = xb.ExitBlock; return c }},
-		{"exitblock-dd", func() xb.Config { c := xb.DefaultConfig(); c.Algorithm = xb.ExitBlockDD; return c }},
-		{"exitblock-rw", func() xb.Config { c := xb.DefaultConfig(); c.Algorithm = xb.ExitBlockRW; return c }},
+		{"exitblock", func() xb.Config { c := xb.DefaultConfig(); c.Algorithm = settings.ExitBlock; return c }},
+		{"exitblock-dd", func() xb.Config { c := xb.DefaultConfig(); c.Algorithm = settings.ExitBlockDD; return c }},
+		{"exitblock-rw", func() xb.Config { c := xb.DefaultConfig(); c.Algorithm = settings.ExitBlockRW; return c }},
 		{"exitblock-rw-nosyncdeps", func() xb.Config {
 			c := xb.DefaultConfig()
-			c.Algorithm, c.SyncDeps = xb.ExitBlockRW, false
+			c.Algorithm, c.SyncDeps = settings.ExitBlockRW, false
 			return c
 		}},
 		{"exitblock-rwdd", xb.DefaultConfig},
@@ -307,7 +309,7 @@ func reachOracle(t *testing.T, name string, prog func(out func(string)) func(*xb
 		prog func(out func(string)) func(*xb.T)
 	}{name, prog}
 	ocfg := xb.OracleConfig(true)
-	ocfg.AccessGranularity = access
+	ocfg.Granularity = granularity(access)
 	{
 		{
 			want, ores := outcomes(t, p.name, p.prog, ocfg)
@@ -316,7 +318,7 @@ func reachOracle(t *testing.T, name string, prog func(out func(string)) func(*xb
 			}
 			for _, a := range algos {
 				cfg := a.cfg()
-				cfg.AccessGranularity = access
+				cfg.Granularity = granularity(access)
 				got, res := outcomes(t, p.name, p.prog, cfg)
 				if !slices.Equal(got, want) {
 					t.Errorf("%s reaches %v in %d schedules, the oracle %v in %d", a.name, got, res.Schedules, want, ores.Schedules)
@@ -338,8 +340,8 @@ func TestExitBlockEnumeratesExactlyTheBlockSchedules(t *testing.T) {
 	for _, p := range outcomePrograms {
 		for _, access := range []bool{false, true} {
 			body := p.prog(func(string) {})
-			ocfg, tcfg := xb.OracleConfig(false), xb.ThesisConfig(xb.ExitBlockDD)
-			ocfg.AccessGranularity, tcfg.AccessGranularity = access, access
+			ocfg, tcfg := xb.OracleConfig(false), xb.ThesisConfig(settings.ExitBlockDD)
+			ocfg.Granularity, tcfg.Granularity = granularity(access), granularity(access)
 			want, _ := xb.Paths(body, ocfg)
 			got, partial := xb.Paths(body, tcfg)
 			slices.Sort(got)
@@ -372,7 +374,7 @@ func TestSpawnBranchesAreNeeded(t *testing.T) {
 			prog = p.prog
 		}
 	}
-	for _, a := range []xb.Algorithm{xb.ExitBlock, xb.ExitBlockRWDD} {
+	for _, a := range []settings.Algorithm{settings.ExitBlock, settings.ExitBlockRWDD} {
 		got, _ := outcomes(t, "spawn-then-lock", prog, xb.ThesisConfig(a))
 		if !slices.Equal(got, []string{"1"}) {
 			t.Errorf("%s without spawn branches reaches %v, want only [1]", a, got)
@@ -403,4 +405,12 @@ func mergeRuns(paths []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// granularity is Access when access is set.
+func granularity(access bool) settings.Granularity {
+	if access {
+		return settings.Access
+	}
+	return settings.Sync
 }

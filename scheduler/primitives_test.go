@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
@@ -22,7 +23,7 @@ func next() string {
 
 // one explores body with the default configuration and expects exactly one
 // finding, of kind k, whose message contains msg.
-func one(t *testing.T, body func(*xb.T), k xb.Kind, msg string) *xb.Finding {
+func one(t *testing.T, body func(*xb.T), k result.Kind, msg string) *result.Finding {
 	t.Helper()
 	res := explore(t, t.Name(), body, xb.DefaultConfig())
 	if len(res.Findings) != 1 || res.Findings[0].Kind != k || !strings.Contains(res.Findings[0].Message, msg) {
@@ -31,7 +32,7 @@ func one(t *testing.T, body func(*xb.T), k xb.Kind, msg string) *xb.Finding {
 	return res.Findings[0]
 }
 
-func none(t *testing.T, body func(*xb.T)) *xb.Result {
+func none(t *testing.T, body func(*xb.T)) *result.Result {
 	t.Helper()
 	res := explore(t, t.Name(), body, xb.DefaultConfig())
 	if len(res.Findings) != 0 {
@@ -57,7 +58,7 @@ func TestMutexUnlockOfUnlockedIsFatal(t *testing.T) {
 		var mu xb.Mutex
 		pos = next()
 		mu.Unlock()
-	}, xb.KindPanic, "fatal error: sync: unlock of unlocked mutex")
+	}, result.Panic, "fatal error: sync: unlock of unlocked mutex")
 	if f.Pos != pos {
 		t.Errorf("at %s, want %s", f.Pos, pos)
 	}
@@ -68,7 +69,7 @@ func TestMutexLockedTwiceDeadlocks(t *testing.T) {
 		var mu xb.Mutex
 		mu.Lock()
 		mu.Lock()
-	}, xb.KindLockCycle, "which it already holds")
+	}, result.LockCycle, "which it already holds")
 }
 
 func TestMutexUnlockedByAnotherGoroutine(t *testing.T) {
@@ -164,7 +165,7 @@ func TestRWMutexWriterPreferenceDeadlock(t *testing.T) {
 			rw.Lock()
 			rw.Unlock()
 		})
-	}, xb.KindLockCycle, "")
+	}, result.LockCycle, "")
 	var on []string
 	for _, g := range f.Goroutines {
 		on = append(on, g.ID+":"+g.On)
@@ -180,7 +181,7 @@ func TestRWMutexRUnlockOfUnlockedIsFatal(t *testing.T) {
 	one(t, func(t *xb.T) {
 		var rw xb.RWMutex
 		rw.RUnlock()
-	}, xb.KindPanic, "fatal error: sync: RUnlock of unlocked RWMutex")
+	}, result.Panic, "fatal error: sync: RUnlock of unlocked RWMutex")
 }
 
 func TestRWMutexLockWhileReadingDeadlocks(t *testing.T) {
@@ -188,7 +189,7 @@ func TestRWMutexLockWhileReadingDeadlocks(t *testing.T) {
 		var rw xb.RWMutex
 		rw.RLock()
 		rw.Lock()
-	}, xb.KindLockCycle, "which it already holds")
+	}, result.LockCycle, "which it already holds")
 }
 
 func TestCondBroadcastWakesAll(t *testing.T) {
@@ -220,7 +221,7 @@ func TestCondWaitWithoutLockIsFatal(t *testing.T) {
 	one(t, func(t *xb.T) {
 		var mu xb.Mutex
 		xb.NewCond(&mu).Wait()
-	}, xb.KindPanic, "unlock of unlocked mutex")
+	}, result.Panic, "unlock of unlocked mutex")
 }
 
 func TestWaitGroupNegativeCounterPanics(t *testing.T) {
@@ -229,7 +230,7 @@ func TestWaitGroupNegativeCounterPanics(t *testing.T) {
 		var wg xb.WaitGroup
 		pos = next()
 		wg.Done()
-	}, xb.KindPanic, "panic: sync: negative WaitGroup counter")
+	}, result.Panic, "panic: sync: negative WaitGroup counter")
 	if f.Pos != pos {
 		t.Errorf("at %s, want %s", f.Pos, pos)
 	}
@@ -279,7 +280,7 @@ func TestChannelPanics(t *testing.T) {
 		}, "panic: send on closed channel"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			one(t, func(*xb.T) { c.body() }, xb.KindPanic, c.msg)
+			one(t, func(*xb.T) { c.body() }, result.Panic, c.msg)
 			// The panic value is a runtime.Error, as Go's is.
 			none(t, func(t *xb.T) {
 				defer func() {
@@ -298,14 +299,14 @@ func TestNilChannelBlocksForever(t *testing.T) {
 	f := one(t, func(t *xb.T) {
 		var ch chan int
 		xb.Recv(ch)
-	}, xb.KindDeadlock, "")
+	}, result.Deadlock, "")
 	if len(f.Goroutines) != 1 || f.Goroutines[0].On != "nil channel (receive)" {
 		t.Errorf("goroutines %+v", f.Goroutines)
 	}
 }
 
 func TestEmptySelectBlocksForever(t *testing.T) {
-	one(t, func(t *xb.T) { xb.Select(false) }, xb.KindDeadlock, "")
+	one(t, func(t *xb.T) { xb.Select(false) }, result.Deadlock, "")
 }
 
 func TestClosedChannelReceivesAndRange(t *testing.T) {
@@ -398,7 +399,7 @@ func TestAtomicLostUpdateFound(t *testing.T) {
 			pos = next()
 			t.Errorf("lost update: %d", n)
 		}
-	}, xb.KindAssertion, "lost update: 1")
+	}, result.Assertion, "lost update: 1")
 	if f.Pos != pos {
 		t.Errorf("at %s, want %s", f.Pos, pos)
 	}
@@ -450,7 +451,7 @@ func TestPanicInGoroutineIsReportedWithItsPosition(t *testing.T) {
 			m["x"] = 1
 		})
 		sp.wg.Wait()
-	}, xb.KindPanic, "assignment to entry in nil map")
+	}, result.Panic, "assignment to entry in nil map")
 	if f.Pos != pos || f.Goroutines[0].ID != "T0.1" || !strings.Contains(f.Goroutines[0].Stack, "goroutine") {
 		t.Errorf("at %s by %s, want %s by T0.1", f.Pos, f.Goroutines[0].ID, pos)
 	}
@@ -486,7 +487,7 @@ func TestHelperPositions(t *testing.T) {
 	f := one(t, func(t *xb.T) {
 		pos = next()
 		check(t, false)
-	}, xb.KindAssertion, "check failed")
+	}, result.Assertion, "check failed")
 	if f.Pos != pos {
 		t.Errorf("at %s, want the helper's caller %s", f.Pos, pos)
 	}
@@ -499,7 +500,7 @@ func TestSubtests(t *testing.T) {
 			t.Errorf("Run reported success")
 		}
 		t.Cleanup(func() {})
-	}, xb.KindAssertion, "inner failed")
+	}, result.Assertion, "inner failed")
 	if f.Goroutines[0].ID != "T0.1" {
 		t.Errorf("subtest ran on %s", f.Goroutines[0].ID)
 	}
@@ -509,7 +510,7 @@ func TestLeak(t *testing.T) {
 	f := one(t, func(t *xb.T) {
 		ch := xb.MakeChan[int](0)
 		xb.Go(func() { xb.Send(ch, 1) }) // nobody receives
-	}, xb.KindLeak, "blocked forever")
+	}, result.Leak, "blocked forever")
 	if len(f.Goroutines) != 1 || f.Goroutines[0].ID != "T0.1" || f.Goroutines[0].On != "chan send" {
 		t.Errorf("goroutines %+v", f.Goroutines)
 	}
@@ -537,7 +538,7 @@ func TestFindingsCarryTheLog(t *testing.T) {
 	f := one(t, func(t *xb.T) {
 		t.Logf("starting with %d", 3)
 		t.Errorf("bad")
-	}, xb.KindAssertion, "bad")
+	}, result.Assertion, "bad")
 	if len(f.Log) != 2 || !strings.HasSuffix(f.Log[0], ": starting with 3") || !strings.HasSuffix(f.Log[1], ": bad") {
 		t.Errorf("log %q", f.Log)
 	}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/result"
 )
 
 // Race detection: the scheduler feeds package eraser the events of every
@@ -357,14 +358,14 @@ func (r *run) raceFinding(rc eraser.Race) {
 		cur.Pos = uint32(sitePos(4))
 	}
 	name := r.locationName(rc.Addr, cur, prev)
-	g := func(a eraser.Access) Goroutine {
-		return Goroutine{ID: r.threads[a.Thread].id(), State: accessKind(a), Pos: Pos(a.Pos).String(), Note: r.heldNote(a.Locks)}
+	g := func(a eraser.Access) result.Goroutine {
+		return result.Goroutine{ID: r.threads[a.Thread].id(), State: accessKind(a), Pos: Pos(a.Pos).String(), Note: r.heldNote(a.Locks)}
 	}
-	f := &Finding{
-		Kind:       KindRace,
+	f := &result.Finding{
+		Kind:       result.Race,
 		Message:    fmt.Sprintf("data race on %s: %s by %s and %s by %s", name, accessKind(cur), r.threads[cur.Thread].id(), accessKind(prev), r.threads[prev.Thread].id()),
 		Pos:        Pos(cur.Pos).String(),
-		Goroutines: []Goroutine{g(cur), g(prev)},
+		Goroutines: []result.Goroutine{g(cur), g(prev)},
 	}
 	// One race per variable and test, whatever the schedule, whichever
 	// access came first and whichever pair of its accesses showed it: the

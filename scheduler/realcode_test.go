@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
 )
 
@@ -145,7 +146,7 @@ func TestLeakNamedByItsGoStatement(t *testing.T) {
 		}
 		wg.Wait()
 	}, cfg)
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Leak {
 		t.Fatalf("findings %v, want one leak", res.Findings)
 	}
 	if f := res.Findings[0]; f.Count > res.Schedules+res.Aborted {
@@ -177,7 +178,7 @@ func TestTickerLeftBehindIsNoFinding(t *testing.T) {
 		stop := xb.MakeChan[bool](0)
 		xb.Go(func() { xb.Recv(stop) })
 	}, cfg)
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Leak {
 		t.Fatalf("findings %v, want a leak", res.Findings)
 	}
 }
@@ -192,7 +193,7 @@ func TestLogAfterTheTestPanics(t *testing.T) {
 		})
 		xb.Send(done, true)
 	}, xb.DefaultConfig())
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindPanic || !strings.Contains(res.Findings[0].Message, "Log in goroutine after log has completed: late") {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Panic || !strings.Contains(res.Findings[0].Message, "Log in goroutine after log has completed: late") {
 		t.Fatalf("findings %v", res.Findings)
 	}
 }

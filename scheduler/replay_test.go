@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 var replayProgs = []struct {
@@ -32,7 +34,7 @@ func TestReplayFindings(t *testing.T) {
 				if len(f.Blocks) == 0 {
 					t.Fatalf("%s finding without blocks", f.Kind)
 				}
-				got := xb.Replay(p.name, p.body, xb.DefaultConfig(), f.Blocks, xb.Want{Kind: f.Kind, Pos: f.Pos, Src: f.Src})
+				got := xb.Replay(p.name, p.body, xb.DefaultConfig(), f.Blocks, result.Want{Kind: f.Kind, Pos: f.Pos, Src: f.Src})
 				out := got.Replay
 				if !out.Reproduced || out.Diverged != "" || got.Internal != "" {
 					t.Errorf("%s at %s (%d blocks): not reproduced: diverged %q, internal %q, findings %v", f.Kind, f.Pos, len(f.Blocks), out.Diverged, got.Internal, got.Findings)
@@ -53,7 +55,7 @@ func TestReplayFindings(t *testing.T) {
 	}
 }
 
-func countPreempt(bs []xb.Block) int {
+func countPreempt(bs []result.Block) int {
 	n := 0
 	for _, b := range bs {
 		if b.Preempt {
@@ -72,12 +74,12 @@ func TestMinimise(t *testing.T) {
 	for _, p := range []struct {
 		name string
 		body func(*xb.T)
-		kind xb.Kind
+		kind result.Kind
 		want int // preemptions at most
-	}{{"SplitSync", splitSync, xb.KindAssertion, 1}, {"NoEraser", noEraser, xb.KindRace, 2}, {"DeadlockWait", deadlockWait, xb.KindDeadlock, 0}} {
+	}{{"SplitSync", splitSync, result.Assertion, 1}, {"NoEraser", noEraser, result.Race, 2}, {"DeadlockWait", deadlockWait, result.Deadlock, 0}} {
 		t.Run(p.name, func(t *testing.T) {
 			cfg := xb.DefaultConfig()
-			cfg.Algorithm = xb.ExitBlockDD
+			cfg.Algorithm = settings.ExitBlockDD
 			worst := xb.WorstSchedule(p.name, p.body, cfg, p.kind)
 			if worst == nil {
 				t.Fatal("no failing schedule")
@@ -93,7 +95,7 @@ func TestMinimise(t *testing.T) {
 			if sh.Blocks != len(worst) || sh.Preemptions != countPreempt(worst) {
 				t.Errorf("recorded the original as %+v", sh)
 			}
-			got := xb.Replay(p.name, p.body, xb.DefaultConfig(), short, xb.Want{Kind: p.kind})
+			got := xb.Replay(p.name, p.body, xb.DefaultConfig(), short, result.Want{Kind: p.kind})
 			if !got.Replay.Reproduced {
 				t.Errorf("the short schedule does not lead to the %s: %s", p.kind, got.Replay.Diverged)
 			}
@@ -108,12 +110,12 @@ func TestMinimise(t *testing.T) {
 // data's). The assertion's message carries what the program saw.
 var decisionProgs = []struct {
 	name string
-	mem  xb.Memory
+	mem  settings.Memory
 	body func(*xb.T)
 	// needs reports whether a schedule has the decision the finding needs.
-	needs func([]xb.Block) bool
+	needs func([]result.Block) bool
 }{
-	{"TimerOrder", xb.SC, func(t *xb.T) {
+	{"TimerOrder", settings.SC, func(t *xb.T) {
 		done := xb.MakeChan[bool](0)
 		xb.Go(func() { xb.Send(done, true) })
 		xb.Recv(done)
@@ -122,7 +124,7 @@ var decisionProgs = []struct {
 			t.Errorf("the second timer fired first, at %v", xb.TimeNow().Format(time.TimeOnly))
 		}
 	}, hasChoices},
-	{"SelectChoice", xb.SC, func(t *xb.T) {
+	{"SelectChoice", settings.SC, func(t *xb.T) {
 		a, b := xb.MakeChan[int](1), xb.MakeChan[int](1)
 		done := xb.MakeChan[bool](0)
 		xb.Go(func() { xb.Send(a, 1); xb.Send(b, 2); xb.Send(done, true) })
@@ -132,7 +134,7 @@ var decisionProgs = []struct {
 			t.Errorf("took b's %d although a was ready too", v)
 		}
 	}, hasChoices},
-	{"SignalChoice", xb.SC, func(t *xb.T) {
+	{"SignalChoice", settings.SC, func(t *xb.T) {
 		var mu xb.Mutex
 		c := xb.NewCond(&mu)
 		var ready, wg xb.WaitGroup
@@ -162,7 +164,7 @@ var decisionProgs = []struct {
 			t.Errorf("the signal woke waiter %d", first)
 		}
 	}, hasChoices},
-	{"Flush", xb.PSO, func(t *xb.T) {
+	{"Flush", settings.PSO, func(t *xb.T) {
 		var data, flag, r0, r1 int
 		var wg xb.WaitGroup
 		wg.Add(2)
@@ -180,13 +182,13 @@ var decisionProgs = []struct {
 		if r0 == 1 && r1 == 0 {
 			t.Errorf("saw flag %d but data %d", r0, r1)
 		}
-	}, func(bs []xb.Block) bool {
-		return slices.ContainsFunc(bs, func(b xb.Block) bool { return strings.HasSuffix(b.Goroutine, " store buffer") })
+	}, func(bs []result.Block) bool {
+		return slices.ContainsFunc(bs, func(b result.Block) bool { return strings.HasSuffix(b.Goroutine, " store buffer") })
 	}},
 }
 
-func hasChoices(bs []xb.Block) bool {
-	return slices.ContainsFunc(bs, func(b xb.Block) bool { return len(b.Choices) > 0 })
+func hasChoices(bs []result.Block) bool {
+	return slices.ContainsFunc(bs, func(b result.Block) bool { return len(b.Choices) > 0 })
 }
 
 // TestReplayDecisions follows the schedules of decisionProgs' findings:
@@ -197,18 +199,18 @@ func TestReplayDecisions(t *testing.T) {
 	for _, p := range decisionProgs {
 		t.Run(p.name, func(t *testing.T) {
 			cfg := xb.DefaultConfig()
-			if p.mem != xb.SC {
+			if p.mem != settings.SC {
 				cfg = litConfig(cfg, p.mem)
 			}
 			res := explore(t, p.name, p.body, cfg)
-			if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindAssertion {
+			if len(res.Findings) != 1 || res.Findings[0].Kind != result.Assertion {
 				t.Fatalf("findings %v", res.Findings)
 			}
 			f := res.Findings[0]
 			if !p.needs(f.Blocks) {
 				t.Fatalf("the schedule lacks the decision: %+v", f.Blocks)
 			}
-			want := xb.Want{Kind: f.Kind, Pos: f.Pos, Src: f.Src}
+			want := result.Want{Kind: f.Kind, Pos: f.Pos, Src: f.Src}
 			got := xb.Replay(p.name, p.body, cfg, f.Blocks, want)
 			if out := got.Replay; !out.Reproduced || out.Diverged != "" || got.Internal != "" {
 				t.Fatalf("not reproduced: diverged %q, internal %q, findings %v\nblocks %+v", out.Diverged, got.Internal, got.Findings, f.Blocks)
@@ -217,7 +219,7 @@ func TestReplayDecisions(t *testing.T) {
 				t.Errorf("replayed %q at %s, recorded %q at %s", g.Message, g.Pos, f.Message, f.Pos)
 			}
 			// Without the decision the schedule leads elsewhere or diverges.
-			var without []xb.Block
+			var without []result.Block
 			for _, b := range f.Blocks {
 				if strings.HasSuffix(b.Goroutine, " store buffer") {
 					continue

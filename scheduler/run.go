@@ -16,6 +16,8 @@ import (
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // One execution ("run") of a test body under the scheduler.
@@ -147,7 +149,7 @@ type run struct {
 	cfg      *Config
 	trace    bool  // cfg.Trace, read at every event
 	maxSteps int64 // cfg.MaxSteps
-	mem      Memory
+	mem      settings.Memory
 	access   bool // every shared access is a block boundary
 	epoch    uint64
 	body     func(*T)
@@ -184,9 +186,9 @@ type run struct {
 	k         int // the decision being replayed
 	choiceN   int // choice points replayed within it
 	exploring bool
-	traceOnly bool    // replay for a report: stop at the end of the prefix
-	stepAt    []Block // trace replay: where and how each replayed block ended
-	bpoints   int     // scheduling points of the block under way (once a second goroutine exists)
+	traceOnly bool           // replay for a report: stop at the end of the prefix
+	stepAt    []result.Block // trace replay: where and how each replayed block ended
+	bpoints   int            // scheduling points of the block under way (once a second goroutine exists)
 
 	done     chan struct{}
 	ack      chan struct{}
@@ -209,7 +211,7 @@ type run struct {
 	tickWoke int           // goroutines the tick under way has woken or started
 	clockT   *thread       // the clock's pseudo-thread when timers fire eagerly (eager.go)
 
-	findings []*Finding
+	findings []*finding
 	bound    checkpoint.Stop // why the execution ended early (endBound)
 
 	race      *eraser.Detector         // race detection (nil or Off: none)
@@ -237,7 +239,7 @@ func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), repla
 	}
 	r.ex, r.cfg, r.name, r.body, r.replay = ex, cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
-	r.mem, r.access = cfg.Memory, cfg.AccessGranularity || cfg.Memory != SC
+	r.mem, r.access = cfg.Memory, cfg.Granularity == settings.Access
 	r.brute, r.opsSince, r.accessed = cfg.brute, 0, false
 	r.epoch = epochs.Add(1)
 	r.number = 0
@@ -867,9 +869,9 @@ func (r *run) tooManySteps(t *thread) {
 		r.transfer(t, next)
 		t.sleep()
 	}
-	r.addFinding(&Finding{Kind: KindNonTermination, Pos: pos,
+	r.addFinding(&result.Finding{Kind: result.NonTermination, Pos: pos,
 		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
-		Goroutines: []Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+funcSite(t.fn))
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+funcSite(t.fn))
 	next := r.point(t, ptFreeze)
 	if next == t {
 		r.internalError(t, "a frozen goroutine was scheduled")
@@ -915,8 +917,8 @@ func (r *run) internalError(t *thread, msg string) {
 // as unlocking an unlocked mutex): the program would crash, so the
 // execution ends.
 func (r *run) fatal(t *thread, msg string) {
-	r.addFinding(&Finding{Kind: KindPanic, Message: "fatal error: " + msg, Pos: callerPos(3),
-		Goroutines: []Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
+	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: callerPos(3),
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
 	r.end(endFailure)
 	t.sleep()
 }
@@ -960,14 +962,14 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 		msg = e.Error()
 	}
 	pos := panicPos(stack)
-	r.addFinding(&Finding{Kind: KindPanic, Message: "panic: " + msg, Pos: pos,
-		Goroutines: []Goroutine{{ID: t.id(), State: "running", Pos: pos, Stack: string(stack)}}}, "panic|"+msg+"|"+pos)
+	r.addFinding(&result.Finding{Kind: result.Panic, Message: "panic: " + msg, Pos: pos,
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos, Stack: string(stack)}}}, "panic|"+msg+"|"+pos)
 }
 
 // addFinding records a finding of this execution, with the path that leads
 // to it.
-func (r *run) addFinding(f *Finding, key string) {
-	f.key = key
+func (r *run) addFinding(rf *result.Finding, key string) {
+	f := &finding{Finding: *rf, key: key}
 	if r.t0 != nil {
 		f.Log = append([]string(nil), r.t0.logs...)
 	}

@@ -15,17 +15,20 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
-	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // The protocol between the xbtest command and a rewritten test binary.
 //
 // The command builds the rewritten package's test binary and runs it with
 // environment variables: XBTEST_CONFIG holds the exploration settings as
-// JSON (RunConfig); XBTEST_RESULTS names a file to which the binary appends
-// JSON lines (Line) as it goes: "start" when it begins exploring a test,
-// "found" for each distinct finding the moment exploration first sees it,
-// "summary" (the Report) when the test is done; the command reads the file
+// JSON (result.RunConfig); XBTEST_RESULTS names a file to which the binary appends
+// JSON lines (result.Line) as it goes: "start" when it begins exploring a
+// test, "found" for each distinct finding the moment exploration first sees
+// it, "summary" (the result.Result) when the test is done, "exit" when it
+// stops itself after a test; XBTEST_PROGRESS names a file it rewrites about
+// once a second (result.Progress); the command reads the results file
 // as it grows, so that a crash, a kill or an interrupt loses nothing already
 // found. XBTEST_SKIP lists tests an earlier process of the same run already
 // explored (the command starts a fresh process for the remaining tests
@@ -35,137 +38,35 @@ import (
 // XBTEST_CONFIG the defaults apply and results are only reported through go
 // test.
 
-// RunConfig is the JSON form of the settings the command passes.
-type RunConfig struct {
-	Algorithm    string   `json:"algorithm"`
-	SyncDeps     *bool    `json:"sync_deps,omitempty"`
-	Race         string   `json:"race,omitempty"` // hb (default; "hybrid" is read as hb), lockset, off
-	MaxSchedules int      `json:"max_schedules,omitempty"`
-	MaxSteps     *int64   `json:"max_steps,omitempty"`   // nil: the default; 0: no bound
-	FairBlocks   *int     `json:"fair_blocks,omitempty"` // nil: the default; 0: no bound
-	TimeoutSec   float64  `json:"timeout_s,omitempty"`
-	Stop         bool     `json:"stop,omitempty"`
-	WatchdogSec  *float64 `json:"watchdog_s,omitempty"`  // nil: the default; 0: none
-	Memory       string   `json:"memory,omitempty"`      // sc (default), tso, pso
-	Timers       string   `json:"timers,omitempty"`      // synctest, eager or a duration (ParseTimers); absent: the default
-	Granularity  string   `json:"granularity,omitempty"` // sync (default), access
-	Replay       string   `json:"replay,omitempty"`      // a ReplaySpec file: follow it instead of exploring
-	Checkpoint   string   `json:"checkpoint,omitempty"`  // rerun, fork, auto (default)
-	// Minimise: nil or true shortens each finding's schedule (the
-	// default); false reports it as found, running no schedule
-	// exploration did not (difftest counts the outcomes of every one).
-	Minimise *bool `json:"minimise,omitempty"`
+// readRunConfig decodes XBTEST_CONFIG; fields it does not have keep their
+// defaults.
+func readRunConfig(s string) (result.RunConfig, error) {
+	rc := result.RunConfig{Settings: settings.Default()}
+	if s != "" {
+		if err := json.Unmarshal([]byte(s), &rc); err != nil {
+			return rc, err
+		}
+	}
+	return rc, rc.Normalize()
 }
 
-// ReplaySpec is the schedule a test binary follows under xbtest -replay.
-type ReplaySpec struct {
-	Blocks []Block `json:"blocks"`
-	Want   Want    `json:"want"`
-}
-
-// Config converts the JSON settings.
-func (rc RunConfig) Config() (Config, error) {
-	cfg := DefaultConfig()
-	if rc.Algorithm != "" {
-		a, err := ParseAlgorithm(rc.Algorithm)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Algorithm = a
-	}
-	if rc.SyncDeps != nil {
-		cfg.SyncDeps = *rc.SyncDeps
-	}
-	if rc.Race != "" {
-		m, err := eraser.ParseMode(rc.Race)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Race = m
-	}
-	cfg.MaxSchedules = rc.MaxSchedules
-	if rc.MaxSteps != nil {
-		cfg.MaxSteps = *rc.MaxSteps
-	}
-	if rc.FairBlocks != nil {
-		cfg.FairBlocks = *rc.FairBlocks
-	}
-	cfg.Timeout = time.Duration(rc.TimeoutSec * float64(time.Second))
-	cfg.Stop = rc.Stop
-	if rc.WatchdogSec != nil {
-		cfg.Watchdog = time.Duration(*rc.WatchdogSec * float64(time.Second))
-	}
-	if rc.Timers != "" {
-		d, err := ParseTimers(rc.Timers)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.EagerTimers = d
-	}
-	if rc.Memory != "" {
-		m, err := ParseMemory(rc.Memory)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Memory = m
-	}
-	switch rc.Granularity {
-	case "", "sync":
-	case "access":
-		cfg.AccessGranularity = true
-	default:
-		return cfg, fmt.Errorf("unknown granularity %q (want sync or access)", rc.Granularity)
-	}
-	if rc.Minimise != nil {
-		cfg.Minimise = *rc.Minimise
-	}
-	if rc.Checkpoint != "" {
-		b, err := checkpoint.Parse(rc.Checkpoint)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Backer = b
-	}
+// configOf is the scheduler's configuration for rc.
+func configOf(rc result.RunConfig) Config {
+	cfg := Config{Settings: rc.Settings, Backer: BackerFor(rc.Checkpoint)}
 	if f, ok := cfg.Backer.(*checkpoint.Fork); ok && cfg.Watchdog > 0 {
 		// A forked child's own watchdog reports a goroutine stuck in
 		// uncontrolled code; the parent's catches a child whose runtime
 		// is wedged, later.
 		f.SetWatchdog(2*cfg.Watchdog + 2*time.Second)
 	}
-	return cfg, nil
+	return cfg
 }
-
-// Report is what a test binary says of each explored test.
-type Report struct {
-	*Result
-	Algorithm string  `json:"algorithm"`
-	ElapsedS  float64 `json:"elapsed_s"`
-	// GOMAXPROCS is what the test body saw: exploration runs on one P,
-	// and a replay must too (a test may size its workers by it).
-	GOMAXPROCS int `json:"gomaxprocs"`
-}
-
-// Line is one line of the results file.
-type Line struct {
-	Event   string   `json:"event"` // start, found, summary, exit
-	Test    string   `json:"test"`
-	Reason  string   `json:"reason,omitempty"`  // exit: why the binary stops itself after Test
-	Finding *Finding `json:"finding,omitempty"` // found: as first seen, not yet replayed for its report
-	Report  *Report  `json:"report,omitempty"`  // summary
-}
-
-// Reasons of a test binary that stops itself after a test (an "exit"
-// line), so that the command starts a fresh one for the remaining tests.
-const (
-	ExitTainted     = "tainted"     // a goroutine xbtest could not stop is still running
-	ExitInterrupted = "interrupted" // XBTEST_STOP appeared
-)
 
 var resultsMu sync.Mutex
 
 // writeLine appends l to the results file. Forked processes append to the
 // same file: each line is one write of an O_APPEND file.
-func writeLine(l Line) error {
+func writeLine(l result.Line) error {
 	path := os.Getenv("XBTEST_RESULTS")
 	if path == "" {
 		return nil
@@ -278,31 +179,29 @@ func RunTest(t *testing.T, body func(*T)) {
 		runNative(t, body)
 		return
 	}
-	var rc RunConfig
-	if s := os.Getenv("XBTEST_CONFIG"); s != "" {
-		if err := json.Unmarshal([]byte(s), &rc); err != nil {
-			t.Fatalf("xbtest: bad XBTEST_CONFIG: %v", err)
-		}
-	}
-	cfg, err := rc.Config()
+	rc, err := readRunConfig(os.Getenv("XBTEST_CONFIG"))
 	if err != nil {
+		t.Fatalf("xbtest: bad XBTEST_CONFIG: %v", err)
+	}
+	if err := checkRewrite(rc.Memory); err != nil {
 		t.Fatalf("xbtest: %v", err)
 	}
+	cfg := configOf(rc)
 	if path := os.Getenv("XBTEST_PROGRESS"); path != "" {
 		name := t.Name()
 		cfg.Progress = func(schedules, findings int) {
-			line, _ := json.Marshal(map[string]any{"test": name, "schedules": schedules, "findings": findings})
+			line, _ := json.Marshal(result.Progress{Test: name, Schedules: schedules, Findings: findings})
 			os.WriteFile(path, line, 0o644)
 		}
 	}
 	name := t.Name()
-	if err := writeLine(Line{Event: "start", Test: name}); err != nil {
+	if err := writeLine(result.Line{Event: result.LineStart, Test: name}); err != nil {
 		t.Fatalf("xbtest: writing results: %v", err)
 	}
-	cfg.Found = func(f *Finding) { writeLine(Line{Event: "found", Test: name, Finding: f}) }
-	var res *Result
+	cfg.Found = func(f *result.Finding) { writeLine(result.Line{Event: result.LineFound, Test: name, Finding: f}) }
+	var res *result.Result
 	if rc.Replay != "" {
-		var spec ReplaySpec
+		var spec result.ReplaySpec
 		b, err := os.ReadFile(rc.Replay)
 		if err == nil {
 			err = json.Unmarshal(b, &spec)
@@ -318,20 +217,20 @@ func RunTest(t *testing.T, body func(*T)) {
 	} else {
 		res = Explore(name, body, cfg)
 	}
-	rep := &Report{Result: res, Algorithm: res.Algorithm.String(), ElapsedS: res.Elapsed.Seconds(), GOMAXPROCS: 1}
-	if err := writeLine(Line{Event: "summary", Test: name, Report: rep}); err != nil {
+	res.GOMAXPROCS = 1
+	if err := writeLine(result.Line{Event: result.LineSummary, Test: name, Result: res}); err != nil {
 		t.Errorf("xbtest: writing results: %v", err)
 	}
 	if os.Getenv("XBTEST_RESULTS") != "" {
 		why := ""
 		switch {
 		case tainted.Load() != nil:
-			why = ExitTainted
+			why = result.ExitTainted
 		case interrupted.Load():
-			why = ExitInterrupted
+			why = result.ExitInterrupted
 		}
 		if why != "" {
-			writeLine(Line{Event: "exit", Test: name, Reason: why})
+			writeLine(result.Line{Event: result.LineExit, Test: name, Reason: why})
 			os.Exit(3)
 		}
 	}

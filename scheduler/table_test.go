@@ -7,6 +7,7 @@ import (
 	"time"
 
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // TestCountsTable prints the schedule counts of both Performance ports
@@ -20,10 +21,10 @@ func TestCountsTable(t *testing.T) {
 	}
 	type cfg struct {
 		name string
-		a    xb.Algorithm
+		a    settings.Algorithm
 		sd   bool
 	}
-	cfgs := []cfg{{"rw", xb.ExitBlockRW, false}, {"rw+sd", xb.ExitBlockRW, true}, {"rwdd+sd", xb.ExitBlockRWDD, true}, {"eb", xb.ExitBlock, false}, {"dd", xb.ExitBlockDD, false}, {"dd+sd", xb.ExitBlockDD, true}}
+	cfgs := []cfg{{"rw", settings.ExitBlockRW, false}, {"rw+sd", settings.ExitBlockRW, true}, {"rwdd+sd", settings.ExitBlockRWDD, true}, {"eb", settings.ExitBlock, false}, {"dd", settings.ExitBlockDD, false}, {"dd+sd", settings.ExitBlockDD, true}}
 	fmt.Printf("%-6s %-5s", "port", "N L")
 	for _, c := range cfgs {
 		fmt.Printf(" %12s", c.name)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/xbtest/xbtest/result"
 )
 
 // T is the test handle a test body receives in place of *testing.T: one T
@@ -118,8 +120,8 @@ func (t *T) report(msg string) {
 		return
 	}
 	r.event(th)
-	f := &Finding{Kind: KindAssertion, Message: msg, Pos: pos,
-		Goroutines: []Goroutine{{ID: th.id(), State: "running", Pos: pos}}}
+	f := &result.Finding{Kind: result.Assertion, Message: msg, Pos: pos,
+		Goroutines: []result.Goroutine{{ID: th.id(), State: "running", Pos: pos}}}
 	r.addFinding(f, "assertion|"+pos)
 }
 

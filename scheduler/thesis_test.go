@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // perfPlain is Fig 4.1 ported plainly: the test goroutine starts n goroutines
@@ -51,11 +53,11 @@ func perfJava(n, l int) func(*xb.T) {
 
 func thesisRW() xb.Config {
 	cfg := xb.DefaultConfig()
-	cfg.Algorithm, cfg.SyncDeps = xb.ExitBlockRW, false
+	cfg.Algorithm, cfg.SyncDeps = settings.ExitBlockRW, false
 	return cfg
 }
 
-func explore(t *testing.T, name string, body func(*xb.T), cfg xb.Config) *xb.Result {
+func explore(t *testing.T, name string, body func(*xb.T), cfg xb.Config) *result.Result {
 	t.Helper()
 	res := xb.Explore(name, body, cfg)
 	if res.Internal != "" {
@@ -124,7 +126,7 @@ func TestExitBlockFollowsEquation21(t *testing.T) {
 		for range k {
 			want /= fact(n)
 		}
-		for _, a := range []xb.Algorithm{xb.ExitBlock, xb.ExitBlockDD} {
+		for _, a := range []settings.Algorithm{settings.ExitBlock, settings.ExitBlockDD} {
 			cfg := xb.DefaultConfig()
 			cfg.Algorithm, cfg.SyncDeps = a, false
 			res := explore(t, "perf", perfPlain(k, n), cfg)
@@ -152,7 +154,7 @@ func lineOf(t *testing.T, file, marker string) string {
 	return ""
 }
 
-func kinds(res *xb.Result) []xb.Kind { return slices.Compact(res.Kinds()) }
+func kinds(res *result.Result) []result.Kind { return slices.Compact(res.Kinds()) }
 
 // The programs of Ch. 4 find their bugs under ExitBlock-RWDD (the default)
 // and ExitBlock-DD, with positions of the original source.
@@ -162,22 +164,22 @@ func TestThesisProgramsFindTheirBugs(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		body  func(*xb.T)
-		kinds []xb.Kind
+		kinds []result.Kind
 		pos   string   // position of the first finding
 		ids   []string // goroutines named by the first finding
 	}{
-		{"SplitSync", splitSync, []xb.Kind{xb.KindAssertion}, assertPos, nil},
-		{"NoEraser", noEraser, []xb.Kind{xb.KindRace}, "", []string{"T0.1", "T0.2"}},
-		{"Deadlock", deadlock, []xb.Kind{xb.KindLockCycle}, "", []string{"T0.1", "T0.2"}},
-		{"Deadlock3", deadlock3, []xb.Kind{xb.KindLockCycle}, "", []string{"T0.1", "T0.2", "T0.3"}},
-		{"DeadlockWait", deadlockWait, []xb.Kind{xb.KindDeadlock}, "", []string{"T0", "T0.1", "T0.2"}},
-		{"BufferIf", bufferIf, []xb.Kind{xb.KindAssertion, xb.KindDeadlock}, overflowPos, nil},
-		{"BufferNotify", bufferNotify, []xb.Kind{xb.KindDeadlock}, "", nil},
+		{"SplitSync", splitSync, []result.Kind{result.Assertion}, assertPos, nil},
+		{"NoEraser", noEraser, []result.Kind{result.Race}, "", []string{"T0.1", "T0.2"}},
+		{"Deadlock", deadlock, []result.Kind{result.LockCycle}, "", []string{"T0.1", "T0.2"}},
+		{"Deadlock3", deadlock3, []result.Kind{result.LockCycle}, "", []string{"T0.1", "T0.2", "T0.3"}},
+		{"DeadlockWait", deadlockWait, []result.Kind{result.Deadlock}, "", []string{"T0", "T0.1", "T0.2"}},
+		{"BufferIf", bufferIf, []result.Kind{result.Assertion, result.Deadlock}, overflowPos, nil},
+		{"BufferNotify", bufferNotify, []result.Kind{result.Deadlock}, "", nil},
 	} {
 		if longSuite != strings.HasPrefix(c.name, "Buffer") {
 			continue // the Buffer programs (100,000 schedules each; the corpus explores them too) under -tags long, the rest in go test ./...
 		}
-		for _, a := range []xb.Algorithm{xb.ExitBlockRWDD, xb.ExitBlockDD} {
+		for _, a := range []settings.Algorithm{settings.ExitBlockRWDD, settings.ExitBlockDD} {
 			cfg := xb.DefaultConfig()
 			cfg.Algorithm = a
 			res := explore(t, c.name, c.body, cfg)
@@ -215,21 +217,21 @@ func TestSection25DeadlockExamples(t *testing.T) {
 	rwddThesis := xb.DefaultConfig()
 	rwddThesis.SyncDeps = false
 	dd := xb.DefaultConfig()
-	dd.Algorithm = xb.ExitBlockDD
+	dd.Algorithm = settings.ExitBlockDD
 	for _, c := range []struct {
 		name string
 		body func(*xb.T)
 		cfg  xb.Config
-		want []xb.Kind
+		want []result.Kind
 	}{
 		// ExitBlock-DD guarantees to find a deadlock (Theorem 5)...
-		{"Fig 2.17 under exitblock-dd", fig217, dd, []xb.Kind{xb.KindLockCycle}},
+		{"Fig 2.17 under exitblock-dd", fig217, dd, []result.Kind{result.LockCycle}},
 		// ...ExitBlock-RW prunes the branches that show Fig 2.17's (Fig 2.19)...
 		{"Fig 2.17 under the thesis's exitblock-rwdd", fig217, rwddThesis, nil},
 		// ...unless lock enters count as writes (section 2.6's proposal).
-		{"Fig 2.17 under exitblock-rwdd", fig217, xb.DefaultConfig(), []xb.Kind{xb.KindLockCycle}},
-		{"Fig 2.20 under exitblock-dd", fig220, dd, []xb.Kind{xb.KindDeadlock}},
-		{"Fig 2.20 under exitblock-rwdd", fig220, xb.DefaultConfig(), []xb.Kind{xb.KindDeadlock}},
+		{"Fig 2.17 under exitblock-rwdd", fig217, xb.DefaultConfig(), []result.Kind{result.LockCycle}},
+		{"Fig 2.20 under exitblock-dd", fig220, dd, []result.Kind{result.Deadlock}},
+		{"Fig 2.20 under exitblock-rwdd", fig220, xb.DefaultConfig(), []result.Kind{result.Deadlock}},
 		// The thesis's ExitBlock-RWDD ends Fig 2.20's deadlocking path with a
 		// thread delayed and so must not report it (Fig 2.22).
 		{"Fig 2.20 under the thesis's exitblock-rwdd", fig220, rwddThesis, nil},
@@ -256,7 +258,7 @@ func TestThesisProgramsAgainstTheOracle(t *testing.T) {
 	}{{"SplitSync", splitSync}, {"NoEraser", noEraser}, {"Deadlock", deadlock}, {"DeadlockWait", deadlockWait},
 		{"Fig217", fig217}, {"Fig220", fig220}, {"Fig221", fig221}} {
 		want, _ := xb.Paths(c.body, xb.OracleConfig(false))
-		got, partial := xb.Paths(c.body, xb.ThesisConfig(xb.ExitBlockDD))
+		got, partial := xb.Paths(c.body, xb.ThesisConfig(settings.ExitBlockDD))
 		slices.Sort(want)
 		slices.Sort(got)
 		if len(slices.Compact(slices.Clone(got))) != len(got) {
@@ -266,7 +268,7 @@ func TestThesisProgramsAgainstTheOracle(t *testing.T) {
 			t.Errorf("%s: ExitBlock-DD explores %d complete paths (+%d partial), enumeration %d", c.name, len(got), partial, len(want))
 		}
 		o := explore(t, c.name, c.body, xb.OracleConfig(false))
-		e := explore(t, c.name, c.body, xb.ThesisConfig(xb.ExitBlockDD))
+		e := explore(t, c.name, c.body, xb.ThesisConfig(settings.ExitBlockDD))
 		if !slices.Equal(kinds(e), kinds(o)) {
 			t.Errorf("%s: ExitBlock-DD finds %v, enumeration %v", c.name, kinds(e), kinds(o))
 		}

@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"unsafe"
+
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Store buffers: the x86-TSO abstract machine of Owens, Sarkar and Sewell
@@ -200,7 +202,7 @@ func load[T any](p *T, pos Pos) T {
 	if r == nil {
 		return *p
 	}
-	if r.mem == SC {
+	if r.mem == settings.SC {
 		r.memory(unsafe.Pointer(p), unsafe.Sizeof(*p), false, pos)
 		return *p
 	}
@@ -220,7 +222,7 @@ func load[T any](p *T, pos Pos) T {
 	if t.pending != 0 {
 		for i := len(t.bufs) - 1; i >= 0; i-- {
 			b := t.bufs[i]
-			if r.mem == PSO && b.addr != addr {
+			if r.mem == settings.PSO && b.addr != addr {
 				continue
 			}
 			for j := len(b.q) - 1; j >= b.head; j-- {
@@ -238,7 +240,7 @@ func load[T any](p *T, pos Pos) T {
 				}
 			}
 		}
-		if r.mem == PSO && r.overlapsBuffered(t, addr, size) {
+		if r.mem == settings.PSO && r.overlapsBuffered(t, addr, size) {
 			r.drain(t)
 		}
 	}
@@ -252,7 +254,7 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 		*p = v
 		return
 	}
-	if r.mem == SC {
+	if r.mem == settings.SC {
 		r.memory(unsafe.Pointer(p), unsafe.Sizeof(*p), true, pos)
 		*p = v
 		return
@@ -295,7 +297,7 @@ func (r *run) bufferedEvent() *thread {
 
 // bufferFor returns the buffer a store to [addr, addr+size) of t goes to.
 func (r *run) bufferFor(t *thread, addr, size uintptr) *storeBuf {
-	if r.mem == TSO {
+	if r.mem == settings.TSO {
 		if len(t.bufs) == 0 {
 			t.bufs = append(t.bufs, &storeBuf{owner: t})
 		}

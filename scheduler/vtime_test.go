@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Virtual time: the clock moves only when no goroutine can run, to the
@@ -69,7 +71,7 @@ func fetch(work, timeout time.Duration, out func(string)) func(*xb.T) {
 func TestSlowWorkerLeaksItsSendAfterTimeout(t *testing.T) {
 	var outs []string
 	res := explore(t, t.Name(), fetch(2*time.Second, time.Second, func(s string) { outs = append(outs, s) }), xb.DefaultConfig())
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Leak {
 		t.Fatalf("findings %v", res.Findings)
 	}
 	g := res.Findings[0].Goroutines
@@ -99,7 +101,7 @@ func TestEqualDeadlinesExploreBothOrders(t *testing.T) {
 	if !seen["value"] || !seen["timeout"] {
 		t.Errorf("outcomes %v", seen)
 	}
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Leak {
 		t.Errorf("findings %v", res.Findings)
 	}
 	// The worker's sleep fires first (only the sleeper observes it); then
@@ -112,7 +114,7 @@ func TestEqualDeadlinesExploreBothOrders(t *testing.T) {
 		t.Errorf("%d schedules, want 4", res.Schedules)
 	}
 	cfg := synctestConfig()
-	cfg.Algorithm = xb.ExitBlockDD
+	cfg.Algorithm = settings.ExitBlockDD
 	res = explore(t, t.Name(), fetch(time.Second, time.Second, func(string) {}), cfg)
 	if res.Schedules != 5 || len(res.Findings) != 1 || res.Findings[0].Count != 3 {
 		t.Errorf("exitblock-dd: %d schedules, findings %v, want 5 and a leak on 3", res.Schedules, res.Findings)
@@ -189,7 +191,7 @@ func TestAfterFuncRunsOnAChildGoroutine(t *testing.T) {
 		xb.Go(func() {})
 		xb.TimeSleep(2 * time.Minute) // the function blocks forever: nobody receives
 	}, xb.DefaultConfig())
-	if len(res.Findings) != 1 || res.Findings[0].Kind != xb.KindLeak || res.Findings[0].Goroutines[0].ID != "T0.2" {
+	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Leak || res.Findings[0].Goroutines[0].ID != "T0.2" {
 		t.Fatalf("findings %+v", res.Findings)
 	}
 }
@@ -273,13 +275,13 @@ func TestSleepOrdersGoroutinesByDeadline(t *testing.T) {
 		{time.Millisecond, 2 * time.Millisecond, 0, []string{"ab"}},
 		{time.Millisecond, 2 * time.Millisecond, time.Millisecond, []string{"ab", "ba"}},
 		{time.Millisecond, 3 * time.Millisecond, time.Millisecond, []string{"ab"}},
-		{time.Millisecond, time.Hour, xb.EagerAlways, []string{"ab", "ba"}},
+		{time.Millisecond, time.Hour, time.Duration(settings.Eager), []string{"ab", "ba"}},
 	} {
 		cfg := xb.DefaultConfig()
-		cfg.EagerTimers = c.timers
+		cfg.Timers = settings.Timers(c.timers)
 		got, _ := outcomes(t, t.Name(), sleepers(c.a, c.b), cfg)
 		if !slices.Equal(got, c.want) {
-			t.Errorf("sleeps %v and %v, -timers %s: got %q, want %q", c.a, c.b, xb.FormatTimers(c.timers), got, c.want)
+			t.Errorf("sleeps %v and %v, -timers %s: got %q, want %q", c.a, c.b, settings.Timers(c.timers), got, c.want)
 		}
 	}
 }
@@ -287,14 +289,14 @@ func TestSleepOrdersGoroutinesByDeadline(t *testing.T) {
 // synctestConfig is the default configuration under synctest's rule.
 func synctestConfig() xb.Config {
 	cfg := xb.DefaultConfig()
-	cfg.EagerTimers = 0
+	cfg.Timers = settings.Synctest
 	return cfg
 }
 
 // An hour of virtual sleep under exploration costs microseconds of real
 // time: two goroutines sleep an hour each, every schedule explored.
 func BenchmarkSleepHour(b *testing.B) {
-	var res *xb.Result
+	var res *result.Result
 	for b.Loop() {
 		res = xb.Explore("sleep", func(*xb.T) {
 			xb.Go(func() { xb.TimeSleep(time.Hour) })
@@ -340,7 +342,7 @@ func TestHeartbeatHour(t *testing.T) {
 
 // An hour of heartbeats: 3600 ticks of the virtual clock.
 func BenchmarkHeartbeatHour(b *testing.B) {
-	var res *xb.Result
+	var res *result.Result
 	for b.Loop() {
 		res = xb.Explore("heartbeat", heartbeatHour(func(string) {}), xb.DefaultConfig())
 		if res.Internal != "" || len(res.Findings) != 0 || !res.Complete {
@@ -359,7 +361,7 @@ func TestBlockedOnTimerChannelIsNamed(t *testing.T) {
 		tm := xb.TimeNewTimer(time.Second)
 		xb.TimerOf(tm).Stop()
 		xb.Go(func() { xb.Recv(tm.C) })
-	}, xb.KindLeak, "blocked forever")
+	}, result.Leak, "blocked forever")
 	if g := f.Goroutines; len(g) != 1 || g[0].On != "chan receive (time.Timer.C, made at "+made+")" {
 		t.Errorf("goroutines %+v", g)
 	}
@@ -367,7 +369,7 @@ func TestBlockedOnTimerChannelIsNamed(t *testing.T) {
 		made = next()
 		ctx, _ := xb.ContextWithCancel(context.Background())
 		xb.Go(func() { xb.Recv(ctx.Done()) })
-	}, xb.KindLeak, "blocked forever")
+	}, result.Leak, "blocked forever")
 	if g := f.Goroutines; len(g) != 1 || g[0].On != "chan receive (ctx.Done() of the context made at "+made+")" {
 		t.Errorf("goroutines %+v", g)
 	}
@@ -383,7 +385,7 @@ func TestBlockedOnTimerChannelIsNamed(t *testing.T) {
 		xb.Go(func() {
 			xb.Select(false, xb.SendCase(ch, 1), xb.RecvCase(ctx.Done(), nil), xb.RecvCase(tm.C, nil))
 		})
-	}, xb.KindLeak, "blocked forever")
+	}, result.Leak, "blocked forever")
 	want := "select: chan send; chan receive (ctx.Done() of the context made at " + made + "); chan receive (time.Timer.C, made at " + after + ")"
 	if g := f.Goroutines; len(g) != 1 || g[0].On != want {
 		t.Errorf("goroutines %+v, want one on %s", g, want)

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/internal/testkit"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 func TestGoTestStyleFlags(t *testing.T) {
@@ -20,7 +22,7 @@ func TestGoTestStyleFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.run != "TestX" || !o.verbose || !o.json || o.algo != "exitblock-dd" || o.syncDeps || o.maxSchedules != 5 || o.out != "out" || !slices.Equal(o.packages, []string{"./a", "./b"}) {
+	if o.run != "TestX" || !o.verbose || !o.json || o.s.Algorithm != settings.ExitBlockDD || o.s.SyncDeps || o.s.MaxSchedules != 5 || o.out != "out" || !slices.Equal(o.packages, []string{"./a", "./b"}) {
 		t.Errorf("parsed %+v", o)
 	}
 	if o, _ := parseFlags(nil, &errOut); !slices.Equal(o.packages, []string{"."}) {
@@ -36,8 +38,8 @@ func TestBruteAlgo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := o.runConfig().Config()
-	if err != nil || cfg.Algorithm != scheduler.Brute {
+	cfg, err := sent(o)
+	if err != nil || cfg.Algorithm != settings.Brute {
 		t.Fatalf("-algo brute: algorithm %v, %v", cfg.Algorithm, err)
 	}
 }
@@ -60,13 +62,12 @@ func TestMemoryFlags(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		rc := o.runConfig()
-		cfg, err := rc.Config()
+		cfg, err := sent(o)
 		if err != nil {
 			t.Fatalf("%v: %v", c.args, err)
 		}
-		if rc.Memory != c.memory || rc.Granularity != c.gran || cfg.Memory.String() != c.memory || cfg.AccessGranularity != c.access {
-			t.Errorf("%v: run config %+v, config memory %v access %v; want %s %s", c.args, rc, cfg.Memory, cfg.AccessGranularity, c.memory, c.gran)
+		if cfg.Memory.String() != c.memory || cfg.Granularity.String() != c.gran || (cfg.Granularity == settings.Access) != c.access {
+			t.Errorf("%v: the binary is told memory %v, granularity %v; want %s %s", c.args, cfg.Memory, cfg.Granularity, c.memory, c.gran)
 		}
 	}
 }
@@ -92,22 +93,6 @@ func TestUsageErrors(t *testing.T) {
 	if s := run([]string{"-h"}, &out, &errOut); s != exitOK || !strings.Contains(errOut.String(), "usage: xbtest") {
 		t.Errorf("-h: status %d, %q", s, errOut.String())
 	}
-}
-
-// writeModule creates a module outside the repository from a map of files.
-func writeModule(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // hashTree fingerprints every file under dir except xbtest's output.
@@ -223,7 +208,7 @@ func TestTwoIncrements(t *testing.T) {
 // A module outside the repository, with its own go.mod: xbtest finds its
 // deadlock and its lost update and leaves its files alone.
 func TestExternalModule(t *testing.T) {
-	dir := writeModule(t, map[string]string{
+	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod":        "module example.com/ext\n\ngo 1.22\n",
 		"dl/dl.go":      extDeadlock,
 		"dl/dl_test.go": extDeadlockTest,
@@ -239,36 +224,27 @@ func TestExternalModule(t *testing.T) {
 	if status != exitFindings {
 		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
 	}
-	found := map[string]map[string]any{}
-	results := map[string]string{}
-	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(l), &ev); err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		switch ev["event"] {
-		case "finding":
-			found[ev["package"].(string)] = ev
-		case "package":
-			results[ev["package"].(string)] = ev["result"].(string)
-		}
+	ev := testkit.DecodeEvents(t, stdout).Relative("example.com/ext/")
+	found := map[string]*result.FindingEvent{}
+	for _, f := range ev.Findings {
+		found[f.Package] = f
 	}
-	dl, lu := found["example.com/ext/dl"], found["example.com/ext/lu"]
-	if dl == nil || dl["kind"] != "lock-cycle" || lu == nil || lu["kind"] != "assertion" || lu["message"] != "lost update: counter is 1" {
-		t.Fatalf("findings %v", found)
+	dl, lu := found["dl"], found["lu"]
+	if dl == nil || dl.Kind != result.LockCycle || lu == nil || lu.Kind != result.Assertion || lu.Message != "lost update: counter is 1" {
+		t.Fatalf("findings %+v", found)
 	}
-	if pos := lu["goroutines"].([]any)[0].(map[string]any)["pos"]; pos != "lu/lu_test.go:17" {
+	if pos := lu.Goroutines[0].Pos; pos != "lu/lu_test.go:17" {
 		t.Errorf("assertion at %v, want lu/lu_test.go:17", pos)
 	}
-	for _, f := range []map[string]any{dl, lu} {
-		if _, err := os.Stat(filepath.Join(dir, f["replay"].(string))); err != nil && !filepath.IsAbs(f["replay"].(string)) {
-			if _, err := os.Stat(f["replay"].(string)); err != nil {
+	for _, f := range []*result.FindingEvent{dl, lu} {
+		if _, err := os.Stat(filepath.Join(dir, f.Replay)); err != nil && !filepath.IsAbs(f.Replay) {
+			if _, err := os.Stat(f.Replay); err != nil {
 				t.Errorf("schedule file: %v", err)
 			}
 		}
 	}
-	if results["example.com/ext/doc"] != "no test files" || results["example.com/ext/dl"] != "FAIL" {
-		t.Errorf("package results %v: want doc without test files, dl failed", results)
+	if ev.Result("doc") != "no test files" || ev.Result("dl") != "FAIL" {
+		t.Errorf("package results: doc %q, dl %q; want doc without test files, dl failed", ev.Result("doc"), ev.Result("dl"))
 	}
 	if after := hashTree(t, dir); !mapsEqual(before, after) {
 		t.Errorf("xbtest changed the module's files")
@@ -309,7 +285,7 @@ func TestBadPackages(t *testing.T) {
 			[]string{"./c"}, []string{"cgo"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := writeModule(t, c.files)
+			dir := testkit.WriteModule(t, c.files)
 			status, stdout, stderr := runIn(t, dir, c.args...)
 			if status != exitError {
 				t.Errorf("status %d, want 2\n%s%s", status, stdout, stderr)
@@ -324,9 +300,21 @@ func TestBadPackages(t *testing.T) {
 }
 
 func TestPackageWithoutTests(t *testing.T) {
-	dir := writeModule(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a.go": "package a\n\nfunc A() {}\n"})
+	dir := testkit.WriteModule(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a.go": "package a\n\nfunc A() {}\n"})
 	status, stdout, stderr := runIn(t, dir, "./a")
 	if status != exitOK || stdout != "?   \texample.com/m/a\t[no test files]\n" {
 		t.Errorf("status %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
+}
+
+// sent is what the test binary reads of o's settings: the JSON of
+// XBTEST_CONFIG, decoded.
+func sent(o *options) (result.RunConfig, error) {
+	b, err := json.Marshal(result.RunConfig{Settings: o.s})
+	if err != nil {
+		return result.RunConfig{}, err
+	}
+	var rc result.RunConfig
+	err = json.Unmarshal(b, &rc)
+	return rc, err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xbtest/xbtest/internal/testkit"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // repoRoot is the repository's top directory (the tests run in cmd/xbtest).
@@ -44,7 +47,7 @@ func TestCorpus(t *testing.T) {
 	bin := buildCommand(t)
 	t.Chdir(root)
 	for flags, entries := range groups {
-		if longSuite == (flags == (&manifestEntry{}).group()) {
+		if longSuite == (flags == group(settings.Default())) {
 			// The default configuration is the acceptance suite of go
 			// test ./...; the others run under -tags long, which CI
 			// runs after it.
@@ -116,10 +119,7 @@ func TestCorpus(t *testing.T) {
 }
 
 type summary struct {
-	Package    string
-	Test       string
-	Schedules  int
-	Complete   bool
+	*result.SummaryEvent
 	kinds      []string
 	positions  []string
 	goroutines []string
@@ -129,42 +129,27 @@ type summary struct {
 // package path and test.
 func parseJSONLines(t *testing.T, b []byte) map[string]*summary {
 	t.Helper()
-	out := map[string]*summary{}
-	var findings []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		var ev map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("not a JSON line: %q", sc.Text())
-		}
-		switch ev["event"] {
-		case "finding":
-			findings = append(findings, ev)
-			if u, _ := ev["unreproduced"].(string); u != "" {
-				t.Errorf("%v %v: %v %q not reproduced by its schedule: %s", ev["package"], ev["test"], ev["kind"], ev["message"], u)
-			}
-		case "summary":
-			var s summary
-			json.Unmarshal(sc.Bytes(), &s)
-			out[strings.TrimPrefix(s.Package, "github.com/xbtest/xbtest/")+"/"+s.Test] = &s
-		case "package", "total":
-		default:
-			t.Fatalf("unknown event in %q", sc.Text())
-		}
+	ev := testkit.DecodeEvents(t, string(b))
+	rel := func(pkg, test string) string {
+		return strings.TrimPrefix(pkg, "github.com/xbtest/xbtest/") + "/" + test
 	}
-	for _, f := range findings {
-		key := strings.TrimPrefix(f["package"].(string), "github.com/xbtest/xbtest/") + "/" + f["test"].(string)
-		if s := out[key]; s != nil {
-			s.kinds = append(s.kinds, f["kind"].(string))
-			pos, _ := f["pos"].(string)
-			s.positions = append(s.positions, pos)
-			gs, _ := f["goroutines"].([]any)
-			for _, g := range gs {
-				g := g.(map[string]any)
-				s.goroutines = append(s.goroutines, fmt.Sprintf("%v (%v on %v) at %v", g["id"], g["state"], g["on"], g["pos"]))
-			}
-		} else {
-			t.Errorf("finding without summary: %v", f)
+	out := map[string]*summary{}
+	for _, s := range ev.Summaries {
+		out[rel(s.Package, s.Test)] = &summary{SummaryEvent: s}
+	}
+	for _, f := range ev.Findings {
+		if f.Unreproduced != "" {
+			t.Errorf("%s %s: %s %q not reproduced by its schedule: %s", f.Package, f.Test, f.Kind, f.Message, f.Unreproduced)
+		}
+		s := out[rel(f.Package, f.Test)]
+		if s == nil {
+			t.Errorf("finding without summary: %+v", f)
+			continue
+		}
+		s.kinds = append(s.kinds, string(f.Kind))
+		s.positions = append(s.positions, f.Pos)
+		for _, g := range f.Goroutines {
+			s.goroutines = append(s.goroutines, fmt.Sprintf("%s (%s on %s) at %s", g.ID, g.State, g.On, g.Pos))
 		}
 	}
 	return out

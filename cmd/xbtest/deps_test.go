@@ -1,12 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xbtest/xbtest/internal/testkit"
 )
 
 const errgroupLostUpdate = `package lu
@@ -53,7 +54,7 @@ func TestDependencyErrgroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := writeModule(t, map[string]string{
+	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod":        "module example.com/lu\n\ngo 1.26.0\n\nrequire golang.org/x/sync v0.24.0\n",
 		"go.sum":        string(gosum),
 		"lu/lu.go":      errgroupLostUpdate,
@@ -65,13 +66,9 @@ func TestDependencyErrgroup(t *testing.T) {
 		t.Fatalf("status %d, want 1\n%s\n%s", status, stdout, stderr)
 	}
 	kinds := map[string]bool{}
-	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(l), &ev); err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		if ev["event"] == "finding" && ev["test"] == "TestCount" {
-			kinds[ev["kind"].(string)] = true
+	for _, f := range testkit.DecodeEvents(t, stdout).Findings {
+		if f.Test == "TestCount" {
+			kinds[string(f.Kind)] = true
 		}
 	}
 	if !kinds["race"] && !kinds["assertion"] {

@@ -4,43 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
+	"go.uber.org/zap"
 
-	"github.com/xbtest/xbtest/checkpoint"
-	"github.com/xbtest/xbtest/eraser"
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // options are the command's settings.
 type options struct {
-	run          string
-	verbose      bool
-	json         bool
-	algo         string
-	syncDeps     bool
-	race         string
-	memory       string
-	granularity  string
-	maxSchedules int
-	maxSteps     int64
-	fairBlocks   int
-	timers       string
-	timeout      time.Duration
-	stop         bool
-	out          string
-	instrument   []string
-	instrDeps    bool // -instrument-deps
-	tags         []string
-	watchdog     time.Duration
-	checkpoint   string
-	replay       string // -replay: a schedule file to follow
-	trace        string // -trace: where -replay writes its HTML timeline
-	replaySpec   string // the file passing the schedule to the test binary
-	packages     []string
+	run        string
+	verbose    bool
+	json       bool
+	s          settings.Settings // the exploration settings, normalised
+	out        string
+	instrument []string
+	instrDeps  bool // -instrument-deps
+	tags       []string
+	replay     string // -replay: a schedule file to follow
+	trace      string // -trace: where -replay writes its HTML timeline
+	packages   []string
 }
 
 const usage = `usage: xbtest [flags] [packages]
@@ -57,28 +42,31 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("xbtest", pflag.ContinueOnError)
 	fs.SetOutput(w)
 	fs.SortFlags = false
+	def := settings.Default()
+	s := &o.s
 	fs.StringVar(&o.run, "run", "", "explore only the tests whose names match this regular expression, as go test -run")
 	fs.BoolVarP(&o.verbose, "v", "v", false, "verbose: diagnostics of the rewrite and the build, logs of passing tests")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per line (findings and summaries) instead of text")
-	fs.StringVar(&o.algo, "algo", "exitblock-rwdd", "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd; brute explores every interleaving of synchronization operations with no pruning (the reference the others are checked against: slow)")
-	fs.BoolVar(&o.syncDeps, "sync-deps", true, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
-	fs.StringVar(&o.race, "race", "hb", "race detection on every explored schedule: hb (data races as the Go memory model defines them: conflicting accesses unordered by happens-before), lockset (pure Eraser: accesses under no common lock) or off")
-	fs.StringVar(&o.memory, "memory", "sc", "memory model: sc, tso (x86-TSO: a FIFO store buffer per goroutine) or pso (a FIFO per goroutine and address); tso and pso imply -granularity access")
-	fs.StringVar(&o.granularity, "granularity", "sync", "block boundaries: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
-	fs.IntVar(&o.maxSchedules, "max-schedules", 0, "stop exploring a test after this many schedules (0: no bound)")
-	fs.Int64Var(&o.maxSteps, "max-steps", 1000000, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
-	fs.IntVar(&o.fairBlocks, "fair-blocks", 100, "fairness: a goroutine that polls (this many atomic blocks in a row ending at the same synchronization objects while another goroutine could run) gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
-	fs.StringVar(&o.timers, "timers", defaultTimers, "when a due timer fires: synctest (only when no goroutine can run, as under testing/synctest), eager (at any scheduling point, ahead of goroutines that could run), or a duration D (eagerly if due within D of the virtual now, else as synctest)")
-	fs.DurationVar(&o.timeout, "timeout", 0, "stop exploring a test after this long (0: no bound)")
-	fs.BoolVar(&o.stop, "stop", false, "stop exploring a test at its first finding")
+	fs.TextVar(&s.Algorithm, "algo", def.Algorithm, "exploration algorithm: exitblock, exitblock-rw, exitblock-dd or exitblock-rwdd; brute explores every interleaving of synchronization operations with no pruning (the reference the others are checked against: slow)")
+	fs.BoolVar(&s.SyncDeps, "sync-deps", def.SyncDeps, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
+	fs.TextVar(&s.Race, "race", def.Race, "race detection on every explored schedule: hb (data races as the Go memory model defines them: conflicting accesses unordered by happens-before), lockset (pure Eraser: accesses under no common lock) or off")
+	fs.TextVar(&s.Memory, "memory", def.Memory, "memory model: sc, tso (x86-TSO: a FIFO store buffer per goroutine) or pso (a FIFO per goroutine and address); tso and pso imply -granularity access")
+	fs.TextVar(&s.Granularity, "granularity", def.Granularity, "block boundaries: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
+	fs.IntVar(&s.MaxSchedules, "max-schedules", def.MaxSchedules, "stop exploring a test after this many schedules (0: no bound)")
+	fs.Int64Var(&s.MaxSteps, "max-steps", def.MaxSteps, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
+	fs.IntVar(&s.FairBlocks, "fair-blocks", def.FairBlocks, "fairness: a goroutine that polls (this many atomic blocks in a row ending at the same synchronization objects while another goroutine could run) gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
+	fs.TextVar(&s.Timers, "timers", def.Timers, "when a due timer fires: synctest (only when no goroutine can run, as under testing/synctest), eager (at any scheduling point, ahead of goroutines that could run), or a duration D (eagerly if due within D of the virtual now, else as synctest)")
+	fs.DurationVar(&s.Timeout, "timeout", def.Timeout, "stop exploring a test after this long (0: no bound)")
+	fs.BoolVar(&s.Stop, "stop", def.Stop, "stop exploring a test at its first finding")
 	fs.StringVarP(&o.out, "o", "o", "xbtest-out", "directory for schedule files")
 	fs.StringSliceVar(&o.instrument, "instrument", nil, "also rewrite these packages (patterns, comma-separated), e.g. third-party code that starts goroutines")
 	fs.BoolVar(&o.instrDeps, "instrument-deps", true, "also rewrite every package of other modules in the build whose code starts goroutines or synchronizes (rewrites of the module cache's modules are cached); false: only the tested packages' modules and -instrument")
 	fs.StringSliceVar(&o.tags, "tags", nil, "build tags, as go test -tags")
-	fs.DurationVar(&o.watchdog, "watchdog", 10*time.Second, "report a goroutine that runs this long without reaching a scheduling point (blocked in code xbtest does not control)")
-	fs.StringVar(&o.checkpoint, "checkpoint", "auto", "how exploration backs up: auto (re-run the test body while it leaves package-level state unchanged and replaying is cheaper than forking, fork otherwise), rerun (re-run the test body in process; stops when a schedule changes package-level state) or fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach)")
+	fs.DurationVar(&s.Watchdog, "watchdog", def.Watchdog, "report a goroutine that runs this long without reaching a scheduling point (blocked in code xbtest does not control)")
+	fs.TextVar(&s.Checkpoint, "checkpoint", def.Checkpoint, "how exploration backs up: auto (re-run the test body while it leaves package-level state unchanged and replaying is cheaper than forking, fork otherwise), rerun (re-run the test body in process; stops when a schedule changes package-level state) or fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach)")
 	fs.StringVar(&o.replay, "replay", "", "re-run exactly the schedule of this file (written for each finding); package, test and settings come from the file")
 	fs.StringVar(&o.trace, "trace", "", "with -replay: write an HTML timeline of the schedule to this file")
+	s.Minimise = def.Minimise
 	return fs
 }
 
@@ -135,62 +123,23 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if len(o.packages) == 0 {
 		o.packages = []string{"."}
 	}
-	for _, part := range splitRun(o.run) {
-		if _, err := regexp.Compile(part); err != nil {
-			return nil, fmt.Errorf("invalid -run %q: %v", o.run, err)
-		}
-	}
-	if _, err := scheduler.ParseAlgorithm(o.algo); err != nil {
+	if err := o.s.Normalize(); err != nil {
 		return nil, err
-	}
-	if _, err := scheduler.ParseMemory(o.memory); err != nil {
-		return nil, err
-	}
-	if _, err := scheduler.ParseTimers(o.timers); err != nil {
-		return nil, err
-	}
-	switch o.granularity {
-	case "sync":
-		if o.memory != "sc" {
-			o.granularity = "access" // implied
-		}
-	case "access":
-	default:
-		return nil, fmt.Errorf("unknown granularity %q (want sync or access)", o.granularity)
-	}
-	if _, err := eraser.ParseMode(o.race); err != nil {
-		return nil, err
-	}
-	if _, err := checkpoint.Parse(o.checkpoint); err != nil {
-		return nil, err
-	}
-	if o.maxSchedules < 0 || o.maxSteps < 0 || o.fairBlocks < 0 || o.timeout < 0 || o.watchdog < 0 {
-		return nil, errors.New("bounds must not be negative")
 	}
 	return o, nil
 }
 
-// runConfig is the exploration settings passed to the test binary.
-func (o *options) runConfig() scheduler.RunConfig {
-	sd, steps, wd, fair := o.syncDeps, o.maxSteps, o.watchdog.Seconds(), o.fairBlocks
-	return scheduler.RunConfig{
-		Algorithm:    o.algo,
-		SyncDeps:     &sd,
-		Race:         o.race,
-		MaxSchedules: o.maxSchedules,
-		MaxSteps:     &steps,
-		FairBlocks:   &fair,
-		TimeoutSec:   o.timeout.Seconds(),
-		Stop:         o.stop,
-		WatchdogSec:  &wd,
-		Memory:       o.memory,
-		Timers:       o.timers,
-		Granularity:  o.granularity,
-		Replay:       o.replaySpec,
-		Checkpoint:   o.checkpoint,
+// apiOptions are the options of the Go API for the command line's
+// settings.
+func (o *options) apiOptions(log *zap.Logger) xbtest.Options {
+	return xbtest.Options{
+		Packages:         o.packages,
+		Run:              o.run,
+		Settings:         o.s,
+		Tags:             o.tags,
+		Instrument:       o.instrument,
+		NoInstrumentDeps: !o.instrDeps,
+		OutDir:           o.out,
+		Log:              log,
 	}
 }
-
-// defaultTimers is -timers's default, the scheduler's (see README.md,
-// "Virtual time").
-var defaultTimers = scheduler.FormatTimers(scheduler.DefaultConfig().EagerTimers)

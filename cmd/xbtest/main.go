@@ -21,16 +21,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 
+	"github.com/xbtest/xbtest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
-
-	"github.com/xbtest/xbtest/instrument"
-	"github.com/xbtest/xbtest/replay"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -52,122 +47,50 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runReplay(ctx, o, stdout, stderr, log)
 	}
 
-	if err := checkOutDir(o.out); err != nil {
-		fmt.Fprintf(stderr, "xbtest: -o %s: cannot write schedule files there: %v\n", o.out, err)
-		return exitError
-	}
-	tmp, err := makeTemp()
-	if err != nil {
-		fmt.Fprintf(stderr, "xbtest: %v\n", err)
-		return exitError
-	}
-	defer os.RemoveAll(tmp)
-
-	plan, err := instrument.Prepare(ctx, instrument.Options{
-		Dir:      cwd(),
-		Patterns: o.packages,
-		Extra:    o.instrument,
-		NoDeps:   !o.instrDeps,
-		Tags:     o.tags,
-		Memory:   o.memory,
-		CacheDir: filepath.Join(tmp, "plan"),
-		Log:      func(format string, a ...any) { log.Sugar().Debugf(format, a...) },
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "xbtest: %v\n", err)
-		return exitError
-	}
-	defer plan.Cleanup()
-	printDeps(plan, stderr)
-
-	var paths []string
-	for _, p := range plan.Packages {
-		paths = append(paths, p.ImportPath)
-	}
-	rp := &reporter{out: stdout, errOut: stderr, o: o, cwd: cwd(), stems: replay.Stems(paths)}
-	progress := func(s string) { fmt.Fprintf(stderr, "xbtest: %s\n", s) }
-	status := exitOK
-	explored := 0
+	rp := &reporter{out: stdout, errOut: stderr, o: o, cwd: cwd()}
 	var total tally
-	defer func() { rp.total(&total) }()
-	for _, p := range plan.Packages {
-		if !p.HasTests {
-			rp.noTests(p)
-			continue
-		}
-		pkgStatus := exitOK
-		res, err := runPackage(ctx, plan, p, o, tmp, log, progress, func(r testResult) {
-			pkgStatus = max(pkgStatus, rp.testDone(p, r))
-			total.add(p, r)
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				fmt.Fprintln(stderr, "xbtest: interrupted")
-				return exitError
-			}
-			fmt.Fprintf(stderr, "xbtest: %s: %v\n", p.ImportPath, err)
-			status = exitError
-			continue
-		}
-		if res.buildErr != "" {
-			rp.buildFailed(p, res.buildErr)
-			status = exitError
-			continue
-		}
-		explored += len(res.results)
-		rp.pkgDone(p, res, pkgStatus)
-		status = max(status, pkgStatus)
-		if res.interrupted || ctx.Err() != nil {
-			fmt.Fprintln(stderr, "xbtest: interrupted")
-			return exitError
-		}
+	status, pkgStatus, explored := exitOK, exitOK, 0
+	opt := o.apiOptions(log)
+	say := func(msg string) { fmt.Fprintf(stderr, "xbtest: %s\n", msg) }
+	opt.Warn, opt.Progress = say, say
+	opt.TestDone = func(p *xbtest.Package, t *xbtest.Test) {
+		pkgStatus = max(pkgStatus, rp.testDone(p, t))
+		total.add(p, t)
 	}
+	opt.PackageDone = func(p *xbtest.Package) {
+		switch {
+		case p.NoTests:
+			rp.noTests(p)
+		case p.Err != nil:
+			if !p.Interrupted {
+				fmt.Fprintf(stderr, "xbtest: %s: %v\n", p.ImportPath, p.Err)
+				status = exitError
+			}
+		case p.BuildError != "":
+			rp.buildFailed(p.ImportPath, p.BuildError)
+			status = exitError
+		default:
+			explored += len(p.Tests)
+			rp.pkgDone(p, pkgStatus)
+			status = max(status, pkgStatus)
+		}
+		pkgStatus = exitOK
+	}
+	res, err := xbtest.Run(ctx, opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "xbtest: %v\n", err)
+		return exitError
+	}
+	if res.Interrupted {
+		fmt.Fprintln(stderr, "xbtest: interrupted")
+		rp.total(&total)
+		return exitError
+	}
+	rp.total(&total)
 	if explored == 0 && status == exitOK {
 		fmt.Fprintln(stderr, "xbtest: warning: no tests to run")
 	}
 	return status
-}
-
-// printDeps names the packages of other modules that start goroutines and
-// that the rewrite left alone: xbtest does not control their goroutines.
-func printDeps(plan *instrument.Plan, stderr io.Writer) {
-	for _, d := range plan.Deps {
-		if d.Goroutines && !d.Rewritten {
-			fmt.Fprintf(stderr, "xbtest: not rewritten (it starts goroutines): %s (%s)\n", d.Path, d.Why)
-		}
-	}
-}
-
-// checkOutDir makes sure schedule files can be written to dir before any
-// exploration, rather than report a file that was never written.
-func checkOutDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".xbtest-probe-")
-	if err != nil {
-		return err
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
-}
-
-// makeTemp makes the directory that holds everything a run writes besides
-// its schedule files: the rewritten files, go's build directory (GOTMPDIR),
-// results. Its name carries the pid, so that a later run can remove the
-// directory of a command that was killed outright (SIGKILL), which could not
-// clean up after itself.
-func makeTemp() (string, error) {
-	if old, _ := filepath.Glob(filepath.Join(os.TempDir(), "xbtest-run-*-*")); len(old) > 0 {
-		for _, dir := range old {
-			f := strings.Split(filepath.Base(dir), "-")
-			if pid, err := strconv.Atoi(f[2]); err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
-				os.RemoveAll(dir)
-			}
-		}
-	}
-	return os.MkdirTemp("", "xbtest-run-"+strconv.Itoa(os.Getpid())+"-")
 }
 
 // newLogger returns the -v diagnostics logger (zap), silent without -v.

@@ -8,24 +8,27 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/xbtest/xbtest/instrument"
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest"
+	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
-// manifestEntry is one line of corpus/manifest.json.
+// manifestEntry is one line of corpus/manifest.json. The settings it
+// does not name are the defaults.
 type manifestEntry struct {
-	Package    string   `json:"package"`
-	Test       string   `json:"test"`
-	Algo       string   `json:"algo"`
-	SyncDeps   *bool    `json:"sync_deps"`
-	Memory     string   `json:"memory"`
-	Timers     string   `json:"timers"`
-	Race       string   `json:"race"`
-	Checkpoint string   `json:"checkpoint"`
-	Error      string   `json:"error"` // exploration stops with this error (exit status 2)
-	Kinds      []string `json:"kinds"`
-	Findings   *int     `json:"findings"` // the exact number of findings, if given
-	Schedules  int      `json:"schedules"`
+	Package    string              `json:"package"`
+	Test       string              `json:"test"`
+	Algo       settings.Algorithm  `json:"algo"`
+	SyncDeps   bool                `json:"sync_deps"`
+	Memory     settings.Memory     `json:"memory"`
+	Timers     settings.Timers     `json:"timers"`
+	Race       eraser.Mode         `json:"race"`
+	Checkpoint settings.Checkpoint `json:"checkpoint"`
+	Error      string              `json:"error"` // exploration stops with this error (exit status 2)
+	Kinds      []string            `json:"kinds"`
+	Findings   *int                `json:"findings"` // the exact number of findings, if given
+	Schedules  int                 `json:"schedules"`
 	// Where the findings are, if given: each finding's position, and each
 	// goroutine of each finding as "ID (state on) at pos" (sorted).
 	Positions  []string `json:"positions"`
@@ -33,16 +36,28 @@ type manifestEntry struct {
 	Todo       string   `json:"todo"`
 }
 
-func (e *manifestEntry) group() string {
-	sd := e.SyncDeps == nil || *e.SyncDeps
-	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s -timers=%s", or(e.Algo, "exitblock-rwdd"), sd, or(e.Memory, "sc"), or(e.Race, "hb"), or(e.Checkpoint, "auto"), or(e.Timers, defaultTimers))
+// UnmarshalJSON reads an entry, the defaults standing for what it omits.
+func (e *manifestEntry) UnmarshalJSON(b []byte) error {
+	type plain manifestEntry
+	d := settings.Default()
+	p := plain{Algo: d.Algorithm, SyncDeps: d.SyncDeps, Memory: d.Memory, Timers: d.Timers, Race: d.Race, Checkpoint: d.Checkpoint}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*e = manifestEntry(p)
+	return nil
 }
 
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+func (e *manifestEntry) group() string {
+	s := settings.Default()
+	s.Algorithm, s.SyncDeps, s.Memory, s.Timers, s.Race, s.Checkpoint = e.Algo, e.SyncDeps, e.Memory, e.Timers, e.Race, e.Checkpoint
+	return group(s)
+}
+
+// group is the command line of the settings that manifest entries vary:
+// the entries of one group are explored by one run.
+func group(s settings.Settings) string {
+	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s -timers=%s", s.Algorithm, s.SyncDeps, s.Memory, s.Race, s.Checkpoint, s.Timers)
 }
 
 // The total of a run, printed last: what a newcomer looks at to see it
@@ -57,21 +72,21 @@ type tally struct {
 	corpusDir                  string
 }
 
-func (ta *tally) add(p instrument.Package, tr testResult) {
+func (ta *tally) add(p *xbtest.Package, t *xbtest.Test) {
 	if ta.findings == nil {
 		ta.findings, ta.kinds = map[string]int{}, map[string][]string{}
 	}
 	ta.tests++
-	key := p.ImportPath + "/" + tr.test
-	var found []*scheduler.Finding
-	if r := tr.report; r != nil {
+	key := p.ImportPath + "/" + t.Name
+	var found []*result.Finding
+	if r := t.Result; r != nil {
 		ta.schedules += r.Schedules
 		if r.Complete || r.Skipped {
 			ta.complete++
 		}
 		found = r.Findings
 	} else {
-		found = tr.found
+		found = t.Found
 	}
 	ks := []string{}
 	for _, f := range found {
@@ -92,7 +107,7 @@ func (ta *tally) add(p instrument.Package, tr testResult) {
 func (ta *tally) line() string {
 	var ks []string
 	total := 0
-	for _, k := range scheduler.Kinds {
+	for _, k := range result.Kinds {
 		if n := ta.findings[string(k)]; n > 0 {
 			ks = append(ks, fmt.Sprintf("%d %s", n, k))
 			total += n
@@ -117,7 +132,7 @@ func (ta *tally) corpusVerdicts(o *options) (string, []string) {
 	if json.Unmarshal(b, &m) != nil {
 		return "", nil
 	}
-	run := fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s -timers=%s", o.algo, o.syncDeps, o.memory, o.race, o.checkpoint, o.timers)
+	run := group(o.s)
 	bugs, found, good, clean := 0, 0, 0, 0
 	var wrong []string
 	for _, e := range m.Entries {

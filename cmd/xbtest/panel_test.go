@@ -1254,3 +1254,8 @@ func TestPanelKill(t *testing.T) {
 		t.Errorf("%+v", res)
 	}
 }
+
+var notPathChar = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// sanitize makes a package path a file name.
+func sanitize(s string) string { return notPathChar.ReplaceAllString(s, "_") }

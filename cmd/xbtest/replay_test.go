@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"image/png"
 	"os"
@@ -18,14 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xbtest/xbtest/instrument"
+	"github.com/xbtest/xbtest/internal/testkit"
 	"github.com/xbtest/xbtest/replay"
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/result"
 )
 
 // replayJSON runs xbtest -replay FILE -json in dir and returns its status,
-// its finding line (nil if none) and its replay line.
-func replayJSON(t *testing.T, dir, file string, extra ...string) (int, map[string]any, map[string]any, string) {
+// the finding line (nil if none), the replay line (nil if none) and stderr.
+func replayJSON(t *testing.T, dir, file string, extra ...string) (int, *result.FindingEvent, *result.ReplayEvent, string) {
 	t.Helper()
 	status, stdout, stderr := runIn(t, dir, append([]string{"-json", "-replay", file}, extra...)...)
 	finding, rep := replayEvents(t, stdout)
@@ -33,22 +31,17 @@ func replayJSON(t *testing.T, dir, file string, extra ...string) (int, map[strin
 }
 
 // replayEvents returns the finding line (nil if none) and the replay line
-// of xbtest -replay -json's output.
-func replayEvents(t *testing.T, stdout string) (finding, rep map[string]any) {
+// (nil if none) of xbtest -replay -json's output.
+func replayEvents(t *testing.T, stdout string) (*result.FindingEvent, *result.ReplayEvent) {
 	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var ev map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("not a JSON line: %q", sc.Text())
-		}
-		switch ev["event"] {
-		case "finding":
-			finding = ev
-		case "replay":
-			rep = ev
-		}
+	ev := testkit.DecodeEvents(t, stdout)
+	var finding *result.FindingEvent
+	var rep *result.ReplayEvent
+	if n := len(ev.Findings); n > 0 {
+		finding = ev.Findings[n-1]
+	}
+	if n := len(ev.Replays); n > 0 {
+		rep = ev.Replays[n-1]
 	}
 	return finding, rep
 }
@@ -84,7 +77,7 @@ func checkReplays(t *testing.T, bin, dir string, n int) {
 			if err != nil {
 				return false
 			}
-			k := s.Finding.Kind
+			k := string(s.Finding.Kind)
 			if seen[k] {
 				return true
 			}
@@ -101,11 +94,11 @@ func checkReplays(t *testing.T, bin, dir string, n int) {
 			}
 			status, stdout, stderr := runCommand(t, bin, t.TempDir(), "-json", "-replay", f)
 			finding, rep := replayEvents(t, stdout)
-			if status != exitFindings || finding == nil || rep == nil || rep["reproduced"] != true {
-				t.Fatalf("status %d, finding %v, replay %v\n%s", status, finding, rep, stderr)
+			if status != exitFindings || finding == nil || rep == nil || !rep.Reproduced {
+				t.Fatalf("status %d, finding %+v, replay %+v\n%s", status, finding, rep, stderr)
 			}
-			if finding["kind"] != s.Finding.Kind || finding["pos"] != s.Finding.Pos || finding["message"] != s.Finding.Message {
-				t.Errorf("replayed %v at %v: %q; recorded %s at %s: %q", finding["kind"], finding["pos"], finding["message"], s.Finding.Kind, s.Finding.Pos, s.Finding.Message)
+			if finding.Kind != s.Finding.Kind || finding.Pos != s.Finding.Pos || finding.Message != s.Finding.Message {
+				t.Errorf("replayed %v at %v: %q; recorded %s at %s: %q", finding.Kind, finding.Pos, finding.Message, s.Finding.Kind, s.Finding.Pos, s.Finding.Message)
 			}
 		})
 	}
@@ -228,7 +221,7 @@ func TestObserve(t *testing.T) {
 // the store it commits, the replay's steps show virtual time advancing, and
 // the trace has a lane for the store buffer.
 func TestReplayDecisionKinds(t *testing.T) {
-	dir := writeModule(t, decisionModule)
+	dir := testkit.WriteModule(t, decisionModule)
 	out := t.TempDir()
 	if status, stdout, stderr := runIn(t, dir, "-o", out, "-memory", "pso", "-race", "off", "./mp"); status != exitFindings {
 		t.Fatalf("recording mp: status %d\n%s\n%s", status, stdout, stderr)
@@ -247,14 +240,14 @@ func TestReplayDecisionKinds(t *testing.T) {
 	if n, _ := filepath.Glob(filepath.Join(out, "*.json")); len(n) != len(files) {
 		t.Errorf("schedule files %v", n)
 	}
-	flush := slices.IndexFunc(files["mp.TestMP.1.json"].Decisions, func(d replay.Decision) bool { return d.Goroutine == "T0.1 store buffer" })
+	flush := slices.IndexFunc(files["mp.TestMP.1.json"].Decisions, func(d result.Block) bool { return d.Goroutine == "T0.1 store buffer" })
 	if flush < 0 {
 		t.Errorf("mp: no flush in %+v", files["mp.TestMP.1.json"].Decisions)
 	} else if d := files["mp.TestMP.1.json"].Decisions[flush]; d.Op != "flush" || d.Pos != "mp/mp_test.go:15" || d.Src != "flag = 1" {
 		t.Errorf("mp: the flush is anchored at %s %s (%s), want flush mp/mp_test.go:15 (flag = 1)", d.Op, d.Pos, d.Src)
 	}
 	for _, name := range []string{"tick.TestTimerOrder.1.json", "obs.TestObserve.1.json"} {
-		if !slices.ContainsFunc(files[name].Decisions, func(d replay.Decision) bool { return len(d.Choices) > 0 }) {
+		if !slices.ContainsFunc(files[name].Decisions, func(d result.Block) bool { return len(d.Choices) > 0 }) {
 			t.Errorf("%s: no choices in %+v", name, files[name].Decisions)
 		}
 	}
@@ -265,18 +258,17 @@ func TestReplayDecisionKinds(t *testing.T) {
 			extra = []string{"-trace", html}
 		}
 		status, finding, rep, stderr := replayJSON(t, t.TempDir(), filepath.Join(out, name), extra...)
-		if status != exitFindings || finding == nil || rep["reproduced"] != true {
-			t.Errorf("%s: status %d, finding %v, replay %v\n%s", name, status, finding, rep, stderr)
+		if status != exitFindings || finding == nil || rep == nil || !rep.Reproduced {
+			t.Errorf("%s: status %d, finding %+v, replay %+v\n%s", name, status, finding, rep, stderr)
 			continue
 		}
-		if finding["kind"] != s.Finding.Kind || finding["pos"] != s.Finding.Pos || finding["message"] != s.Finding.Message {
-			t.Errorf("%s: replayed %v at %v: %q; recorded %s at %s: %q", name, finding["kind"], finding["pos"], finding["message"], s.Finding.Kind, s.Finding.Pos, s.Finding.Message)
+		if finding.Kind != s.Finding.Kind || finding.Pos != s.Finding.Pos || finding.Message != s.Finding.Message {
+			t.Errorf("%s: replayed %v at %v: %q; recorded %s at %s: %q", name, finding.Kind, finding.Pos, finding.Message, s.Finding.Kind, s.Finding.Pos, s.Finding.Message)
 		}
 		if name == "tick.TestTimerOrder.1.json" {
-			steps, _ := rep["steps"].([]any)
-			if !slices.ContainsFunc(steps, func(st any) bool {
-				m, _ := st.(map[string]any)
-				return m["g"] == nil && m["op"] == "time advances to +1s"
+			steps := rep.Steps
+			if !slices.ContainsFunc(steps, func(st result.TraceStep) bool {
+				return st.G == "" && st.Op == "time advances to +1s"
 			}) {
 				t.Errorf("tick: no step where time advances in %v", steps)
 			}
@@ -300,7 +292,7 @@ func TestReplayAfterEdits(t *testing.T) {
 	if !longSuite {
 		t.Skip("long suite (go test -tags long); TestCorpusReplayAfterEdits edits corpus programs")
 	}
-	dir := writeModule(t, map[string]string{
+	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod":        "module example.com/ext\n\ngo 1.22\n",
 		"lu/lu.go":      extLostUpdate + editUnused,
 		"lu/lu_test.go": extLostUpdateTest,
@@ -368,8 +360,8 @@ func TestReplayAfterEdits(t *testing.T) {
 func TestReplayBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	s := &replay.Schedule{Package: "example.com/p", Test: "TestX", Finding: replay.Finding{Kind: "deadlock"},
-		Decisions: []replay.Decision{{Kind: replay.KindBlock, Goroutine: "T0", Points: 1}}}
+	s := &replay.Schedule{Package: "example.com/p", Test: "TestX", Finding: replay.Finding{Want: result.Want{Kind: result.Deadlock}},
+		Decisions: []result.Block{{Kind: result.DecisionBlock, Goroutine: "T0", Points: 1}}}
 	p, err := replay.Write(dir, "p", s, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -401,7 +393,7 @@ func TestReplayBadFiles(t *testing.T) {
 // is installed, checks that it renders with one lane per goroutine and the
 // finding marked.
 func TestReplayTrace(t *testing.T) {
-	dir := writeModule(t, map[string]string{
+	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod":        "module example.com/ext\n\ngo 1.22\n",
 		"dl/dl.go":      extDeadlock,
 		"dl/dl_test.go": extDeadlockTest,
@@ -506,32 +498,33 @@ func chromium(t *testing.T, browser string, args ...string) []byte {
 // TestScheduleSize: the report gives the size of a finding's schedule and
 // says what minimisation made of it.
 func TestScheduleSize(t *testing.T) {
-	blocks := []scheduler.Block{{Goroutine: "T0"}, {Goroutine: "T0.1", Preempt: true}, {Goroutine: "T0", Mid: true}}
+	blocks := []result.Block{{Goroutine: "T0"}, {Goroutine: "T0.1", Preempt: true}, {Goroutine: "T0", Mid: true}}
 	for _, c := range []struct {
-		sh   *scheduler.Shortened
+		sh   *result.Shortened
 		want string
-		from *jsonSize
+		from *result.Size
 	}{
 		{nil, "3 blocks, 1 preemptions", nil},
-		{&scheduler.Shortened{Blocks: 3, Preemptions: 1, Tries: 4}, "3 blocks, 1 preemptions; no shorter one in 4 tries", nil},
-		{&scheduler.Shortened{Blocks: 9, Preemptions: 5, Tries: 12}, "3 blocks, 1 preemptions; shortened from 9 blocks, 5 preemptions", &jsonSize{Blocks: 9, Preemptions: 5}},
+		{&result.Shortened{Blocks: 3, Preemptions: 1, Tries: 4}, "3 blocks, 1 preemptions; no shorter one in 4 tries", nil},
+		{&result.Shortened{Blocks: 9, Preemptions: 5, Tries: 12}, "3 blocks, 1 preemptions; shortened from 9 blocks, 5 preemptions", &result.Size{Blocks: 9, Preemptions: 5}},
 	} {
-		f := &scheduler.Finding{Kind: scheduler.KindAssertion, Blocks: blocks, Shortened: c.sh}
+		f := &result.Finding{Kind: result.Assertion, Blocks: blocks, Shortened: c.sh}
 		if got := scheduleSize(f); got != c.want {
 			t.Errorf("scheduleSize = %q, want %q", got, c.want)
 		}
 		var out bytes.Buffer
 		rp := &reporter{out: &out, o: &options{json: true}, cwd: "/w"}
-		rp.finding(instrument.Package{ImportPath: "p"}, scheduler.Report{Result: &scheduler.Result{Test: "TestX"}}, f, "/w/xbtest-out/p.TestX.1.json", "")
-		var got struct {
-			jsonSize
-			Replay string
-		}
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		rp.finding("p", &result.Result{Test: "TestX"}, f, "/w/xbtest-out/p.TestX.1.json", "")
+		ev, err := result.DecodeEvent(out.Bytes())
+		if err != nil {
 			t.Fatalf("%v: %s", err, out.String())
 		}
-		want := jsonSize{Blocks: 3, Preemptions: 1, From: c.from}
-		if !reflect.DeepEqual(got.jsonSize, want) || got.Replay != "xbtest-out/p.TestX.1.json" {
+		got, ok := ev.(*result.FindingEvent)
+		if !ok || got.Size == nil {
+			t.Fatalf("decoded %T %+v from %s", ev, ev, out.String())
+		}
+		want := result.Size{Blocks: 3, Preemptions: 1, From: c.from}
+		if !reflect.DeepEqual(*got.Size, want) || got.Replay != "xbtest-out/p.TestX.1.json" {
 			t.Errorf("JSON %s, want size %+v", out.String(), want)
 		}
 	}
@@ -570,7 +563,7 @@ func TestScheduleFileNames(t *testing.T) {
 	if !longSuite {
 		t.Skip("long suite (go test -tags long)")
 	}
-	dir := writeModule(t, map[string]string{
+	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod":                  "module example.com/names\n\ngo 1.22\n",
 		"a/config/config_test.go": strings.ReplaceAll(twoOutcomes, "PKG", "a"),
 		"b/config/config_test.go": strings.ReplaceAll(twoOutcomes, "PKG", "b"),
@@ -591,13 +584,8 @@ func TestScheduleFileNames(t *testing.T) {
 			t.Fatalf("files %v, want %v", names, wantFiles)
 		}
 		// Each finding names the file that holds its own schedule.
-		for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
-			var ev map[string]any
-			json.Unmarshal([]byte(l), &ev)
-			if ev["event"] != "finding" {
-				continue
-			}
-			file := ev["replay"].(string)
+		for _, ev := range testkit.DecodeEvents(t, stdout).Findings {
+			file := ev.Replay
 			if !filepath.IsAbs(file) {
 				file = filepath.Join(dir, file)
 			}
@@ -605,8 +593,8 @@ func TestScheduleFileNames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Package != ev["package"] || s.Finding.Message != ev["message"] {
-				t.Errorf("finding %v of %v: its file %s holds %q of %s", ev["message"], ev["package"], ev["replay"], s.Finding.Message, s.Package)
+			if s.Package != ev.Package || s.Finding.Message != ev.Message {
+				t.Errorf("finding %v of %v: its file %s holds %q of %s", ev.Message, ev.Package, ev.Replay, s.Finding.Message, s.Package)
 			}
 		}
 	}
@@ -650,7 +638,7 @@ func TestCorpusReplayAfterEdits(t *testing.T) {
 				}
 				orig[pkg+"/"+filepath.Base(f)] = string(b)
 			}
-			dir := writeModule(t, orig)
+			dir := testkit.WriteModule(t, orig)
 			out := t.TempDir()
 			args := append(append([]string{"-o", out, "-run", "^" + c.test + "$"}, c.flags...), "./"+pkg)
 			if status, stdout, stderr := runCommand(t, bin, dir, args...); status != exitFindings {
@@ -681,8 +669,8 @@ func TestCorpusReplayAfterEdits(t *testing.T) {
 			f, line, _ := strings.Cut(s.Finding.Pos, ":")
 			n, _ := strconv.Atoi(line)
 			want := fmt.Sprintf("%s:%d", f, n+1)
-			if status != exitFindings || finding == nil || rep["reproduced"] != true || finding["kind"] != s.Finding.Kind || finding["pos"] != want {
-				t.Errorf("after an unrelated edit: status %d, finding %v, replay %v; want the %s at %s\n%s", status, finding, rep, s.Finding.Kind, want, stderr)
+			if status != exitFindings || finding == nil || rep == nil || !rep.Reproduced || finding.Kind != s.Finding.Kind || finding.Pos != want {
+				t.Errorf("after an unrelated edit: status %d, finding %+v, replay %+v; want the %s at %s\n%s", status, finding, rep, s.Finding.Kind, want, stderr)
 			}
 
 			head := regexp.MustCompile(`(?m)^func ` + c.test + `\(t \*testing\.T\)\s*\{`)

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
-	"github.com/xbtest/xbtest/instrument"
-	"github.com/xbtest/xbtest/replay"
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest"
+	"github.com/xbtest/xbtest/result"
 )
 
 // Exit statuses, as go test's.
@@ -27,84 +25,11 @@ type reporter struct {
 	out, errOut io.Writer
 	o           *options
 	cwd         string
-	replaying   bool              // xbtest -replay: the finding's file is the replayed one
-	stems       map[string]string // import path: the stem of its schedule files (replay.Stems)
+	replaying   bool // xbtest -replay: the finding's file is the replayed one
 }
 
-// jsonGoroutine, jsonFinding and jsonSummary are the JSON lines of
-// DESIGN.md, "Output": other tools parse them.
-type jsonGoroutine struct {
-	ID    string `json:"id"`
-	State string `json:"state"`
-	On    string `json:"on"`
-	Pos   string `json:"pos"`
-}
-
-type jsonFinding struct {
-	Event      string          `json:"event"`
-	Package    string          `json:"package"`
-	Test       string          `json:"test"`
-	Kind       string          `json:"kind"`
-	Schedule   int             `json:"schedule"`
-	Message    string          `json:"message"`
-	Pos        string          `json:"pos,omitempty"`
-	Goroutines []jsonGoroutine `json:"goroutines"`
-	Replay     string          `json:"replay"`
-	ReplayCmd  string          `json:"replay_command,omitempty"`
-	NoReplay   string          `json:"no_replay,omitempty"` // why there is no schedule file
-	// Unreproduced says why replaying the schedule did not lead to the
-	// finding again (see scheduler.Finding).
-	Unreproduced string `json:"unreproduced,omitempty"`
-	Count        int    `json:"count,omitempty"` // executions that showed it
-	*jsonSize           // the schedule file's, when one was written
-}
-
-// jsonSize is the size of a finding's schedule and, when minimisation
-// shortened it, that of the schedule exploration found.
-type jsonSize struct {
-	Blocks      int       `json:"blocks"`
-	Preemptions int       `json:"preemptions"`
-	From        *jsonSize `json:"shortened_from,omitempty"`
-}
-
-type jsonSummary struct {
-	Event     string         `json:"event"`
-	Package   string         `json:"package"`
-	Test      string         `json:"test"`
-	Algorithm string         `json:"algorithm"`
-	Memory    string         `json:"memory"`
-	Schedules int            `json:"schedules"`
-	Aborted   int            `json:"aborted"`
-	Findings  map[string]int `json:"findings"`
-	Complete  bool           `json:"complete"`
-	// Bound is why exploration is incomplete: "schedules" (-max-schedules),
-	// "time" (-timeout), "steps" (a goroutine stopped at -max-steps),
-	// "stop" (-stop), "interrupted", "error" (Error says what).
-	Bound string `json:"bound,omitempty"`
-	// Depth is the deepest path explored (blocks); Left, when incomplete,
-	// the branches left to explore: at least that many schedules more.
-	Depth    int      `json:"depth,omitempty"`
-	Left     int      `json:"left,omitempty"`
-	Skipped  bool     `json:"skipped,omitempty"`
-	Error    string   `json:"error,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
-	ElapsedS float64  `json:"elapsed_s"`
-	// Checkpoint is how exploration backed up, Notes why (and, with race
-	// detection, the locations shared without a common lock).
-	Checkpoint string   `json:"checkpoint,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
-}
-
-// jsonPackage is the line that ends a package, as go test's pass or fail
-// line: Result is "ok", "FAIL", "no test files", "no tests to run",
-// "build failed" (Output: the compiler's) or "interrupted".
-type jsonPackage struct {
-	Event    string  `json:"event"`
-	Package  string  `json:"package"`
-	Result   string  `json:"result"`
-	Output   string  `json:"output,omitempty"`
-	ElapsedS float64 `json:"elapsed_s"`
-}
+// The JSON lines of -json are the event types of package result, which
+// other tools decode with result.DecodeEvent.
 
 func (rp *reporter) jsonLine(v any) {
 	b, _ := json.Marshal(v)
@@ -112,57 +37,57 @@ func (rp *reporter) jsonLine(v any) {
 }
 
 // noTests reports a package without tests.
-func (rp *reporter) noTests(p instrument.Package) {
+func (rp *reporter) noTests(p *xbtest.Package) {
 	if rp.o.json {
-		rp.jsonLine(jsonPackage{Event: "package", Package: p.ImportPath, Result: "no test files"})
+		rp.jsonLine(result.PackageEvent{Event: result.EventPackage, Package: p.ImportPath, Result: "no test files"})
 		return
 	}
 	fmt.Fprintf(rp.out, "?   \t%s\t[no test files]\n", p.ImportPath)
 }
 
 // buildFailed reports a package that does not compile.
-func (rp *reporter) buildFailed(p instrument.Package, msg string) {
+func (rp *reporter) buildFailed(pkg, msg string) {
 	if rp.o.json {
-		rp.jsonLine(jsonPackage{Event: "package", Package: p.ImportPath, Result: "build failed", Output: msg})
+		rp.jsonLine(result.PackageEvent{Event: result.EventPackage, Package: pkg, Result: "build failed", Output: msg})
 		return
 	}
-	fmt.Fprintf(rp.errOut, "%s\nFAIL\t%s [build failed]\n", msg, p.ImportPath)
+	fmt.Fprintf(rp.errOut, "%s\nFAIL\t%s [build failed]\n", msg, pkg)
 }
 
 // pkgDone reports the end of a package whose tests reported with status.
-func (rp *reporter) pkgDone(p instrument.Package, run *pkgRun, status int) {
-	result := "ok"
+func (rp *reporter) pkgDone(p *xbtest.Package, status int) {
+	verdict := "ok"
 	switch {
-	case run.interrupted:
-		result = "interrupted"
+	case p.Interrupted:
+		verdict = "interrupted"
 	case status != exitOK:
-		result = "FAIL"
-	case len(run.results) == 0:
-		result = "no tests to run"
+		verdict = "FAIL"
+	case len(p.Tests) == 0:
+		verdict = "no tests to run"
 	}
 	if rp.o.json {
-		rp.jsonLine(jsonPackage{Event: "package", Package: p.ImportPath, Result: result, ElapsedS: run.elapsed.Seconds()})
+		rp.jsonLine(result.PackageEvent{Event: result.EventPackage, Package: p.ImportPath, Result: verdict, ElapsedS: p.Elapsed.Seconds()})
 		return
 	}
-	line := fmt.Sprintf("%s\t%s\t%.3fs", map[bool]string{true: "ok  ", false: "FAIL"}[result == "ok" || result == "no tests to run"], p.ImportPath, run.elapsed.Seconds())
+	line := fmt.Sprintf("%s\t%s\t%.3fs", map[bool]string{true: "ok  ", false: "FAIL"}[verdict == "ok" || verdict == "no tests to run"], p.ImportPath, p.Elapsed.Seconds())
 	switch {
-	case result == "no tests to run":
+	case verdict == "no tests to run":
 		line += " [no tests to run]"
-	case run.interrupted:
+	case p.Interrupted:
 		line += " [interrupted]"
 	}
-	if n := incomplete(run); n > 0 && !run.interrupted {
-		line += fmt.Sprintf(" [%d of %d tests explored incompletely]", n, len(run.results))
+	if n := incomplete(p); n > 0 && !p.Interrupted {
+		line += fmt.Sprintf(" [%d of %d tests explored incompletely]", n, len(p.Tests))
 	}
 	fmt.Fprintln(rp.out, line)
 }
 
 // incomplete counts the tests of a package whose exploration was bounded
 // or failed.
-func incomplete(run *pkgRun) int {
+func incomplete(p *xbtest.Package) int {
 	n := 0
-	for _, r := range run.results {
-		if r.report == nil || !r.report.Complete && !r.report.Skipped {
+	for _, t := range p.Tests {
+		if !t.Complete() {
 			n++
 		}
 	}
@@ -172,59 +97,54 @@ func incomplete(run *pkgRun) int {
 // boundText says in words why exploration stopped early.
 func (rp *reporter) boundText(bound string) string {
 	switch bound {
-	case "schedules":
-		return fmt.Sprintf("incomplete: stopped at -max-schedules %d", rp.o.maxSchedules)
-	case "time":
-		return fmt.Sprintf("incomplete: stopped at -timeout %v", rp.o.timeout)
-	case "steps":
-		return fmt.Sprintf("incomplete: a goroutine was stopped at -max-steps %d", rp.o.maxSteps)
-	case "stop":
+	case result.BoundSchedules:
+		return fmt.Sprintf("incomplete: stopped at -max-schedules %d", rp.o.s.MaxSchedules)
+	case result.BoundTime:
+		return fmt.Sprintf("incomplete: stopped at -timeout %v", rp.o.s.Timeout)
+	case result.BoundSteps:
+		return fmt.Sprintf("incomplete: a goroutine was stopped at -max-steps %d", rp.o.s.MaxSteps)
+	case result.BoundStop:
 		return "incomplete: stopped at the first finding (-stop)"
-	case "interrupted":
+	case result.BoundInterrupted:
 		return "incomplete: interrupted"
-	case "", "error":
+	case "", result.BoundError:
 		return "incomplete: error"
 	}
 	return "incomplete: " + bound
 }
 
 // testDone reports one test and returns its exit status.
-func (rp *reporter) testDone(p instrument.Package, tr testResult) int {
-	if tr.report == nil {
-		return rp.testFailed(p, tr)
+func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
+	if t.Result == nil {
+		return rp.testFailed(p, t)
 	}
-	r := *tr.report
+	r := t.Result
 	status := exitOK
 	counts := map[string]int{}
-	for _, k := range scheduler.Kinds {
+	for _, k := range result.Kinds {
 		counts[string(k)] = 0
 	}
-	stem := rp.stem(p)
 	for i, f := range r.Findings {
 		counts[string(f.Kind)]++
 		status = exitFindings
-		path, err := replay.Write(rp.o.out, stem, rp.schedule(p, r, f), i+1)
-		if err != nil {
-			status = exitError
-			rp.finding(p, r, f, "", fmt.Sprintf("not written: %v", err))
-			continue
+		var path, noFile string
+		if i < len(t.Files) {
+			if err := t.Files[i].Err; err != nil {
+				status = exitError
+				noFile = fmt.Sprintf("not written: %v", err)
+			}
+			path = t.Files[i].Path
 		}
-		rp.finding(p, r, f, path, "")
-	}
-	if r.Complete && r.Internal == "" {
-		// The files of findings an earlier run had and this one has not.
-		if _, err := replay.Prune(rp.o.out, stem, p.ImportPath, r.Test, len(r.Findings)); err != nil {
-			fmt.Fprintf(rp.errOut, "xbtest: removing old schedule files: %v\n", err)
-		}
+		rp.finding(p.ImportPath, r, f, path, noFile)
 	}
 	if r.Internal != "" {
 		status = exitError
 		fmt.Fprintf(rp.errOut, "xbtest: %s: %s\n", r.Test, r.Internal)
 	}
 	if rp.o.json {
-		rp.jsonLine(jsonSummary{Event: "summary", Package: p.ImportPath, Test: r.Test, Algorithm: r.Algorithm, Memory: rp.o.memory,
-			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, Bound: boundOf(r.Result), Depth: r.Depth, Left: r.Left, Skipped: r.Skipped,
-			Error: firstLine(r.Internal), Warnings: r.Warnings, ElapsedS: r.ElapsedS, Checkpoint: r.Backer, Notes: r.Notes})
+		rp.jsonLine(result.SummaryEvent{Event: result.EventSummary, Package: p.ImportPath, Test: r.Test, Algorithm: r.Semantics.Algorithm.String(), Memory: r.Semantics.Memory.String(),
+			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, Bound: r.BoundOf(), Depth: r.Depth, Left: r.Left, Skipped: r.Skipped,
+			Error: firstLine(r.Internal), Warnings: r.Warnings, ElapsedS: r.Elapsed.Seconds(), Checkpoint: r.Backer, Notes: r.Notes})
 		return status
 	}
 	for _, w := range r.Warnings {
@@ -245,12 +165,12 @@ func (rp *reporter) testDone(p instrument.Package, tr testResult) int {
 			detail += fmt.Sprintf(", %d finding(s)", n)
 		}
 		if !r.Complete && !r.Skipped {
-			detail += ", " + rp.boundText(boundOf(r.Result))
+			detail += ", " + rp.boundText(r.BoundOf())
 			if r.Left > 0 {
 				detail += fmt.Sprintf(" with at least %d schedules left (paths of up to %d blocks)", r.Left, r.Depth)
 			}
 		}
-		fmt.Fprintf(rp.out, "--- %s: %s (%s, %s, %.2fs)\n", verdict, r.Test, r.Algorithm, detail, r.ElapsedS)
+		fmt.Fprintf(rp.out, "--- %s: %s (%s, %s, %.2fs)\n", verdict, r.Test, r.Semantics.Algorithm, detail, r.Elapsed.Seconds())
 	}
 	if rp.o.verbose {
 		for _, n := range r.Notes {
@@ -260,46 +180,35 @@ func (rp *reporter) testDone(p instrument.Package, tr testResult) int {
 	return status
 }
 
-// boundOf is a result's bound, "error" for an internal error.
-func boundOf(r *scheduler.Result) string {
-	if r.Complete || r.Skipped {
-		return ""
-	}
-	if r.Bound == "" {
-		return "error"
-	}
-	return r.Bound
-}
-
 // testFailed reports a test that ended without a report: its binary
 // crashed or was killed. The findings it had seen are reported, without
 // schedule files (they are written when a finding has been replayed, at the
 // end of the test's exploration).
-func (rp *reporter) testFailed(p instrument.Package, tr testResult) int {
+func (rp *reporter) testFailed(p *xbtest.Package, t *xbtest.Test) int {
 	status := exitFindings
-	if tr.bound == "interrupted" {
+	if t.Bound == result.BoundInterrupted {
 		status = exitError
 	}
 	counts := map[string]int{}
-	for _, k := range scheduler.Kinds {
+	for _, k := range result.Kinds {
 		counts[string(k)] = 0
 	}
-	r := scheduler.Report{Result: &scheduler.Result{Test: tr.test}, Algorithm: rp.o.algo}
-	for _, f := range tr.found {
+	r := &result.Result{Test: t.Name, Semantics: rp.o.s.Semantics}
+	for _, f := range t.Found {
 		counts[string(f.Kind)]++
-		rp.finding(p, r, f, "", "none (the test binary ended before this finding was replayed and recorded)")
+		rp.finding(p.ImportPath, r, f, "", "none (the test binary ended before this finding was replayed and recorded)")
 	}
 	if rp.o.json {
-		bound := tr.bound
+		bound := t.Bound
 		if bound == "" {
-			bound = "error"
+			bound = result.BoundError
 		}
-		rp.jsonLine(jsonSummary{Event: "summary", Package: p.ImportPath, Test: tr.test, Algorithm: rp.o.algo, Memory: rp.o.memory,
-			Findings: counts, Bound: bound, Error: tr.problem})
+		rp.jsonLine(result.SummaryEvent{Event: result.EventSummary, Package: p.ImportPath, Test: t.Name, Algorithm: rp.o.s.Algorithm.String(), Memory: rp.o.s.Memory.String(),
+			Findings: counts, Bound: bound, Error: t.Problem})
 		return status
 	}
-	fmt.Fprintf(rp.out, "--- FAIL: %s (%s)\n", tr.test, tr.problem)
-	if out := strings.TrimSpace(tr.output); out != "" {
+	fmt.Fprintf(rp.out, "--- FAIL: %s (%s)\n", t.Name, t.Problem)
+	if out := strings.TrimSpace(t.Output); out != "" {
 		const max = 4000
 		if len(out) > max {
 			out = "...\n" + out[len(out)-max:]
@@ -320,8 +229,8 @@ func (rp *reporter) total(ta *tally) {
 		verdicts, wrong = ta.corpusVerdicts(rp.o)
 	}
 	if rp.o.json {
-		rp.jsonLine(map[string]any{"event": "total", "tests": ta.tests, "complete": ta.complete, "schedules": ta.schedules,
-			"findings": ta.findings, "corpus": verdicts, "corpus_mismatches": wrong})
+		rp.jsonLine(result.TotalEvent{Event: result.EventTotal, Tests: ta.tests, Complete: ta.complete, Schedules: ta.schedules,
+			Findings: ta.findings, Corpus: verdicts, CorpusMismatches: wrong})
 		return
 	}
 	for _, w := range wrong {
@@ -339,34 +248,23 @@ func firstLine(s string) string {
 	return s
 }
 
-func (rp *reporter) stem(p instrument.Package) string {
-	if stem := rp.stems[p.ImportPath]; stem != "" {
-		return stem
-	}
-	return path.Base(p.ImportPath)
-}
-
 // finding prints one finding; path is its schedule file, or "" and
 // noFile says why there is none.
-func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *scheduler.Finding, path, noFile string) {
+func (rp *reporter) finding(pkg string, r *result.Result, f *result.Finding, path, noFile string) {
 	rel := path
 	if r, err := filepath.Rel(rp.cwd, path); err == nil && !strings.HasPrefix(r, "..") {
 		rel = r
 	}
 	if rp.o.json {
-		var gs []jsonGoroutine
-		for _, g := range f.Goroutines {
-			gs = append(gs, jsonGoroutine{ID: g.ID, State: g.State, On: g.On, Pos: g.Pos})
-		}
-		jf := jsonFinding{Event: "finding", Package: p.ImportPath, Test: r.Test, Kind: string(f.Kind),
-			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: gs, Replay: rel, NoReplay: noFile, Count: f.Count, Unreproduced: f.Unreproduced}
+		jf := result.FindingEvent{Event: result.EventFinding, Package: pkg, Test: r.Test, Kind: f.Kind,
+			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: f.Goroutines, Replay: rel, NoReplay: noFile, Count: f.Count, Unreproduced: f.Unreproduced}
 		if rel != "" && !rp.replaying {
 			jf.ReplayCmd = "xbtest -replay " + rel
 		}
 		if path != "" {
-			jf.jsonSize = &jsonSize{Blocks: len(f.Blocks), Preemptions: scheduler.Preemptions(f.Blocks)}
+			jf.Size = &result.Size{Blocks: len(f.Blocks), Preemptions: result.Preemptions(f.Blocks)}
 			if sh := f.Shortened; sh != nil && (sh.Blocks != len(f.Blocks) || sh.Preemptions != jf.Preemptions) {
-				jf.From = &jsonSize{Blocks: sh.Blocks, Preemptions: sh.Preemptions}
+				jf.From = &result.Size{Blocks: sh.Blocks, Preemptions: sh.Preemptions}
 			}
 		}
 		rp.jsonLine(jf)
@@ -376,11 +274,11 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 	fmt.Fprintln(w, "==================")
 	fmt.Fprintf(w, "XBTEST: %s in %s\n", strings.ToUpper(string(f.Kind)), r.Test)
 	fmt.Fprintln(w, f.Message)
-	if f.Pos != "" && f.Kind != scheduler.KindRace {
+	if f.Pos != "" && f.Kind != result.Race {
 		fmt.Fprintf(w, "  at %s\n", f.Pos)
 	}
 	for i, g := range f.Goroutines {
-		if f.Kind == scheduler.KindRace {
+		if f.Kind == result.Race {
 			// As the race detector: the access, then the one it races with.
 			what := g.State
 			if i > 0 {
@@ -401,7 +299,7 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 		if g.Note != "" {
 			fmt.Fprintf(w, "  %s\n", g.Note)
 		}
-		if g.Stack != "" && f.Kind == scheduler.KindPanic {
+		if g.Stack != "" && f.Kind == result.Panic {
 			fmt.Fprintf(w, "%s\n", indent(g.Stack))
 		}
 	}
@@ -434,31 +332,10 @@ func (rp *reporter) finding(p instrument.Package, r scheduler.Report, f *schedul
 	fmt.Fprintln(w, "==================")
 }
 
-// schedule turns a finding into a schedule file.
-func (rp *reporter) schedule(p instrument.Package, r scheduler.Report, f *scheduler.Finding) *replay.Schedule {
-	s := &replay.Schedule{
-		Package: p.ImportPath,
-		Dir:     rp.cwd,
-		Test:    r.Test,
-		Flags: replay.Flags{Algorithm: r.Algorithm, SyncDeps: r.SyncDeps, Memory: rp.o.memory, Granularity: rp.o.granularity, Race: rp.o.race, MaxSteps: rp.o.maxSteps,
-			FairBlocks: &rp.o.fairBlocks, Timers: rp.o.timers, Tags: rp.o.tags, Instrument: rp.o.instrument},
-		Finding: replay.Finding{Kind: string(f.Kind), Message: f.Message, Pos: f.Pos, Src: f.Src, Schedule: f.Schedule},
-		Env:     replay.CurrentEnv(max(r.GOMAXPROCS, 1)),
-	}
-	if sh := f.Shortened; sh != nil {
-		s.Shortened = &replay.Shortened{Blocks: sh.Blocks, Preemptions: sh.Preemptions}
-	}
-	for _, b := range f.Blocks {
-		s.Decisions = append(s.Decisions, replay.Decision{Kind: replay.KindBlock, Goroutine: b.Goroutine, Thread: b.Thread, Points: b.Points,
-			Choices: b.Choices, Mid: b.Mid, Preempt: b.Preempt, Op: b.Op, Pos: b.Pos, Fn: b.Fn, Src: b.Src, End: b.End})
-	}
-	return s
-}
-
 // scheduleSize describes a finding's schedule: its blocks and preemptions,
 // and what minimisation made of it.
-func scheduleSize(f *scheduler.Finding) string {
-	p := scheduler.Preemptions(f.Blocks)
+func scheduleSize(f *result.Finding) string {
+	p := result.Preemptions(f.Blocks)
 	s := fmt.Sprintf("%d blocks, %d preemptions", len(f.Blocks), p)
 	switch sh := f.Shortened; {
 	case sh == nil:

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/xbtest/xbtest/replay"
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/result"
 )
 
 // The HTML timeline of a replayed schedule (-replay FILE -trace OUT.html):
@@ -38,9 +38,9 @@ type tracePage struct {
 	After                                       []traceRow
 }
 
-func writeTrace(path string, s *replay.Schedule, r *scheduler.Report) error {
+func writeTrace(path string, s *replay.Schedule, r *result.Result) error {
 	out := r.Replay
-	pg := tracePage{Test: r.Test, Package: s.Package, Kind: s.Finding.Kind, Message: s.Finding.Message,
+	pg := tracePage{Test: r.Test, Package: s.Package, Kind: string(s.Finding.Kind), Message: s.Finding.Message,
 		Pos: s.Finding.Pos, Diverged: out.Diverged, Reproduced: out.Reproduced}
 	lane := func(g string) {
 		if g != "" && !slices.Contains(pg.Lanes, g) {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xbtest/xbtest/instrument"
+	"github.com/xbtest/xbtest/internal/testkit"
 	"github.com/xbtest/xbtest/replay"
+	"github.com/xbtest/xbtest/result"
 )
 
 // The cases of "no silent pass, nothing lost": each package of the module
@@ -179,48 +178,11 @@ func TestLongSchedule(t *testing.T) {
 	"notests/a.go": "package notests\n\nfunc A() {}\n",
 }
 
-type verdictEvents struct {
-	findings  []map[string]any
-	summaries map[string]map[string]any // by package/test
-	packages  map[string]string         // result by package
-}
-
-// parseVerdicts reads -json output; every line must be JSON.
-func parseVerdicts(t *testing.T, stdout string) verdictEvents {
+// parseVerdicts reads -json output (every line must be an event), with
+// packages named relative to the test module.
+func parseVerdicts(t *testing.T, stdout string) *testkit.Events {
 	t.Helper()
-	ev := verdictEvents{summaries: map[string]map[string]any{}, packages: map[string]string{}}
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("-json printed a line that is not JSON: %q", sc.Text())
-		}
-		pkg, _ := m["package"].(string)
-		pkg = strings.TrimPrefix(pkg, "example.com/verdicts/")
-		switch m["event"] {
-		case "finding":
-			ev.findings = append(ev.findings, m)
-		case "summary":
-			ev.summaries[pkg+"/"+m["test"].(string)] = m
-		case "package":
-			ev.packages[pkg] = m["result"].(string)
-		case "total":
-		default:
-			t.Errorf("unknown event %q", sc.Text())
-		}
-	}
-	return ev
-}
-
-func (ev verdictEvents) kinds(pkgTest string) []string {
-	var ks []string
-	for _, f := range ev.findings {
-		if strings.TrimPrefix(f["package"].(string), "example.com/verdicts/")+"/"+f["test"].(string) == pkgTest {
-			ks = append(ks, f["kind"].(string))
-		}
-	}
-	return ks
+	return testkit.DecodeEvents(t, stdout).Relative("example.com/verdicts/")
 }
 
 // TestNoSilentPass runs the command once over every case and checks each
@@ -230,7 +192,7 @@ func TestNoSilentPass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a module")
 	}
-	dir := writeModule(t, verdictModule)
+	dir := testkit.WriteModule(t, verdictModule)
 	out := t.TempDir()
 	start := time.Now()
 	// -timeout leaves room for a loaded machine: the spinning tests must
@@ -243,64 +205,64 @@ func TestNoSilentPass(t *testing.T) {
 	}
 	ev := parseVerdicts(t, stdout)
 	t.Logf("%s\n%s", stdout, stderr)
-	sum := func(key string) map[string]any {
-		s := ev.summaries[key]
+	sum := func(key string) *result.SummaryEvent {
+		s := ev.Summaries[key]
 		if s == nil {
 			t.Fatalf("no summary for %s", key)
 		}
 		return s
 	}
 	// os.Exit: reported, and the next test explored.
-	if s := sum("osexit/TestExits"); !strings.Contains(s["error"].(string), "exited with status 3") {
-		t.Errorf("TestExits: %v", s)
+	if s := sum("osexit/TestExits"); !strings.Contains(s.Error, "exited with status 3") {
+		t.Errorf("TestExits: %+v", s)
 	}
-	if k := ev.kinds("osexit/TestAfter"); len(k) != 1 || k[0] != "race" {
+	if k := ev.Kinds("osexit/TestAfter"); len(k) != 1 || k[0] != "race" {
 		t.Errorf("TestAfter after os.Exit: findings %v, want a race", k)
 	}
 	// Spinning goroutines: a nontermination finding (one: the same loop).
-	if k := ev.kinds("spin/TestSpin"); len(k) != 1 || k[0] != "nontermination" {
+	if k := ev.Kinds("spin/TestSpin"); len(k) != 1 || k[0] != "nontermination" {
 		t.Errorf("TestSpin: findings %v, want nontermination", k)
 	}
-	if s := sum("spin/TestSpin"); s["complete"] != false || s["bound"] != "steps" {
-		t.Errorf("TestSpin: %v, want incomplete, bound steps", s)
+	if s := sum("spin/TestSpin"); s.Complete || s.Bound != result.BoundSteps {
+		t.Errorf("TestSpin: %+v, want incomplete, bound steps", s)
 	}
 	// A bound says so.
-	if s := sum("bounded/TestMany"); s["complete"] != false || s["bound"] != "schedules" || s["schedules"] != 50.0 {
-		t.Errorf("TestMany: %v, want 50 schedules, incomplete, bound schedules", s)
+	if s := sum("bounded/TestMany"); s.Complete || s.Bound != result.BoundSchedules || s.Schedules != 50 {
+		t.Errorf("TestMany: %+v, want 50 schedules, incomplete, bound schedules", s)
 	}
 	// One leak, seen on no more executions than there were.
-	var leak map[string]any
-	for _, f := range ev.findings {
-		if f["test"] == "TestLeakEach" {
+	var leak *result.FindingEvent
+	for _, f := range ev.Findings {
+		if f.Test == "TestLeakEach" {
 			if leak != nil {
-				t.Errorf("a second leak finding: %v", f)
+				t.Errorf("a second leak finding: %+v", f)
 			}
 			leak = f
 		}
 	}
-	if s := sum("leakeach/TestLeakEach"); leak == nil || leak["count"].(float64) > s["schedules"].(float64)+s["aborted"].(float64) {
-		t.Errorf("leak %v in %v", leak, s)
+	if s := sum("leakeach/TestLeakEach"); leak == nil || leak.Count > s.Schedules+s.Aborted {
+		t.Errorf("leak %+v in %+v", leak, s)
 	}
 	// Log after the test.
 	found := false
-	for _, f := range ev.findings {
-		if f["test"] == "TestLogAfter" && f["kind"] == "panic" && strings.Contains(f["message"].(string), "Log in goroutine after TestLogAfter has completed: late") {
+	for _, f := range ev.Findings {
+		if f.Test == "TestLogAfter" && f.Kind == result.Panic && strings.Contains(f.Message, "Log in goroutine after TestLogAfter has completed: late") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("no panic for a Log after TestLogAfter completed: %v", ev.kinds("logafter/TestLogAfter"))
+		t.Errorf("no panic for a Log after TestLogAfter completed: %v", ev.Kinds("logafter/TestLogAfter"))
 	}
 	// A test goroutine spinning alone is stopped from outside; the next
 	// test is explored completely.
-	if s := sum("alone/TestSpinsAlone"); s["bound"] != "time" || !strings.Contains(s["error"].(string), "did not stop at -timeout") {
-		t.Errorf("TestSpinsAlone: %v", s)
+	if s := sum("alone/TestSpinsAlone"); s.Bound != result.BoundTime || !strings.Contains(s.Error, "did not stop at -timeout") {
+		t.Errorf("TestSpinsAlone: %+v", s)
 	}
-	if s := sum("alone/TestNext"); s["complete"] != true {
-		t.Errorf("TestNext after a test that was killed: %v", s)
+	if s := sum("alone/TestNext"); !s.Complete {
+		t.Errorf("TestNext after a test that was killed: %+v", s)
 	}
-	if ev.packages["notests"] != "no test files" || ev.packages["osexit"] != "FAIL" || ev.packages["bounded"] != "ok" {
-		t.Errorf("package results %v", ev.packages)
+	if ev.Result("notests") != "no test files" || ev.Result("osexit") != "FAIL" || ev.Result("bounded") != "ok" {
+		t.Errorf("package results: notests %q, osexit %q, bounded %q", ev.Result("notests"), ev.Result("osexit"), ev.Result("bounded"))
 	}
 	// Building takes a few seconds a package; exploring is bounded.
 	t.Logf("the run took %v", elapsed)
@@ -308,13 +270,13 @@ func TestNoSilentPass(t *testing.T) {
 	// A long schedule is stopped in the middle, at the bound.
 	status, stdout, _ = runIn(t, dir, "-json", "-o", out, "-timeout", "1s", "-max-steps", "0", "./long")
 	ev = parseVerdicts(t, stdout)
-	if s := sum("long/TestLongSchedule"); status != exitOK || s["bound"] != "time" || s["elapsed_s"].(float64) > 3 || s["schedules"] != 0.0 {
-		t.Errorf("TestLongSchedule: status %d, %v; want stopped at about 1s in its first schedule", status, s)
+	if s := sum("long/TestLongSchedule"); status != exitOK || s.Bound != result.BoundTime || s.ElapsedS > 3 || s.Schedules != 0 {
+		t.Errorf("TestLongSchedule: status %d, %+v; want stopped at about 1s in its first schedule", status, s)
 	}
 }
 
 func TestBadRunAndOut(t *testing.T) {
-	dir := writeModule(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n"})
+	dir := testkit.WriteModule(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n"})
 	status, stdout, stderr := runIn(t, dir, "-run", "[", "./a")
 	if status != exitError || !strings.Contains(stderr, "invalid -run") || stdout != "" {
 		t.Errorf("-run '[': status %d, stdout %q, stderr %q", status, stdout, stderr)
@@ -335,7 +297,7 @@ func TestInterruptKeepsFindings(t *testing.T) {
 		t.Skip("builds and runs the command")
 	}
 	bin := buildCommand(t)
-	dir := writeModule(t, map[string]string{
+	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod": "module example.com/intr\n\ngo 1.22\n",
 		"p/p_test.go": `package p
 
@@ -394,50 +356,23 @@ func TestB(t *testing.T) {
 		t.Errorf("exit %v, want status 2", err)
 	}
 	ev := parseVerdicts(t, stdout.String())
-	if k := ev.kinds("example.com/intr/p/TestA"); len(k) != 1 {
+	if k := ev.Kinds("example.com/intr/p/TestA"); len(k) != 1 {
 		t.Errorf("TestA findings %v", k)
 	}
 	var replayFile string
-	for _, f := range ev.findings {
-		replayFile, _ = f["replay"].(string)
+	for _, f := range ev.Findings {
+		replayFile = f.Replay
 	}
 	if _, err := os.Stat(filepath.Join(dir, replayFile)); replayFile == "" || err != nil {
 		if _, err2 := os.Stat(replayFile); err2 != nil {
 			t.Errorf("schedule file %q of TestA: %v", replayFile, err)
 		}
 	}
-	if s := ev.summaries["example.com/intr/p/TestB"]; s == nil || s["bound"] != "interrupted" || s["complete"] != false {
-		t.Errorf("TestB: %v, want interrupted", s)
+	if s := ev.Summaries["example.com/intr/p/TestB"]; s == nil || s.Bound != result.BoundInterrupted || s.Complete {
+		t.Errorf("TestB: %+v, want interrupted", s)
 	}
 	if !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("stderr %q", stderr.String())
-	}
-}
-
-// A build error of the rewritten code, when the package itself builds, is
-// reported as xbtest's, with what the rewrite made of the line.
-func TestRewriteBrokeIsOurs(t *testing.T) {
-	dir := writeModule(t, map[string]string{
-		"go.mod":      "module example.com/rb\n\ngo 1.22\n",
-		"a/a.go":      "package a\n\nfunc F() int {\n\treturn 1\n}\n",
-		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n",
-	})
-	orig := filepath.Join(dir, "a", "a.go")
-	rw := filepath.Join(t.TempDir(), "a.go")
-	os.WriteFile(rw, []byte("//line "+orig+":1\npackage a\n\nfunc F() int {\n\treturn _xbBroken(1)\n}\n"), 0o644)
-	ov := filepath.Join(t.TempDir(), "overlay.json")
-	b, _ := json.Marshal(map[string]any{"Replace": map[string]string{orig: rw}})
-	os.WriteFile(ov, b, 0o644)
-	plan := &instrument.Plan{Dir: dir, Overlay: ov}
-	buildErr := "# example.com/rb/a\na/a.go:4:9: undefined: _xbBroken"
-	got := rewriteBroke(t.Context(), plan, instrument.Package{ImportPath: "example.com/rb/a", Dir: filepath.Join(dir, "a")}, &options{}, t.TempDir(), buildErr)
-	if !strings.Contains(got, "a bug of xbtest's rewrite") || !strings.Contains(got, "rewritten as: return _xbBroken(1)") {
-		t.Errorf("got %q", got)
-	}
-	// A package that does not build by itself: its own error.
-	os.WriteFile(orig, []byte("package a\n\nfunc F() int {\n\treturn \"x\"\n}\n"), 0o644)
-	if got := rewriteBroke(t.Context(), plan, instrument.Package{ImportPath: "example.com/rb/a"}, &options{}, t.TempDir(), buildErr); got != buildErr {
-		t.Errorf("a package that does not build: %q", got)
 	}
 }
 
@@ -448,7 +383,7 @@ func TestReplayKeepsGOMAXPROCS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a module")
 	}
-	dir := writeModule(t, map[string]string{
+	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod": "module example.com/gmp\n\ngo 1.22\n",
 		"w/w_test.go": `package w
 
@@ -477,10 +412,10 @@ func TestWorkers(t *testing.T) {
 	out := t.TempDir()
 	status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "./w")
 	ev := parseVerdicts(t, stdout)
-	if status != exitFindings || len(ev.findings) != 1 {
-		t.Fatalf("status %d, findings %v\n%s", status, ev.findings, stderr)
+	if status != exitFindings || len(ev.Findings) != 1 {
+		t.Fatalf("status %d, findings %+v\n%s", status, ev.Findings, stderr)
 	}
-	file := ev.findings[0]["replay"].(string)
+	file := ev.Findings[0].Replay
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}

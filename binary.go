@@ -1,4 +1,4 @@
-package main
+package xbtest
 
 import (
 	"bytes"
@@ -21,14 +21,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/xbtest/xbtest/instrument"
-	"github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/result"
 )
 
 // How a package's tests are run.
 //
 // The rewritten package's test binary is built once (go test -c) and run
 // with the tests to explore; it reports through the results file as it
-// goes (scheduler.Line: start, found, summary), which the command reads as
+// goes (result.Line: start, found, summary), which the command reads as
 // it grows, so each test's findings are printed, and their schedule files
 // written, as soon as the test is done. A binary that ends while tests
 // remain (a test called os.Exit or crashed the binary, xbtest could not
@@ -38,22 +38,9 @@ import (
 // So one test's trouble never stops the others, and every test the
 // patterns select ends with a summary, or with the reason it has none.
 
-// testResult is the outcome of one test: its report, or why there is none.
-type testResult struct {
-	test   string
-	report *scheduler.Report
-	// Without a report: why (the binary crashed, was killed...), the
-	// findings it had seen (not replayed, so without schedule files), and
-	// what the binary printed meanwhile.
-	problem string
-	found   []*scheduler.Finding
-	bound   string // the bound it was killed for ("time"), if any
-	output  string
-}
-
 // pkgRun is the outcome of running one rewritten package's tests.
 type pkgRun struct {
-	results     []testResult
+	results     []*Test
 	buildErr    string // the compiler's output if the package did not build
 	interrupted bool
 	elapsed     time.Duration
@@ -61,25 +48,25 @@ type pkgRun struct {
 
 // runPackage builds the package's test binary and runs its tests, calling
 // done with each test's result as soon as it is known.
-func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package, o *options, tmp string, log *zap.Logger, progress func(string), done func(testResult)) (*pkgRun, error) {
+func (r *runner) runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package, done func(*Test)) (*pkgRun, error) {
 	start := time.Now()
 	res := &pkgRun{}
-	bin, buildErr, err := buildTestBinary(ctx, plan, p, tmp, log)
+	bin, buildErr, err := r.buildTestBinary(ctx, plan, p)
 	if err != nil {
 		return nil, err
 	}
 	if buildErr != "" {
-		res.buildErr = rewriteBroke(ctx, plan, p, o, tmp, buildErr)
+		res.buildErr = rewriteBroke(ctx, plan, p, r.opt.Tags, r.tmp, buildErr)
 		res.elapsed = time.Since(start)
 		return res, nil
 	}
-	want := selectTests(p.Tests, o.run)
+	want := selectTests(p.Tests, r.opt.Run)
 	finished := map[string]bool{}
 	for try := 0; ; try++ {
-		pr, err := runBinary(ctx, bin, p, o, tmp, try, finished, log, progress, func(r testResult) {
-			finished[r.test] = true
-			res.results = append(res.results, r)
-			done(r)
+		pr, err := r.runBinary(ctx, bin, p, try, finished, func(t *Test) {
+			finished[t.Name] = true
+			res.results = append(res.results, t)
+			done(t)
 		})
 		if err != nil {
 			return nil, err
@@ -98,7 +85,7 @@ func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package
 			break
 		}
 		if pr.progress && try < len(want)+1 {
-			log.Debug("starting a fresh test binary for the remaining tests", zap.String("package", p.ImportPath), zap.Strings("tests", left))
+			r.log.Debug("starting a fresh test binary for the remaining tests", zap.String("package", p.ImportPath), zap.Strings("tests", left))
 			continue
 		}
 		// The binary ended without exploring anything: it will not do
@@ -108,10 +95,10 @@ func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package
 			why = "the test binary did not run them"
 		}
 		for _, t := range left {
-			r := testResult{test: t, problem: "not explored: " + why, output: pr.output}
+			tr := &Test{Name: t, Problem: "not explored: " + why, Output: pr.output}
 			finished[t] = true
-			res.results = append(res.results, r)
-			done(r)
+			res.results = append(res.results, tr)
+			done(tr)
 		}
 		break
 	}
@@ -121,8 +108,8 @@ func runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package
 
 // buildTestBinary compiles the rewritten package's test binary. A compile
 // error is returned as buildErr.
-func buildTestBinary(ctx context.Context, plan *instrument.Plan, p instrument.Package, tmp string, log *zap.Logger) (bin, buildErr string, err error) {
-	bin = filepath.Join(tmp, "bin", sanitize(p.ImportPath)+".test")
+func (r *runner) buildTestBinary(ctx context.Context, plan *instrument.Plan, p instrument.Package) (bin, buildErr string, err error) {
+	bin = filepath.Join(r.tmp, "bin", sanitize(p.ImportPath)+".test")
 	args := []string{"test", "-c", "-o", bin}
 	args = append(args, plan.BuildArgs...)
 	args = append(args, p.ImportPath)
@@ -131,11 +118,11 @@ func buildTestBinary(ctx context.Context, plan *instrument.Plan, p instrument.Pa
 	cmd.Env = append(os.Environ(), plan.Env...)
 	// go's build directory goes into the run's directory, which the
 	// command removes even when it had to kill go.
-	cmd.Env = append(cmd.Env, "GOTMPDIR="+tmp)
+	cmd.Env = append(cmd.Env, "GOTMPDIR="+r.tmp)
 	cmd.SysProcAttr = goTestProcAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	log.Debug("go test -c", zap.String("dir", cmd.Dir), zap.Strings("args", args))
+	r.log.Debug("go test -c", zap.String("dir", cmd.Dir), zap.Strings("args", args))
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return "", "", ctx.Err()
@@ -153,10 +140,10 @@ func buildTestBinary(ctx context.Context, plan *instrument.Plan, p instrument.Pa
 // rewriteBroke explains a build error of the rewritten package: if the
 // package itself builds, the error is xbtest's, and each error is shown
 // with what the rewrite made of its line.
-func rewriteBroke(ctx context.Context, plan *instrument.Plan, p instrument.Package, o *options, tmp, buildErr string) string {
+func rewriteBroke(ctx context.Context, plan *instrument.Plan, p instrument.Package, tags []string, tmp, buildErr string) string {
 	args := []string{"test", "-c", "-o", filepath.Join(tmp, "bin", sanitize(p.ImportPath)+".orig.test")}
-	if len(o.tags) > 0 {
-		args = append(args, "-tags="+strings.Join(o.tags, ","))
+	if len(tags) > 0 {
+		args = append(args, "-tags="+strings.Join(tags, ","))
 	}
 	args = append(args, p.ImportPath)
 	cmd := exec.CommandContext(ctx, "go", args...)
@@ -185,7 +172,7 @@ var compileError = regexp.MustCompile(`^\s*(\S+\.go):(\d+):(?:\d+:)? `)
 type binRun struct {
 	progress    bool   // it finished at least one test
 	interrupted bool   // the command was interrupted meanwhile
-	left        string // it stopped itself after a test: why (scheduler.ExitTainted...)
+	left        string // it stopped itself after a test: why (result.ExitTainted...)
 	why         string // why it ended, if it ended abnormally
 	output      string
 }
@@ -198,10 +185,10 @@ const grace = 3 * time.Second
 // runBinary runs the test binary once; tests in skip were explored by an
 // earlier process. It calls done for each test that finished, and for the
 // test it was exploring when it ended, if any.
-func runBinary(ctx context.Context, bin string, p instrument.Package, o *options, tmp string, try int, skip map[string]bool, log *zap.Logger, progress func(string), done func(testResult)) (*binRun, error) {
-	base := filepath.Join(tmp, "results-"+sanitize(p.ImportPath)+"-"+strconv.Itoa(try))
+func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package, try int, skip map[string]bool, done func(*Test)) (*binRun, error) {
+	base := filepath.Join(r.tmp, "results-"+sanitize(p.ImportPath)+"-"+strconv.Itoa(try))
 	results, prog, stopFile := base+".jsonl", base+".progress", base+".stop"
-	cfg, _ := json.Marshal(o.runConfig())
+	cfg, _ := json.Marshal(result.RunConfig{Settings: r.s, Replay: r.replaySpec})
 	var skipped []string
 	for t := range skip {
 		skipped = append(skipped, t)
@@ -209,8 +196,8 @@ func runBinary(ctx context.Context, bin string, p instrument.Package, o *options
 	slices.Sort(skipped)
 	skipJSON, _ := json.Marshal(skipped)
 	args := []string{"-test.timeout=0", "-test.count=1", "-test.paniconexit0", "-test.v"}
-	if o.run != "" {
-		args = append(args, "-test.run="+o.run)
+	if r.opt.Run != "" {
+		args = append(args, "-test.run="+r.opt.Run)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.Dir
@@ -221,13 +208,13 @@ func runBinary(ctx context.Context, bin string, p instrument.Package, o *options
 		"XBTEST_PROGRESS="+prog,
 		"XBTEST_STOP="+stopFile,
 		"XBTEST_SKIP="+string(skipJSON),
-		"XBTEST_TMPDIR="+tmp,
+		"XBTEST_TMPDIR="+r.tmp,
 		"XBTEST_PARENT="+strconv.Itoa(os.Getpid()),
 	)
 	cmd.SysProcAttr = goTestProcAttr()
 	out := &tailBuffer{max: 256 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
-	log.Debug("test binary", zap.String("dir", cmd.Dir), zap.Strings("args", args), zap.Int("skip", len(skipped)))
+	r.log.Debug("test binary", zap.String("dir", cmd.Dir), zap.Strings("args", args), zap.Int("skip", len(skipped)))
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the test binary: %w", err)
 	}
@@ -236,27 +223,27 @@ func runBinary(ctx context.Context, bin string, p instrument.Package, o *options
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	stopProgress := watchProgress(prog, time.Now(), progress)
+	stopProgress := watchProgress(prog, time.Now(), r.opt.Progress)
 	defer stopProgress()
 	br := &binRun{}
 	rd := &lineReader{path: results}
-	var cur *testResult // the test under way
+	var cur *Test // the test under way
 	var curStart time.Time
 	var killedFor string
-	handle := func(l scheduler.Line) {
+	handle := func(l result.Line) {
 		switch l.Event {
-		case "start":
-			cur, curStart = &testResult{test: l.Test}, time.Now()
-		case "found":
-			if cur != nil && cur.test == l.Test && l.Finding != nil {
-				cur.found = append(cur.found, l.Finding)
+		case result.LineStart:
+			cur, curStart = &Test{Name: l.Test}, time.Now()
+		case result.LineFound:
+			if cur != nil && cur.Name == l.Test && l.Finding != nil {
+				cur.Found = append(cur.Found, l.Finding)
 			}
-		case "summary":
-			r := testResult{test: l.Test, report: l.Report, output: testOutput(out.String(), l.Test)}
+		case result.LineSummary:
+			t := &Test{Name: l.Test, Result: l.Result, Output: testOutput(out.String(), l.Test)}
 			cur = nil
 			br.progress = true
-			done(r)
-		case "exit":
+			done(t)
+		case result.LineExit:
 			br.left = l.Reason
 		}
 	}
@@ -286,10 +273,10 @@ loop:
 			killAt = now.Add(5 * time.Second)
 		case interrupting && now.After(killAt):
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case !interrupting && cur != nil && o.timeout > 0 && now.Sub(curStart) > o.timeout+grace && killedFor == "":
+		case !interrupting && cur != nil && r.s.Timeout > 0 && now.Sub(curStart) > r.s.Timeout+grace && killedFor == "":
 			// The exploration did not stop at its bound: a goroutine
 			// computes or waits without reaching a scheduling point.
-			killedFor = cur.test
+			killedFor = cur.Name
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		}
 	}
@@ -300,19 +287,19 @@ loop:
 	state := cmd.ProcessState
 	if cur != nil {
 		// The binary ended in the middle of a test.
-		cur.output = testOutput(br.output, cur.test)
+		cur.Output = testOutput(br.output, cur.Name)
 		switch {
-		case killedFor == cur.test:
-			cur.problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (it did not report within the grace period: a goroutine runs or waits without reaching a scheduling point, or its forked processes were slow to stop)", o.timeout, time.Since(curStart)-o.timeout)
-			cur.bound = "time"
+		case killedFor == cur.Name:
+			cur.Problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (it did not report within the grace period: a goroutine runs or waits without reaching a scheduling point, or its forked processes were slow to stop)", r.s.Timeout, time.Since(curStart)-r.s.Timeout)
+			cur.Bound = result.BoundTime
 		case br.interrupted:
-			cur.problem = "interrupted: the test binary was killed before it reported"
-			cur.bound = "interrupted"
+			cur.Problem = "interrupted: the test binary was killed before it reported"
+			cur.Bound = result.BoundInterrupted
 		default:
-			cur.problem = "the test binary " + exitDescription(state, waitErr) + " while exploring this test" + crashHint(cur.output)
+			cur.Problem = "the test binary " + exitDescription(state, waitErr) + " while exploring this test" + crashHint(cur.Output)
 		}
 		br.progress = true // a fresh process can go on after it
-		done(*cur)
+		done(cur)
 	}
 	if !br.progress && state != nil && !state.Success() {
 		br.why = "the test binary " + exitDescription(state, waitErr) + crashHint(br.output)
@@ -384,7 +371,7 @@ func selectTests(tests []string, re string) []string {
 	first := splitRun(re)[0]
 	rx, err := regexp.Compile(first)
 	if err != nil {
-		return nil // parseFlags checked it
+		return nil // newRunner checked it
 	}
 	var out []string
 	for _, t := range tests {
@@ -436,7 +423,7 @@ type lineReader struct {
 	partial []byte
 }
 
-func (lr *lineReader) read() []scheduler.Line {
+func (lr *lineReader) read() []result.Line {
 	f, err := os.Open(lr.path)
 	if err != nil {
 		return nil
@@ -449,14 +436,14 @@ func (lr *lineReader) read() []scheduler.Line {
 	lr.off += int64(len(b))
 	b = append(lr.partial, b...)
 	lr.partial = nil
-	var out []scheduler.Line
+	var out []result.Line
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			lr.partial = append([]byte(nil), b...)
 			break
 		}
-		var l scheduler.Line
+		var l result.Line
 		if json.Unmarshal(b[:i], &l) == nil {
 			out = append(out, l)
 		}
@@ -512,11 +499,7 @@ func watchProgress(path string, start time.Time, report func(string)) (stop func
 				if err != nil {
 					continue
 				}
-				var p struct {
-					Test      string
-					Schedules int
-					Findings  int
-				}
+				var p result.Progress
 				if json.Unmarshal(b, &p) != nil || p.Schedules == last {
 					continue
 				}

@@ -1,0 +1,202 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/xbtest/xbtest/settings"
+)
+
+// The JSON that xbtest speaks, in two streams.
+//
+// The results file: the command starts a rewritten test binary with its
+// settings (RunConfig), and the binary appends one Line per event to
+// the file the command names (XBTEST_RESULTS), and the command reads it as
+// it grows, so that a crash, a kill or an interrupt loses nothing already
+// found (scheduler's runtest.go has the whole protocol).
+//
+// The output of `xbtest -json`: one object per line, each with an "event"
+// field saying which of FindingEvent, SummaryEvent, PackageEvent,
+// TotalEvent and ReplayEvent it is. DecodeEvent reads a line into the right one.
+
+// RunConfig is what the command passes to the test binary in
+// XBTEST_CONFIG: the settings, already normalised, and for -replay the
+// schedule to follow.
+type RunConfig struct {
+	settings.Settings
+	Replay string `json:"replay,omitempty"` // a ReplaySpec file: follow it instead of exploring
+}
+
+// ReplaySpec is the schedule a test binary follows under xbtest -replay,
+// and the finding it must lead to.
+type ReplaySpec struct {
+	Blocks []Block `json:"blocks"`
+	Want   Want    `json:"want"`
+}
+
+// Line events of the results file.
+const (
+	LineStart   = "start"   // the binary begins exploring Test
+	LineFound   = "found"   // a distinct finding, the moment exploration first sees it
+	LineSummary = "summary" // Test is done: Result
+	LineExit    = "exit"    // the binary stops itself after Test, for Reason
+)
+
+// Reasons of a test binary that stops itself after a test (a LineExit), so
+// that the command starts a fresh one for the remaining tests.
+const (
+	ExitTainted     = "tainted"     // a goroutine xbtest could not stop is still running
+	ExitInterrupted = "interrupted" // the command asked the binary to stop
+)
+
+// Line is one line of the results file.
+type Line struct {
+	Event   string   `json:"event"` // Line*
+	Test    string   `json:"test"`
+	Reason  string   `json:"reason,omitempty"`  // LineExit: Exit*
+	Finding *Finding `json:"finding,omitempty"` // LineFound: as first seen, not yet replayed for its report
+	Result  *Result  `json:"result,omitempty"`  // LineSummary
+}
+
+// Progress is what a test binary writes, about once a second, to the file
+// XBTEST_PROGRESS names (replacing its content): how far exploration of
+// Test has got.
+type Progress struct {
+	Test      string `json:"test"`
+	Schedules int    `json:"schedules"`
+	Findings  int    `json:"findings"`
+}
+
+// Events of `xbtest -json`.
+const (
+	EventFinding = "finding"
+	EventSummary = "summary"
+	EventPackage = "package"
+	EventTotal   = "total"
+	EventReplay  = "replay"
+)
+
+// FindingEvent is a finding as `xbtest -json` prints it: one per finding,
+// before its test's summary.
+type FindingEvent struct {
+	Event      string      `json:"event"` // EventFinding
+	Package    string      `json:"package"`
+	Test       string      `json:"test"`
+	Kind       Kind        `json:"kind"`
+	Schedule   int         `json:"schedule"` // the first schedule that showed it (1-based)
+	Message    string      `json:"message"`
+	Pos        string      `json:"pos,omitempty"`
+	Goroutines []Goroutine `json:"goroutines"`
+	Replay     string      `json:"replay"`                   // its schedule file, relative to the working directory when below it
+	ReplayCmd  string      `json:"replay_command,omitempty"` // the command that replays it
+	NoReplay   string      `json:"no_replay,omitempty"`      // why there is no schedule file
+	// Unreproduced says why replaying the schedule did not lead to the
+	// finding again (see Finding).
+	Unreproduced string `json:"unreproduced,omitempty"`
+	Count        int    `json:"count,omitempty"` // executions that showed it
+	*Size               // the schedule file's, when one was written
+}
+
+// Size is the size of a finding's schedule and, when minimisation
+// shortened it, that of the schedule exploration found.
+type Size struct {
+	Blocks      int   `json:"blocks"`
+	Preemptions int   `json:"preemptions"`
+	From        *Size `json:"shortened_from,omitempty"`
+}
+
+// SummaryEvent ends a test.
+type SummaryEvent struct {
+	Event     string         `json:"event"` // EventSummary
+	Package   string         `json:"package"`
+	Test      string         `json:"test"`
+	Algorithm string         `json:"algorithm"`
+	Memory    string         `json:"memory"`
+	Schedules int            `json:"schedules"`
+	Aborted   int            `json:"aborted"`
+	Findings  map[string]int `json:"findings"` // by kind, every kind present
+	Complete  bool           `json:"complete"`
+	// Bound is why exploration is incomplete: Bound* ("schedules", "time",
+	// "steps", "stop", "interrupted", "error": Error says what).
+	Bound string `json:"bound,omitempty"`
+	// Depth is the deepest path explored (blocks); Left, when incomplete,
+	// the branches left to explore: at least that many schedules more.
+	Depth    int      `json:"depth,omitempty"`
+	Left     int      `json:"left,omitempty"`
+	Skipped  bool     `json:"skipped,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	ElapsedS float64  `json:"elapsed_s"`
+	// Checkpoint is how exploration backed up, Notes why (and, with race
+	// detection, the locations shared without a common lock).
+	Checkpoint string   `json:"checkpoint,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+}
+
+// PackageEvent ends a package, as go test's ok or FAIL line. Result is
+// "ok", "FAIL", "no test files", "no tests to run", "build failed" (Output:
+// the compiler's) or "interrupted".
+type PackageEvent struct {
+	Event    string  `json:"event"` // EventPackage
+	Package  string  `json:"package"`
+	Result   string  `json:"result"`
+	Output   string  `json:"output,omitempty"`
+	ElapsedS float64 `json:"elapsed_s"`
+}
+
+// TotalEvent ends the run: the totals over its tests and, when the run
+// explored xbtest's corpus, the comparison with its manifest.
+type TotalEvent struct {
+	Event            string         `json:"event"` // EventTotal
+	Tests            int            `json:"tests"`
+	Complete         int            `json:"complete"` // tests explored completely
+	Schedules        int            `json:"schedules"`
+	Findings         map[string]int `json:"findings"`                    // by kind
+	Corpus           string         `json:"corpus,omitempty"`            // e.g. "corpus: 48 of 48 known bugs found, ..."
+	CorpusMismatches []string       `json:"corpus_mismatches,omitempty"` // verdicts that differ from the manifest's
+}
+
+// ReplayEvent is what `xbtest -replay FILE -json` prints after the
+// finding, if the schedule led to it again.
+type ReplayEvent struct {
+	Event       string      `json:"event"` // EventReplay
+	Package     string      `json:"package"`
+	Test        string      `json:"test"`
+	Replay      string      `json:"replay"` // the schedule file
+	Reproduced  bool        `json:"reproduced"`
+	Diverged    string      `json:"diverged"` // where the program stopped following the schedule
+	Steps       []TraceStep `json:"steps"`
+	FindingStep int         `json:"finding_step"` // the finding happened after this many steps (-1: none)
+	Internal    string      `json:"internal"`     // an error of xbtest
+}
+
+// DecodeEvent reads one line of `xbtest -json` output into a
+// *FindingEvent, *SummaryEvent, *PackageEvent, *TotalEvent or
+// *ReplayEvent.
+func DecodeEvent(line []byte) (any, error) {
+	var probe struct {
+		Event string `json:"event"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return nil, err
+	}
+	var v any
+	switch probe.Event {
+	case EventFinding:
+		v = new(FindingEvent)
+	case EventSummary:
+		v = new(SummaryEvent)
+	case EventPackage:
+		v = new(PackageEvent)
+	case EventTotal:
+		v = new(TotalEvent)
+	case EventReplay:
+		v = new(ReplayEvent)
+	default:
+		return nil, fmt.Errorf("unknown xbtest event %q", probe.Event)
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

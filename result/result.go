@@ -1,0 +1,245 @@
+// Package result is xbtest's result model: what exploring a test finds and
+// the JSON in which it is said. The scheduler fills it in, the test binary
+// sends it to the command, the command prints it and writes schedule files
+// of it (package replay), and a tool reads `xbtest -json` with it
+// (events.go). It depends only on package settings, so any of them can
+// import it.
+//
+// The words: a schedule is a sequence of atomic blocks (Block), each run
+// by one goroutine from one scheduling point to the next (the ExitBlock
+// family's unit, Bruening's thesis Ch. 2). A Finding is one distinct
+// problem, with the goroutines involved and the schedule that leads to it.
+// A Result is everything about one test.
+package result
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/xbtest/xbtest/settings"
+)
+
+// Kind classifies a finding; the strings are those of xbtest's JSON output.
+type Kind string
+
+const (
+	Assertion Kind = "assertion"  // t.Error, t.Fatal and friends
+	Panic     Kind = "panic"      // a panic or fatal error in any goroutine
+	Race      Kind = "race"       // a data race (conflicting accesses unordered by happens-before, or by no common lock under -race lockset)
+	LockCycle Kind = "lock-cycle" // a cycle of goroutines each holding a lock another wants
+	Deadlock  Kind = "deadlock"   // no goroutine can move and the test goroutine has not finished
+	Leak      Kind = "leak"       // the test goroutine finished but others are blocked forever
+	// NonTermination: a goroutine exceeded -max-steps in one execution
+	// (the thesis's terminateAfter) while nothing else could run: it may
+	// not terminate.
+	NonTermination Kind = "nontermination"
+)
+
+// Kinds lists every kind in report order.
+var Kinds = []Kind{Assertion, Panic, Race, LockCycle, Deadlock, Leak, NonTermination}
+
+// Goroutine describes one goroutine at the moment of a finding.
+type Goroutine struct {
+	ID    string `json:"id"`              // T0 is the test goroutine, T0.2 its second child
+	State string `json:"state"`           // running, runnable, blocked, waiting, exited
+	On    string `json:"on,omitempty"`    // what it waits for: "mutex", "chan receive", ...
+	Pos   string `json:"pos,omitempty"`   // file:line of the original source
+	Note  string `json:"note,omitempty"`  // e.g. the lock it would block on, or a race's access
+	Stack string `json:"stack,omitempty"` // for panics
+}
+
+// DecisionBlock is the kind of every decision of a schedule: store-buffer
+// flushes (-memory tso|pso) and virtual time are blocks of pseudo-goroutines
+// ("T0.1 store buffer", "clock"), and which timers fire is recorded among
+// the choices of a block. Readers refuse other kinds, so that a kind added
+// later is never misread.
+const DecisionBlock = "block"
+
+// Block is one atomic block of a schedule: goroutine Goroutine (thread
+// index Thread) ran from the end of the previous block through Points
+// scheduling points (counted once a second goroutine exists), the last of
+// which ended the block at Pos (operation Op, in function Fn, whose source
+// line is Src), taking Choices at its notify and select points. Preempt:
+// the goroutine could have gone on. The last block of a finding's schedule
+// is Mid: it stops where the finding happened, not at a scheduling point.
+// End is the absolute event number, for in-process replay and information
+// only: an edit of code run before the block shifts it; Points and the
+// anchor (Op, Pos, Src) do not move.
+type Block struct {
+	Kind      string  `json:"kind,omitempty"` // DecisionBlock in schedule files
+	Goroutine string  `json:"g"`
+	Thread    int32   `json:"t"`
+	Points    int     `json:"points"`
+	Choices   []int32 `json:"choices,omitempty"`
+	Mid       bool    `json:"mid,omitempty"`
+	Preempt   bool    `json:"preempt,omitempty"`
+	Op        string  `json:"op,omitempty"`
+	Pos       string  `json:"pos,omitempty"`
+	Fn        string  `json:"fn,omitempty"`
+	Src       string  `json:"src,omitempty"`
+	End       int64   `json:"end,omitempty"`
+}
+
+// Preemptions counts the blocks that stopped a goroutine that could have
+// gone on.
+func Preemptions(bs []Block) int {
+	n := 0
+	for _, b := range bs {
+		if b.Preempt {
+			n++
+		}
+	}
+	return n
+}
+
+// Shortened says how minimisation changed a finding's schedule.
+type Shortened struct {
+	Blocks      int `json:"blocks"`          // blocks of the schedule exploration found
+	Preemptions int `json:"preemptions"`     // its preemptions
+	Tries       int `json:"tries,omitempty"` // schedules tried
+}
+
+// Want is the finding a replayed schedule must lead to: the same kind at
+// the same place (a position whose line moved but whose file and source
+// text Src are the same counts), and the same message if one is given.
+type Want struct {
+	Kind    Kind   `json:"kind"`
+	Message string `json:"message,omitempty"`
+	Pos     string `json:"pos,omitempty"`
+	Src     string `json:"src,omitempty"`
+}
+
+// Finding is one distinct problem found while exploring a test.
+type Finding struct {
+	Kind       Kind        `json:"kind"`
+	Message    string      `json:"message"`
+	Pos        string      `json:"pos,omitempty"`
+	Goroutines []Goroutine `json:"goroutines,omitempty"`
+	Schedule   int         `json:"schedule"`      // 1-based number of the first schedule that showed it
+	Count      int         `json:"count"`         // how many explored schedules showed it
+	Log        []string    `json:"log,omitempty"` // the test's t.Log lines up to the finding, on its first schedule
+	Blocks     []Block     `json:"blocks,omitempty"`
+	Src        string      `json:"src,omitempty"`       // the source line at Pos
+	Shortened  *Shortened  `json:"shortened,omitempty"` // the schedule before minimisation
+	// Unreproduced says why following the schedule as xbtest -replay does
+	// did not lead to the finding again (a bug of xbtest, or something
+	// the program depends on that xbtest does not control); "" when it did.
+	Unreproduced string `json:"unreproduced,omitempty"`
+}
+
+// Want is what a replay of f's schedule must lead to.
+func (f *Finding) Want() Want {
+	return Want{Kind: f.Kind, Message: f.Message, Pos: f.Pos, Src: f.Src}
+}
+
+func (f *Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", f.Kind, f.Message)
+	if f.Pos != "" {
+		fmt.Fprintf(&b, " (%s)", f.Pos)
+	}
+	for _, g := range f.Goroutines {
+		fmt.Fprintf(&b, "\n  %s %s", g.ID, g.State)
+		if g.On != "" {
+			fmt.Fprintf(&b, " on %s", g.On)
+		}
+		if g.Pos != "" {
+			fmt.Fprintf(&b, " at %s", g.Pos)
+		}
+		if g.Note != "" {
+			fmt.Fprintf(&b, " (%s)", g.Note)
+		}
+	}
+	return b.String()
+}
+
+// Bounds: why exploration of a test stopped before it was complete
+// (Result.Bound).
+const (
+	BoundSchedules   = "schedules"   // -max-schedules
+	BoundTime        = "time"        // -timeout
+	BoundSteps       = "steps"       // a goroutine was stopped at -max-steps
+	BoundStop        = "stop"        // -stop: the first finding
+	BoundInterrupted = "interrupted" // Ctrl-C
+	BoundError       = "error"       // Result.Internal says what
+)
+
+// Result is the outcome of exploring one test.
+type Result struct {
+	Test string `json:"test"`
+	// Semantics are the settings the test was explored with, normalised:
+	// a schedule file of a finding records them.
+	Semantics settings.Semantics `json:"semantics"`
+	Schedules int                `json:"schedules"` // paths explored to their end
+	Aborted   int                `json:"aborted"`   // paths cut short at an unavailable lock or a bound
+	Findings  []*Finding         `json:"findings"`
+	Complete  bool               `json:"complete"`        // false when a bound stopped exploration
+	Bound     string             `json:"bound,omitempty"` // Bound*: why not complete
+	Depth     int                `json:"depth,omitempty"` // the deepest path explored, in blocks
+	Left      int                `json:"left,omitempty"`  // incomplete: branches left to explore, each at least one schedule
+	Warnings  []string           `json:"warnings,omitempty"`
+	Skipped   bool               `json:"skipped,omitempty"`
+	Elapsed   time.Duration      `json:"elapsed"`
+	// GOMAXPROCS is what the test body saw: exploration runs on one P,
+	// and a replay must too (a test may size its workers by it).
+	GOMAXPROCS int            `json:"gomaxprocs,omitempty"`
+	Backer     string         `json:"checkpoint"`         // how exploration backed up (package checkpoint)
+	Notes      []string       `json:"notes,omitempty"`    // how the test was explored (checkpoint strategy and why), for -v
+	Internal   string         `json:"internal,omitempty"` // an error of xbtest itself
+	Replay     *ReplayOutcome `json:"replay,omitempty"`   // xbtest -replay: what following the schedule showed
+}
+
+// Count returns the number of distinct findings of kind k.
+func (r *Result) Count(k Kind) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// Kinds returns the kinds of the findings, in report order, with repetitions.
+func (r *Result) Kinds() []Kind {
+	var ks []Kind
+	for _, k := range Kinds {
+		for range r.Count(k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// BoundOf is why exploration stopped early: "" when it was complete or
+// the test skipped, BoundError for an error of xbtest.
+func (r *Result) BoundOf() string {
+	if r.Complete || r.Skipped {
+		return ""
+	}
+	if r.Bound == "" {
+		return BoundError
+	}
+	return r.Bound
+}
+
+// ReplayOutcome is what following a recorded schedule showed.
+type ReplayOutcome struct {
+	Reproduced  bool        `json:"reproduced"`         // the schedule led to the recorded finding
+	Diverged    string      `json:"diverged,omitempty"` // where the program stopped following the schedule
+	Steps       []TraceStep `json:"steps"`              // every scheduling point, in order
+	FindingStep int         `json:"finding_step"`       // the finding happened after this many steps (-1: none)
+	Blocks      int         `json:"blocks"`
+}
+
+// TraceStep is one scheduling point of a replayed schedule: the goroutine,
+// its operation and where it happened in the source. A step without a
+// goroutine is virtual time advancing (Op says to when): the timers due
+// then fire.
+type TraceStep struct {
+	G     string `json:"g,omitempty"`
+	Op    string `json:"op"`
+	Pos   string `json:"pos,omitempty"`
+	Block int    `json:"block"` // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
+}
