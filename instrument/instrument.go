@@ -538,7 +538,6 @@ type rwPkg struct {
 	pkg      *packages.Package // the variant whose type information rewrites the non-test files
 	loaded   *packages.Package // the variant of the load of the whole build (pkg may be loaded again with its function bodies)
 	target   *target
-	copied   bool // its module was copied out of the module cache
 	dep      bool // a dependency rewritten by default (not of a target's module, not named by Extra)
 	stripped bool // its files were loaded without function bodies
 }

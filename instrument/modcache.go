@@ -34,7 +34,6 @@ func (ws *workspace) copyModules(pkgs []*rwPkg, entryOf map[*rwPkg]*modEntry, ca
 		if _, ok := within(ws.env.GOMODCACHE, dir); !ok || dir == "" {
 			continue
 		}
-		p.copied = true
 		if done[dir] {
 			continue
 		}
