@@ -25,6 +25,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"go/ast"
+	"hash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -383,13 +384,14 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	for _, u := range units {
 		u.gen.buffered = pr.opt.Memory == "tso" || pr.opt.Memory == "pso"
 	}
+	out := &output{ws: ws, logf: logf}
 	depSum := sha256.New() // the rewritten dependencies' files
 	for _, u := range units {
 		if u.rp.dep {
-			ws.depSum = depSum
+			out.depSum = depSum
 		}
-		err := u.rewriteSafe(ws)
-		ws.depSum = nil
+		err := u.rewriteSafe(out)
+		out.depSum = nil
 		if err != nil {
 			if !u.rp.dep || u.target != nil {
 				ws.dropUnpublished()
@@ -435,7 +437,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	if len(pr.opt.Tags) > 0 {
 		plan.BuildArgs = append(plan.BuildArgs, "-tags="+strings.Join(pr.opt.Tags, ","))
 	}
-	res.plan, res.units, res.files = plan, units, ws.files
+	res.plan, res.units, res.files = plan, units, out.files
 
 	// Compile the dependencies rewritten now, or whose entry no build has
 	// compiled yet, with the packages left alone that import them (a cgo
@@ -656,20 +658,40 @@ func uniqueName(dir, name string) string {
 	}
 }
 
+// output is where the units write their rewritten files: the workspace,
+// with a count of the files and, while a dependency is rewritten, a hash
+// of them.
+type output struct {
+	ws     *workspace
+	logf   func(string, ...any)
+	files  int
+	depSum hash.Hash // while a dependency is rewritten: hashes what add writes
+}
+
+// add writes the rewritten content of the file at orig into the workspace.
+func (o *output) add(orig string, content []byte) error {
+	o.files++
+	if o.depSum != nil {
+		fmt.Fprintf(o.depSum, "%s\x00%d\x00", orig, len(content))
+		o.depSum.Write(content)
+	}
+	return o.ws.add(orig, content)
+}
+
 // rewriteSafe is rewrite, with a panic of the rewriter turned into an
 // error, so that a dependency the rewriter cannot handle is left alone.
-func (u *unit) rewriteSafe(ws *workspace) (err error) {
+func (u *unit) rewriteSafe(o *output) (err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			err = fmt.Errorf("instrument: cannot rewrite package %s:\ninternal error: %v", u.pkg.PkgPath, e)
 		}
 	}()
-	return u.rewrite(ws)
+	return u.rewrite(o)
 }
 
 // rewrite rewrites the unit's files and writes them, with its helper file.
-func (u *unit) rewrite(ws *workspace) error {
-	u.logf = ws.logf
+func (u *unit) rewrite(o *output) error {
+	u.logf = o.logf
 	syntax := map[string]*ast.File{}
 	for i, f := range u.pkg.CompiledGoFiles {
 		if i < len(u.pkg.Syntax) {
@@ -699,7 +721,7 @@ func (u *unit) rewrite(ws *workspace) error {
 		if err != nil {
 			return fmt.Errorf("instrument: internal error: %v", err)
 		}
-		if err := ws.add(path, out); err != nil {
+		if err := o.add(path, out); err != nil {
 			return err
 		}
 	}
@@ -711,7 +733,7 @@ func (u *unit) rewrite(ws *workspace) error {
 		u.logf("instrument: %s: not reporting %d memory accesses (of types the rewritten code cannot name)", u.pkg.PkgPath, u.unreported)
 	}
 	if !u.gen.empty() {
-		if err := ws.add(u.gen.path, u.gen.source()); err != nil {
+		if err := o.add(u.gen.path, u.gen.source()); err != nil {
 			return err
 		}
 	}

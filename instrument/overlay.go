@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,15 +14,13 @@ import (
 
 // workspace holds the files a plan writes.
 type workspace struct {
-	tmp     string    // the plan's own directory, removed by Cleanup
-	cache   string    // where rewritten files go (tmp, or the caller's CacheDir)
-	persist string    // the persistent cache of rewritten modules (depcache.go), or ""
-	depSum  hash.Hash // while a dependency is rewritten: hashes what add writes
+	tmp     string // the plan's own directory, removed by Cleanup
+	cache   string // where rewritten files go (tmp, or the caller's CacheDir)
+	persist string // the persistent cache of rewritten modules (depcache.go), or ""
 	env     *goEnvVars
 	xb      *xbtestInfo
 	logf    func(string, ...any)
 
-	files   int
 	overlay map[string]string // original (or added) path -> file holding its content
 	copies  []modCopy         // modules copied out of the module cache
 	baseMod string            // a go.mod to base the temporary one on instead of the main module's (getTestDeps), or ""
@@ -33,11 +30,6 @@ type workspace struct {
 // file the rewrite adds). Files of a copied module are written into the
 // copy; the others go to the cache and into the overlay.
 func (ws *workspace) add(orig string, content []byte) error {
-	ws.files++
-	if ws.depSum != nil {
-		fmt.Fprintf(ws.depSum, "%s\x00%d\x00", orig, len(content))
-		ws.depSum.Write(content)
-	}
 	for _, c := range ws.copies {
 		if rel, ok := within(c.from, orig); ok {
 			return writeFile(filepath.Join(c.to, rel), content)
