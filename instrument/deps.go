@@ -298,6 +298,19 @@ func modDir(m *packages.Module) string {
 	return m.Dir
 }
 
+// modCacheDir returns the directory of module m's files if it is in the
+// module cache, else "".
+func (env *goEnvVars) modCacheDir(m *packages.Module) string {
+	if m == nil || m.Main || env.GOMODCACHE == "" {
+		return ""
+	}
+	d := modDir(m)
+	if _, ok := within(env.GOMODCACHE, d); !ok || d == "" {
+		return ""
+	}
+	return d
+}
+
 // modID names a module's version: path@version, or what replaces it.
 func modID(m *packages.Module) string {
 	id := m.Path + "@" + m.Version

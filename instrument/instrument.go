@@ -296,11 +296,8 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	var mods []*modEntry
 	for _, rp := range active {
 		m := rp.pkg.Module
-		if m == nil || m.Main || pr.env.GOMODCACHE == "" {
-			continue
-		}
-		d := modDir(m)
-		if _, ok := within(pr.env.GOMODCACHE, d); !ok || d == "" {
+		d := pr.env.modCacheDir(m)
+		if d == "" {
 			continue
 		}
 		e := byDir[d]
@@ -371,7 +368,11 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	}
 
 	ws := &workspace{tmp: tmp, cache: pr.cache, persist: pr.dc.root, env: pr.env, xb: pr.xb, logf: logf, overlay: map[string]string{}, baseMod: pr.baseMod}
-	if err := ws.copyModules(active, entryOf, pr.dc.root); err != nil {
+	var copies []*cacheModule
+	for _, e := range mods {
+		copies = append(copies, &cacheModule{mod: e.mod, entry: e.dir, hit: e.hit})
+	}
+	if err := ws.copyModules(copies); err != nil {
 		ws.dropUnpublished()
 		return nil, nil, err
 	}
@@ -408,16 +409,9 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		ws.dropUnpublished()
 		return res, retry, nil
 	}
-	for i := range ws.copies {
-		c := &ws.copies[i]
-		if c.entry != nil && !c.entry.hit {
-			if err := publish(c.to, c.entry.dir); err != nil {
-				ws.dropUnpublished()
-				return nil, nil, err
-			}
-			c.to = c.entry.dir
-			logf("instrument: cached the rewrite of %s@%s in %s", c.path, c.entry.mod.Version, c.entry.dir)
-		}
+	if err := ws.publishCopies(); err != nil {
+		ws.dropUnpublished()
+		return nil, nil, err
 	}
 	ms, err := ws.setupModule(ctx, pr.main)
 	if err != nil {

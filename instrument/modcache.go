@@ -6,51 +6,57 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/tools/go/packages"
 )
+
+// cacheModule is a module of the module cache that has packages to
+// rewrite, with its entry in the persistent cache.
+type cacheModule struct {
+	mod   *packages.Module
+	entry string // its entry in the persistent cache, "" if it has none
+	hit   bool   // the entry exists: it is used as it is
+}
 
 // modCopy is a module copied out of the module cache.
 type modCopy struct {
 	path     string // module path
 	from, to string
-	entry    *modEntry // its entry in the persistent cache, or nil
+	entry    *cacheModule // the module, if it has an entry in the persistent cache, or nil
 }
 
 // copyModules copies the modules of the module cache that have packages to
-// rewrite. A module with an entry in the persistent cache (entryOf) is
-// used from there as it is when the entry exists, else copied into a
-// temporary directory of the cache, which is renamed into the entry once
+// rewrite. A module with an entry in the persistent cache is used from
+// there as it is when the entry exists, else copied into a temporary
+// directory of the cache, which publishCopies renames into the entry once
 // rewritten; the others are copied into the plan's directory.
-func (ws *workspace) copyModules(pkgs []*rwPkg, entryOf map[*rwPkg]*modEntry, cacheRoot string) error {
+func (ws *workspace) copyModules(mods []*cacheModule) error {
 	if ws.env.GOMODCACHE == "" {
 		return nil
 	}
 	done := map[string]bool{}
-	for _, p := range pkgs {
-		m := p.pkg.Module
-		if m == nil || m.Main {
-			continue
-		}
-		dir := modDir(m)
-		if _, ok := within(ws.env.GOMODCACHE, dir); !ok || dir == "" {
+	for _, e := range mods {
+		m := e.mod
+		dir := ws.env.modCacheDir(m)
+		if dir == "" {
 			continue
 		}
 		if done[dir] {
 			continue
 		}
 		done[dir] = true
-		e := entryOf[p]
-		if e != nil && e.dir == "" {
+		if e.entry == "" {
 			e = nil
 		}
 		if e != nil && e.hit {
-			ws.copies = append(ws.copies, modCopy{path: m.Path, from: dir, to: e.dir, entry: e})
-			ws.logf("instrument: using the cached rewrite of %s@%s in %s", m.Path, m.Version, e.dir)
+			ws.copies = append(ws.copies, modCopy{path: m.Path, from: dir, to: e.entry, entry: e})
+			ws.logf("instrument: using the cached rewrite of %s@%s in %s", m.Path, m.Version, e.entry)
 			continue
 		}
 		to := filepath.Join(ws.tmp, "mod", strings.NewReplacer("/", "_", "@", "_").Replace(m.Path+"@"+m.Version))
 		if e != nil {
 			var err error
-			if to, err = os.MkdirTemp(cacheRoot, ".tmp-"); err != nil {
+			if to, err = os.MkdirTemp(ws.persist, ".tmp-"); err != nil {
 				return fmt.Errorf("instrument: %v", err)
 			}
 		}
@@ -69,11 +75,27 @@ func (ws *workspace) copyModules(pkgs []*rwPkg, entryOf map[*rwPkg]*modEntry, ca
 	return nil
 }
 
+// publishCopies renames the copies made for the persistent cache into
+// their entries, once rewritten.
+func (ws *workspace) publishCopies() error {
+	for i := range ws.copies {
+		c := &ws.copies[i]
+		if c.entry != nil && !c.entry.hit {
+			if err := publish(c.to, c.entry.entry); err != nil {
+				return err
+			}
+			c.to = c.entry.entry
+			ws.logf("instrument: cached the rewrite of %s@%s in %s", c.path, c.entry.mod.Version, c.entry.entry)
+		}
+	}
+	return nil
+}
+
 // dropUnpublished removes the copies made for the persistent cache that
 // were not renamed into their entries.
 func (ws *workspace) dropUnpublished() {
 	for _, c := range ws.copies {
-		if c.entry != nil && !c.entry.hit && c.to != c.entry.dir {
+		if c.entry != nil && !c.entry.hit && c.to != c.entry.entry {
 			os.RemoveAll(c.to)
 		}
 	}
