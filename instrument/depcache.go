@@ -2,15 +2,12 @@ package instrument
 
 import (
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/tools/go/packages"
@@ -40,25 +37,6 @@ import (
 // rewrite did not compile, which later runs leave alone (and so use
 // another entry).
 
-//go:embed *.go
-var ownSource embed.FS
-
-// rewriterHash identifies this version of the rewriter: a hash of the
-// package's own source files.
-var rewriterHash = sync.OnceValue(func() string {
-	h := sha256.New()
-	entries, _ := fs.ReadDir(ownSource, ".")
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		data, _ := ownSource.ReadFile(e.Name())
-		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-})
-
 const (
 	okMarker  = "xbtest-ok"
 	badMarker = "xbtest-bad"
@@ -72,8 +50,10 @@ type depCache struct {
 }
 
 // openDepCache returns the cache at dir: "" for $XBTEST_DEPCACHE, else
-// the default under os.UserCacheDir; "off" for none.
-func openDepCache(dir string, opt Options, env *goEnvVars, logf func(string, ...any)) *depCache {
+// the default under os.UserCacheDir; "off" for none. key is the part of
+// every entry's key that identifies the rewrite (depCacheKey), which the
+// go command's version and target complete.
+func openDepCache(dir, key string, env *goEnvVars, logf func(string, ...any)) *depCache {
 	dc := &depCache{modRoot: env.GOMODCACHE}
 	if dir == "off" || env.GOMODCACHE == "" {
 		return dc
@@ -98,15 +78,9 @@ func openDepCache(dir string, opt Options, env *goEnvVars, logf func(string, ...
 	}
 	dc.root = dir
 	removeStale(dir)
-	tags := append([]string(nil), opt.Tags...)
-	sort.Strings(tags)
-	memory := opt.Memory
-	if memory == "" {
-		memory = "sc"
-	}
-	dc.envKey = strings.Join([]string{"rewriter " + rewriterHash(), "go " + env.GOVERSION, "GOOS " + env.GOOS,
+	dc.envKey = strings.Join([]string{key, "go " + env.GOVERSION, "GOOS " + env.GOOS,
 		"GOARCH " + env.GOARCH, "CGO_ENABLED " + env.CGO_ENABLED, "GOEXPERIMENT " + env.GOEXPERIMENT,
-		"GOFLAGS " + env.GOFLAGS, "tags " + strings.Join(tags, ","), "memory " + memory}, "\n")
+		"GOFLAGS " + env.GOFLAGS}, "\n")
 	return dc
 }
 
@@ -173,6 +147,15 @@ func entryExists(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, "go.mod"))
 	return err == nil
 }
+
+// entryOK reports whether a build compiled the entry.
+func entryOK(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, okMarker))
+	return err == nil
+}
+
+// markOK records that a build compiled the entry.
+func markOK(dir string) error { return markEntry(dir, okMarker, "") }
 
 // entryBad returns the packages an entry's rewrite did not compile, with
 // why.
@@ -265,4 +248,24 @@ func (dc *depCache) verifiedMarker(what string) string {
 	}
 	sum := sha256.Sum256([]byte(dc.envKey + "\x00" + what))
 	return filepath.Join(dc.root, "verified", hex.EncodeToString(sum[:12]))
+}
+
+// isVerified reports whether markVerified recorded what; false without a
+// cache.
+func (dc *depCache) isVerified(what string) bool {
+	if m := dc.verifiedMarker(what); m != "" {
+		if _, err := os.Stat(m); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// markVerified records that the rewritten dependencies that what
+// describes compiled; nothing without a cache.
+func (dc *depCache) markVerified(what string) error {
+	if m := dc.verifiedMarker(what); m != "" {
+		return writeFile(m, nil)
+	}
+	return nil
 }

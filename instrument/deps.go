@@ -2,9 +2,13 @@ package instrument
 
 import (
 	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -321,4 +325,36 @@ func modID(m *packages.Module) string {
 		}
 	}
 	return id
+}
+
+//go:embed *.go
+var ownSource embed.FS
+
+// rewriterHash identifies this version of the rewriter: a hash of the
+// package's own source files.
+var rewriterHash = sync.OnceValue(func() string {
+	h := sha256.New()
+	entries, _ := fs.ReadDir(ownSource, ".")
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		data, _ := ownSource.ReadFile(e.Name())
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+})
+
+// depCacheKey is what identifies the rewrite in the key of every entry of
+// the persistent cache of rewritten modules: the rewriter's version, the
+// build tags and the memory model.
+func depCacheKey(opt Options) string {
+	tags := append([]string(nil), opt.Tags...)
+	sort.Strings(tags)
+	memory := opt.Memory
+	if memory == "" {
+		memory = "sc"
+	}
+	return strings.Join([]string{"rewriter " + rewriterHash(), "tags " + strings.Join(tags, ","), "memory " + memory}, "\n")
 }

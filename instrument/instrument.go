@@ -182,7 +182,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		return nil, err
 	}
 	pr := &prep{ctx: ctx, opt: opt, env: env, xb: xb, main: main, baseMod: baseMod, tmp: tmp, cache: cache,
-		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: openDepCache(opt.DepCache, opt, env, logf),
+		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: openDepCache(opt.DepCache, depCacheKey(opt), env, logf),
 		bl: &bodyLoader{opt: opt, modFile: baseMod}}
 	excluded := map[string]string{}
 	var res *attemptResult
@@ -323,8 +323,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 			continue
 		}
 		e.hit = true
-		_, err := os.Stat(filepath.Join(e.dir, okMarker))
-		e.ok = err == nil
+		e.ok = entryOK(e.dir)
 		for _, rp := range e.pkgs {
 			if why := entryBad(e.dir)[rp.path]; why != "" && rp.dep {
 				retry[rp.path] = why
@@ -474,11 +473,9 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		entries = append(entries, e.dir)
 	}
 	sort.Strings(entries)
-	verified := pr.dc.verifiedMarker(fmt.Sprintf("%x\x00%s\x00%s", depSum.Sum(nil), strings.Join(entries, "\x00"), strings.Join(build, " ")))
-	if verified != "" {
-		if _, err := os.Stat(verified); err == nil {
-			return res, nil, nil
-		}
+	verified := fmt.Sprintf("%x\x00%s\x00%s", depSum.Sum(nil), strings.Join(entries, "\x00"), strings.Join(build, " "))
+	if pr.dc.isVerified(verified) {
+		return res, nil, nil
 	}
 	t0 := time.Now()
 	failed, built, err := checkDeps(ctx, plan, build, logf)
@@ -511,7 +508,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	if built {
 		for _, e := range mods {
 			if e.dir != "" && !e.ok {
-				if err := markEntry(e.dir, okMarker, ""); err != nil {
+				if err := markOK(e.dir); err != nil {
 					logf("%v", err)
 				}
 			}
@@ -519,10 +516,8 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		for _, p := range check {
 			res.verified[p] = true
 		}
-		if verified != "" {
-			if err := writeFile(verified, nil); err != nil {
-				logf("%v", err)
-			}
+		if err := pr.dc.markVerified(verified); err != nil {
+			logf("%v", err)
 		}
 	}
 	return res, nil, nil
