@@ -160,7 +160,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	}
 	baseMod := ""
 	if qs := missingTestDeps(targets, main); len(qs) > 0 && main.GoMod != "" &&
-		(env.GOWORK == "" || env.GOWORK == "off") && !(&workspace{env: env}).vendorMode(main) {
+		(env.GOWORK == "" || env.GOWORK == "off") && !env.vendorMode(main) {
 		// Tests of another module's packages may import modules the main
 		// module's go.sum (or go.mod) does not list: add them to a copy,
 		// as go get -t would, and load again with it.
@@ -451,7 +451,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	}
 	importers := map[string][]string{} // a package left alone -> the rewritten dependencies it imports
 	packages.Visit(pr.roots, nil, func(p *packages.Package) {
-		if p.Module == nil || res.rewritten[p.PkgPath] || pr.xb.sched[p.PkgPath] || p.ID != p.PkgPath {
+		if p.Module == nil || res.rewritten[p.PkgPath] || pr.xb.isScheduler(p.PkgPath) || p.ID != p.PkgPath {
 			return
 		}
 		for path := range p.Imports {

@@ -115,6 +115,31 @@ func load(ctx context.Context, opt Options, env *goEnvVars, modFile string, li *
 	return targets, roots, nil
 }
 
+// missingTestDeps returns, as queries for go get (path@version), the
+// targets of modules other than main (dependencies of it, named by import
+// path) whose tests did not load: their imports may need modules that the
+// main module's go.mod or go.sum lacks, as `go test` of such a package
+// reports ("missing go.sum entry ...; to add: go get -t path@version").
+func missingTestDeps(targets []*target, main *packages.Module) []string {
+	if main == nil {
+		return nil
+	}
+	var qs []string
+	for _, t := range targets {
+		m := t.plain.Module
+		if m == nil || m.Main || m.Path == main.Path || m.Version == "" || m.Replace != nil {
+			continue
+		}
+		for _, p := range []*packages.Package{t.plain, t.test, t.xtest} {
+			if p != nil && len(p.Errors) > 0 {
+				qs = append(qs, t.path()+"@"+m.Version)
+				break
+			}
+		}
+	}
+	return qs
+}
+
 func quotePatterns(ps []string) string {
 	q := make([]string, len(ps))
 	for i, p := range ps {
@@ -237,7 +262,7 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 		if m == nil {
 			return nil, nil, fmt.Errorf("instrument: package %s is not in a module", t.path())
 		}
-		if xb.sched[t.path()] {
+		if xb.isScheduler(t.path()) {
 			return nil, nil, fmt.Errorf("instrument: package %s is part of xbtest's scheduler and cannot be instrumented", t.path())
 		}
 		mods[m.Path] = true
@@ -254,7 +279,7 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 		if base, ok := strings.CutSuffix(p.PkgPath, "_test"); ok && targetOf[base] != nil {
 			return // an external test package: a unit of its target
 		}
-		if p.Module == nil || xb.sched[p.PkgPath] {
+		if p.Module == nil || xb.isScheduler(p.PkgPath) {
 			return // the standard library, the scheduler
 		}
 		in := mods[p.Module.Path]

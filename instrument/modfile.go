@@ -101,31 +101,6 @@ func mainModule(ctx context.Context, env *goEnvVars, roots []*packages.Package) 
 	return &packages.Module{Path: mf.Module.Path, Main: true, Dir: filepath.Dir(gomod), GoMod: gomod, GoVersion: mf.Go}, nil
 }
 
-// missingTestDeps returns, as queries for go get (path@version), the
-// targets of modules other than main (dependencies of it, named by import
-// path) whose tests did not load: their imports may need modules that the
-// main module's go.mod or go.sum lacks, as `go test` of such a package
-// reports ("missing go.sum entry ...; to add: go get -t path@version").
-func missingTestDeps(targets []*target, main *packages.Module) []string {
-	if main == nil {
-		return nil
-	}
-	var qs []string
-	for _, t := range targets {
-		m := t.plain.Module
-		if m == nil || m.Main || m.Path == main.Path || m.Version == "" || m.Replace != nil {
-			continue
-		}
-		for _, p := range []*packages.Package{t.plain, t.test, t.xtest} {
-			if p != nil && len(p.Errors) > 0 {
-				qs = append(qs, t.path()+"@"+m.Version)
-				break
-			}
-		}
-	}
-	return qs
-}
-
 // getTestDeps writes a copy of main's go.mod and go.sum into dir, runs
 // `go get -t` of the queries on it (the go command downloads what it
 // needs through its proxy, as for go test), and returns the copy's path:
@@ -178,7 +153,7 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 	dir := filepath.Join(ws.tmp, "mod")
 	var vmods []vendored
 	ms := &modSetup{}
-	if ws.vendorMode(main) {
+	if ws.env.vendorMode(main) {
 		// In vendor mode go.mod must agree with vendor/modules.txt, which
 		// cannot list the scheduler (and the scheduler's assembly cannot be
 		// added to vendor/ by an overlay: the assembler runs in the package

@@ -11,11 +11,11 @@ import (
 )
 
 // vendorMode reports whether the go command builds main from vendor/.
-func (ws *workspace) vendorMode(main *packages.Module) bool {
+func (env *goEnvVars) vendorMode(main *packages.Module) bool {
 	if _, err := os.Stat(filepath.Join(main.Dir, "vendor", "modules.txt")); err != nil {
 		return false
 	}
-	for _, f := range strings.Fields(ws.env.GOFLAGS) {
+	for _, f := range strings.Fields(env.GOFLAGS) {
 		if f == "-mod=mod" || f == "-mod=readonly" {
 			return false
 		}

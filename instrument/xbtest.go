@@ -32,6 +32,10 @@ type listedPkg struct {
 	Module     *struct{ Path, Version, GoVersion string }
 }
 
+// isScheduler reports whether path is the scheduler or a package it
+// imports outside the standard library: those are never rewritten.
+func (xb *xbtestInfo) isScheduler(path string) bool { return xb.sched[path] }
+
 // locateXBTest finds the source of this package's module: where it was
 // compiled from, or, for a binary built with -trimpath, the module cache.
 func locateXBTest(ctx context.Context) (*xbtestInfo, error) {
