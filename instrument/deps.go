@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,9 +28,10 @@ import (
 // function bodies (load.go); those of the packages to rewrite are loaded
 // again with their bodies, on their own, with the export data of their
 // imports (loadBodies). Rewritten modules of the module cache are kept in a
-// persistent cache (depcache.go). A dependency that cannot be rewritten, or
-// whose rewrite does not compile (checkDeps), is left alone and named in
-// Plan.Deps: the run goes on without it.
+// persistent cache (build.DepCache, keyed in part by depCacheKey). A
+// dependency that cannot be rewritten, or whose rewrite does not compile
+// (checkDeps), is left alone and named in Plan.Deps: the run goes on
+// without it.
 
 // depUse says what a package's code does that makes it worth rewriting.
 type depUse uint8
@@ -294,44 +294,11 @@ func depSummary(deps []*Dep, logf func(string, ...any)) {
 	}
 }
 
-// modDir is the directory of a module's files.
-func modDir(m *packages.Module) string {
-	if m.Replace != nil && m.Replace.Dir != "" {
-		return m.Replace.Dir
-	}
-	return m.Dir
-}
-
-// modCacheDir returns the directory of module m's files if it is in the
-// module cache, else "".
-func (env *goEnvVars) modCacheDir(m *packages.Module) string {
-	if m == nil || m.Main || env.GOMODCACHE == "" {
-		return ""
-	}
-	d := modDir(m)
-	if _, ok := within(env.GOMODCACHE, d); !ok || d == "" {
-		return ""
-	}
-	return d
-}
-
-// modID names a module's version: path@version, or what replaces it.
-func modID(m *packages.Module) string {
-	id := m.Path + "@" + m.Version
-	if r := m.Replace; r != nil {
-		id += "=>" + r.Path + "@" + r.Version
-		if r.Version == "" {
-			id += filepath.Clean(r.Dir)
-		}
-	}
-	return id
-}
-
 //go:embed *.go
 var ownSource embed.FS
 
 // rewriterHash identifies this version of the rewriter: a hash of the
-// package's own source files.
+// package's own source files (package build hashes its own).
 var rewriterHash = sync.OnceValue(func() string {
 	h := sha256.New()
 	entries, _ := fs.ReadDir(ownSource, ".")

@@ -7,17 +7,23 @@
 // directory and are compiled with `go test -overlay`. Rewritten files carry
 // line directives, so that compiler errors, panics and stack traces name
 // the original file and line. Packages of another module get the scheduler
-// through a temporary -modfile (a temporary go.work in workspace mode); see
-// modfile.go.
+// through a temporary -modfile (a temporary go.work in workspace mode).
+// How the go command builds the result (the overlay, the temporary go.mod
+// or go.work, the copies of modules of the module cache, vendor/, the copy
+// of the scheduler, the persistent cache of rewritten modules) is package
+// internal/build; this package does the rewrite and decides what to
+// rewrite.
 //
-// The files, by job: load.go (go/packages, what to rewrite), rewrite*.go
+// The files, by job: instrument.go (Prepare: the attempts at rewriting
+// everything selected, the plan), load.go (go/packages, what to rewrite),
+// deps.go (which packages of other modules to rewrite, whether their
+// rewrite compiles, the rewriter's part of the persistent cache's key),
+// initgo.go (goroutines the program's initialization starts), rewrite*.go
 // (the rewrite of one file: goroutines, sync, channels, memory, loops,
 // tests), escape.go (which locals are shared), edit.go and render.go (text
 // edits and line directives), helpers.go (the generated helper file of each
-// package), overlay.go, modfile.go, xbtest.go, modcache.go, vendor.go,
-// workfile.go (how the build finds the result), deps.go (which packages of
-// other modules to rewrite) and depcache.go (the persistent cache of their
-// rewrite).
+// package), typestr.go (types as generated code names them), rewritten.go
+// (what the rewrite made of a line, for build errors).
 package instrument
 
 import (
@@ -34,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xbtest/xbtest/instrument/internal/build"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -52,7 +59,7 @@ type Options struct {
 	// targets' modules and Extra are rewritten.
 	NoDeps bool
 	// DepCache is the directory of the persistent cache of rewritten
-	// modules of the module cache (depcache.go): "" for
+	// modules of the module cache (internal/build/depcache.go): "" for
 	// $XBTEST_DEPCACHE if set, else os.UserCacheDir()/xbtest/deps; "off"
 	// for none.
 	DepCache string
@@ -121,7 +128,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		opt.Patterns = []string{"."}
 	}
 	start := time.Now()
-	env, err := goEnv(ctx, opt.Dir)
+	env, err := build.GoEnv(ctx, opt.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +158,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	main, err := mainModule(ctx, env, roots)
+	main, err := build.MainModule(ctx, env, roots)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +167,11 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	}
 	baseMod := ""
 	if qs := missingTestDeps(targets, main); len(qs) > 0 && main.GoMod != "" &&
-		(env.GOWORK == "" || env.GOWORK == "off") && !env.vendorMode(main) {
+		(env.GOWORK == "" || env.GOWORK == "off") && !env.VendorMode(main) {
 		// Tests of another module's packages may import modules the main
 		// module's go.sum (or go.mod) does not list: add them to a copy,
 		// as go get -t would, and load again with it.
-		if baseMod, err = getTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
+		if baseMod, err = build.GetTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
 			return nil, err
 		}
 		li = &loadInfo{}
@@ -173,7 +180,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		}
 	}
 	loaded := time.Now()
-	xb, err := locateXBTest(ctx)
+	xb, err := build.LocateXBTest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +189,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		return nil, err
 	}
 	pr := &prep{ctx: ctx, opt: opt, env: env, xb: xb, main: main, baseMod: baseMod, tmp: tmp, cache: cache,
-		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: openDepCache(opt.DepCache, depCacheKey(opt), env, logf),
+		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: build.OpenDepCache(opt.DepCache, depCacheKey(opt), env, logf),
 		bl: &bodyLoader{opt: opt, modFile: baseMod}}
 	excluded := map[string]string{}
 	var res *attemptResult
@@ -238,15 +245,15 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 type prep struct {
 	ctx        context.Context
 	opt        Options
-	env        *goEnvVars
-	xb         *xbtestInfo
+	env        *build.Env
+	xb         *build.XBTest
 	main       *packages.Module
 	baseMod    string
 	tmp, cache string
 	targets    []*target
 	pkgs       []*rwPkg
 	roots      []*packages.Package
-	dc         *depCache
+	dc         *build.DepCache
 	bl         *bodyLoader
 	logf       func(string, ...any)
 }
@@ -296,7 +303,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	var mods []*modEntry
 	for _, rp := range active {
 		m := rp.pkg.Module
-		d := pr.env.modCacheDir(m)
+		d := pr.env.ModCacheDir(m)
 		if d == "" {
 			continue
 		}
@@ -319,13 +326,13 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		for _, rp := range e.pkgs {
 			loaded = append(loaded, rp.loaded)
 		}
-		if e.dir = pr.dc.entryDir(e.mod, loaded, res.rewritten); e.dir == "" || !entryExists(e.dir) {
+		if e.dir = pr.dc.EntryDir(e.mod, loaded, res.rewritten); e.dir == "" || !build.EntryExists(e.dir) {
 			continue
 		}
 		e.hit = true
-		e.ok = entryOK(e.dir)
+		e.ok = build.EntryOK(e.dir)
 		for _, rp := range e.pkgs {
-			if why := entryBad(e.dir)[rp.path]; why != "" && rp.dep {
+			if why := build.EntryBad(e.dir)[rp.path]; why != "" && rp.dep {
 				retry[rp.path] = why
 			}
 			res.cached[rp.path] = true
@@ -366,13 +373,13 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		}
 	}
 
-	ws := &workspace{tmp: tmp, cache: pr.cache, persist: pr.dc.root, env: pr.env, xb: pr.xb, logf: logf, overlay: map[string]string{}, baseMod: pr.baseMod}
-	var copies []*cacheModule
+	ws := build.NewWorkspace(build.Config{Tmp: tmp, Cache: pr.cache, DepCache: pr.dc, Env: pr.env, XBTest: pr.xb, BaseMod: pr.baseMod, Logf: logf})
+	var copies []*build.Module
 	for _, e := range mods {
-		copies = append(copies, &cacheModule{mod: e.mod, entry: e.dir, hit: e.hit})
+		copies = append(copies, &build.Module{Mod: e.mod, Entry: e.dir, Hit: e.hit})
 	}
-	if err := ws.copyModules(copies); err != nil {
-		ws.dropUnpublished()
+	if err := ws.CopyModules(copies); err != nil {
+		ws.DropUnpublished()
 		return nil, nil, err
 	}
 	var units []*unit
@@ -394,7 +401,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		out.depSum = nil
 		if err != nil {
 			if !u.rp.dep || u.target != nil {
-				ws.dropUnpublished()
+				ws.DropUnpublished()
 				return nil, nil, err
 			}
 			_, detail, _ := strings.Cut(err.Error(), "\n")
@@ -405,27 +412,27 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		}
 	}
 	if len(retry) > 0 {
-		ws.dropUnpublished()
+		ws.DropUnpublished()
 		return res, retry, nil
 	}
-	if err := ws.publishCopies(); err != nil {
-		ws.dropUnpublished()
+	if err := ws.PublishCopies(); err != nil {
+		ws.DropUnpublished()
 		return nil, nil, err
 	}
-	ms, err := ws.setupModule(ctx, pr.main)
+	ms, err := ws.SetupModule(ctx, pr.main)
 	if err != nil {
 		return nil, nil, err
 	}
-	overlay, err := ws.writeOverlay()
+	overlay, err := ws.WriteOverlay()
 	if err != nil {
 		return nil, nil, err
 	}
-	plan := &Plan{Dir: pr.opt.Dir, Overlay: overlay, ModFile: ms.modFile, Env: ms.env}
+	plan := &Plan{Dir: pr.opt.Dir, Overlay: overlay, ModFile: ms.ModFile, Env: ms.Env}
 	plan.BuildArgs = []string{"-overlay=" + overlay}
-	if ms.modFile != "" {
-		plan.BuildArgs = append(plan.BuildArgs, "-modfile="+ms.modFile)
+	if ms.ModFile != "" {
+		plan.BuildArgs = append(plan.BuildArgs, "-modfile="+ms.ModFile)
 	}
-	plan.BuildArgs = append(plan.BuildArgs, ms.flags...)
+	plan.BuildArgs = append(plan.BuildArgs, ms.Flags...)
 	plan.BuildArgs = append(plan.BuildArgs, "-vet=off")
 	if len(pr.opt.Tags) > 0 {
 		plan.BuildArgs = append(plan.BuildArgs, "-tags="+strings.Join(pr.opt.Tags, ","))
@@ -451,7 +458,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	}
 	importers := map[string][]string{} // a package left alone -> the rewritten dependencies it imports
 	packages.Visit(pr.roots, nil, func(p *packages.Package) {
-		if p.Module == nil || res.rewritten[p.PkgPath] || pr.xb.isScheduler(p.PkgPath) || p.ID != p.PkgPath {
+		if p.Module == nil || res.rewritten[p.PkgPath] || pr.xb.IsScheduler(p.PkgPath) || p.ID != p.PkgPath {
 			return
 		}
 		for path := range p.Imports {
@@ -460,11 +467,11 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 			}
 		}
 	})
-	build := slices.Clone(check)
+	toBuild := slices.Clone(check)
 	for p := range importers {
-		build = append(build, p)
+		toBuild = append(toBuild, p)
 	}
-	sort.Strings(build)
+	sort.Strings(toBuild)
 	// The same rewrite of the same packages compiled before: in a
 	// later run with dependencies outside the module cache (vendored,
 	// replaced by a directory, of the workspace), rewritten each run.
@@ -473,12 +480,12 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		entries = append(entries, e.dir)
 	}
 	sort.Strings(entries)
-	verified := fmt.Sprintf("%x\x00%s\x00%s", depSum.Sum(nil), strings.Join(entries, "\x00"), strings.Join(build, " "))
-	if pr.dc.isVerified(verified) {
+	verified := fmt.Sprintf("%x\x00%s\x00%s", depSum.Sum(nil), strings.Join(entries, "\x00"), strings.Join(toBuild, " "))
+	if pr.dc.IsVerified(verified) {
 		return res, nil, nil
 	}
 	t0 := time.Now()
-	failed, built, err := checkDeps(ctx, plan, build, logf)
+	failed, built, err := checkDeps(ctx, plan, toBuild, logf)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -487,7 +494,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	bad := func(rp *rwPkg, why string) {
 		retry[rp.path] = why
 		if e := entryOf[rp]; e != nil && e.dir != "" {
-			if err := addBad(e.dir, map[string]string{rp.path: why}); err != nil {
+			if err := build.AddBad(e.dir, map[string]string{rp.path: why}); err != nil {
 				logf("%v", err)
 			}
 		}
@@ -508,7 +515,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	if built {
 		for _, e := range mods {
 			if e.dir != "" && !e.ok {
-				if err := markOK(e.dir); err != nil {
+				if err := build.MarkOK(e.dir); err != nil {
 					logf("%v", err)
 				}
 			}
@@ -516,7 +523,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		for _, p := range check {
 			res.verified[p] = true
 		}
-		if err := pr.dc.markVerified(verified); err != nil {
+		if err := pr.dc.MarkVerified(verified); err != nil {
 			logf("%v", err)
 		}
 	}
@@ -621,7 +628,7 @@ func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
 		u.gen.imports.rewritten = rewritten
 		u.gen.unitTag = u.kind
 		u.gen.generics = u.kind == "xtest" || u.kind == "" || !hasNonTest[u.rp.path]
-		if v := moduleGo(u.pkg.Module); v != "" && versionLess(v, "1.18") {
+		if v := build.ModuleGo(u.pkg.Module); v != "" && build.VersionLess(v, "1.18") {
 			u.gen.needTag = true
 		}
 	}
@@ -651,7 +658,7 @@ func uniqueName(dir, name string) string {
 // with a count of the files and, while a dependency is rewritten, a hash
 // of them.
 type output struct {
-	ws     *workspace
+	ws     *build.Workspace
 	logf   func(string, ...any)
 	files  int
 	depSum hash.Hash // while a dependency is rewritten: hashes what add writes
@@ -664,7 +671,7 @@ func (o *output) add(orig string, content []byte) error {
 		fmt.Fprintf(o.depSum, "%s\x00%d\x00", orig, len(content))
 		o.depSum.Write(content)
 	}
-	return o.ws.add(orig, content)
+	return o.ws.Add(orig, content)
 }
 
 // rewriteSafe is rewrite, with a panic of the rewriter turned into an

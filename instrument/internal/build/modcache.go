@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"fmt"
@@ -10,34 +10,38 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// cacheModule is a module of the module cache that has packages to
-// rewrite, with its entry in the persistent cache.
-type cacheModule struct {
-	mod   *packages.Module
-	entry string // its entry in the persistent cache, "" if it has none
-	hit   bool   // the entry exists: it is used as it is
+// Module is a module of the module cache that has packages to rewrite,
+// with its entry in the persistent cache. The go command does not overlay
+// the module cache's files: CopyModules copies the module, the rewrite
+// writes into the copy, and the temporary go.mod or go.work replaces the
+// module by it.
+type Module struct {
+	Mod   *packages.Module
+	Entry string // its entry in the persistent cache (DepCache.EntryDir), "" if it has none
+	Hit   bool   // the entry exists (EntryExists): it is used as it is
 }
 
 // modCopy is a module copied out of the module cache.
 type modCopy struct {
 	path     string // module path
 	from, to string
-	entry    *cacheModule // the module, if it has an entry in the persistent cache, or nil
+	entry    *Module // the module, if it has an entry in the persistent cache, or nil
 }
 
-// copyModules copies the modules of the module cache that have packages to
+// CopyModules copies the modules of the module cache that have packages to
 // rewrite. A module with an entry in the persistent cache is used from
 // there as it is when the entry exists, else copied into a temporary
-// directory of the cache, which publishCopies renames into the entry once
-// rewritten; the others are copied into the plan's directory.
-func (ws *workspace) copyModules(mods []*cacheModule) error {
+// directory of the cache, which PublishCopies renames into the entry once
+// rewritten; the others are copied into the plan's directory. On an error,
+// call DropUnpublished.
+func (ws *Workspace) CopyModules(mods []*Module) error {
 	if ws.env.GOMODCACHE == "" {
 		return nil
 	}
 	done := map[string]bool{}
 	for _, e := range mods {
-		m := e.mod
-		dir := ws.env.modCacheDir(m)
+		m := e.Mod
+		dir := ws.env.ModCacheDir(m)
 		if dir == "" {
 			continue
 		}
@@ -45,12 +49,12 @@ func (ws *workspace) copyModules(mods []*cacheModule) error {
 			continue
 		}
 		done[dir] = true
-		if e.entry == "" {
+		if e.Entry == "" {
 			e = nil
 		}
-		if e != nil && e.hit {
-			ws.copies = append(ws.copies, modCopy{path: m.Path, from: dir, to: e.entry, entry: e})
-			ws.logf("instrument: using the cached rewrite of %s@%s in %s", m.Path, m.Version, e.entry)
+		if e != nil && e.Hit {
+			ws.copies = append(ws.copies, modCopy{path: m.Path, from: dir, to: e.Entry, entry: e})
+			ws.logf("instrument: using the cached rewrite of %s@%s in %s", m.Path, m.Version, e.Entry)
 			continue
 		}
 		to := filepath.Join(ws.tmp, "mod", strings.NewReplacer("/", "_", "@", "_").Replace(m.Path+"@"+m.Version))
@@ -75,27 +79,27 @@ func (ws *workspace) copyModules(mods []*cacheModule) error {
 	return nil
 }
 
-// publishCopies renames the copies made for the persistent cache into
-// their entries, once rewritten.
-func (ws *workspace) publishCopies() error {
+// PublishCopies renames the copies made for the persistent cache into
+// their entries, once rewritten. On an error, call DropUnpublished.
+func (ws *Workspace) PublishCopies() error {
 	for i := range ws.copies {
 		c := &ws.copies[i]
-		if c.entry != nil && !c.entry.hit {
-			if err := publish(c.to, c.entry.entry); err != nil {
+		if c.entry != nil && !c.entry.Hit {
+			if err := publish(c.to, c.entry.Entry); err != nil {
 				return err
 			}
-			c.to = c.entry.entry
-			ws.logf("instrument: cached the rewrite of %s@%s in %s", c.path, c.entry.mod.Version, c.entry.entry)
+			c.to = c.entry.Entry
+			ws.logf("instrument: cached the rewrite of %s@%s in %s", c.path, c.entry.Mod.Version, c.entry.Entry)
 		}
 	}
 	return nil
 }
 
-// dropUnpublished removes the copies made for the persistent cache that
+// DropUnpublished removes the copies made for the persistent cache that
 // were not renamed into their entries.
-func (ws *workspace) dropUnpublished() {
+func (ws *Workspace) DropUnpublished() {
 	for _, c := range ws.copies {
-		if c.entry != nil && !c.entry.hit && c.to != c.entry.entry {
+		if c.entry != nil && !c.entry.Hit && c.to != c.entry.Entry {
 			os.RemoveAll(c.to)
 		}
 	}

@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// vendorMode reports whether the go command builds main from vendor/.
-func (env *goEnvVars) vendorMode(main *packages.Module) bool {
+// VendorMode reports whether the go command builds main from vendor/.
+func (env *Env) VendorMode(main *packages.Module) bool {
 	if _, err := os.Stat(filepath.Join(main.Dir, "vendor", "modules.txt")); err != nil {
 		return false
 	}
@@ -20,7 +20,7 @@ func (env *goEnvVars) vendorMode(main *packages.Module) bool {
 			return false
 		}
 	}
-	return main.GoVersion == "" || !versionLess(main.GoVersion, "1.14")
+	return main.GoVersion == "" || !VersionLess(main.GoVersion, "1.14")
 }
 
 // vendored is a module of vendor/modules.txt that the build takes from

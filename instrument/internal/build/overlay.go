@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"bytes"
@@ -12,24 +12,46 @@ import (
 	"strings"
 )
 
-// workspace holds the files a plan writes.
-type workspace struct {
+// Workspace holds the files a plan writes: the rewritten files, the
+// copies of modules of the module cache, the overlay, the temporary go.mod
+// or go.work.
+type Workspace struct {
 	tmp     string // the plan's own directory, removed by Cleanup
 	cache   string // where rewritten files go (tmp, or the caller's CacheDir)
-	persist string // the persistent cache of rewritten modules (depcache.go), or ""
-	env     *goEnvVars
-	xb      *xbtestInfo
+	persist string // the root of the persistent cache of rewritten modules (depcache.go), or ""
+	env     *Env
+	xb      *XBTest
 	logf    func(string, ...any)
 
 	overlay map[string]string // original (or added) path -> file holding its content
 	copies  []modCopy         // modules copied out of the module cache
-	baseMod string            // a go.mod to base the temporary one on instead of the main module's (getTestDeps), or ""
+	baseMod string            // a go.mod to base the temporary one on instead of the main module's (GetTestDeps), or ""
 }
 
-// add records the rewritten content of the file at orig (which may be a
-// file the rewrite adds). Files of a copied module are written into the
-// copy; the others go to the cache and into the overlay.
-func (ws *workspace) add(orig string, content []byte) error {
+// Config says where a Workspace writes and what the build is based on.
+type Config struct {
+	Tmp      string                           // the plan's own directory, which the caller removes when done
+	Cache    string                           // where rewritten files go: Tmp, or a directory kept across runs, so that the go command's build cache recognizes them
+	DepCache *DepCache                        // the persistent cache of rewritten modules (OpenDepCache)
+	Env      *Env                             // the go command's environment (GoEnv)
+	XBTest   *XBTest                          // the scheduler's source (LocateXBTest)
+	BaseMod  string                           // a go.mod to base the temporary one on instead of the main module's (GetTestDeps), or ""
+	Logf     func(format string, args ...any) // verbose diagnostics
+}
+
+// NewWorkspace returns an empty workspace.
+func NewWorkspace(c Config) *Workspace {
+	ws := &Workspace{tmp: c.Tmp, cache: c.Cache, env: c.Env, xb: c.XBTest, logf: c.Logf, overlay: map[string]string{}, baseMod: c.BaseMod}
+	if c.DepCache != nil {
+		ws.persist = c.DepCache.root
+	}
+	return ws
+}
+
+// Add records the rewritten content of the file at orig (which may be a
+// file the rewrite adds). Files of a copied module (CopyModules) are
+// written into the copy; the others go to the cache and into the overlay.
+func (ws *Workspace) Add(orig string, content []byte) error {
 	for _, c := range ws.copies {
 		if rel, ok := within(c.from, orig); ok {
 			return writeFile(filepath.Join(c.to, rel), content)
@@ -72,8 +94,9 @@ func writeFile(path string, content []byte) error {
 	return nil
 }
 
-// writeOverlay writes the overlay file of `go build -overlay`.
-func (ws *workspace) writeOverlay() (string, error) {
+// WriteOverlay writes the overlay file of `go build -overlay`, which
+// replaces each original file by its rewrite, and returns its path.
+func (ws *Workspace) WriteOverlay() (string, error) {
 	if ws.overlay == nil {
 		ws.overlay = map[string]string{}
 	}
