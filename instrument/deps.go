@@ -2,12 +2,15 @@ package instrument
 
 import (
 	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,9 +28,10 @@ import (
 // function bodies (load.go); those of the packages to rewrite are loaded
 // again with their bodies, on their own, with the export data of their
 // imports (loadBodies). Rewritten modules of the module cache are kept in a
-// persistent cache (depcache.go). A dependency that cannot be rewritten, or
-// whose rewrite does not compile (checkDeps), is left alone and named in
-// Plan.Deps: the run goes on without it.
+// persistent cache (build.DepCache, keyed in part by depCacheKey). A
+// dependency that cannot be rewritten, or whose rewrite does not compile
+// (checkDeps), is left alone and named in Plan.Deps: the run goes on
+// without it.
 
 // depUse says what a package's code does that makes it worth rewriting.
 type depUse uint8
@@ -290,22 +294,30 @@ func depSummary(deps []*Dep, logf func(string, ...any)) {
 	}
 }
 
-// modDir is the directory of a module's files.
-func modDir(m *packages.Module) string {
-	if m.Replace != nil && m.Replace.Dir != "" {
-		return m.Replace.Dir
-	}
-	return m.Dir
-}
+//go:embed *.go
+var ownSource embed.FS
 
-// modID names a module's version: path@version, or what replaces it.
-func modID(m *packages.Module) string {
-	id := m.Path + "@" + m.Version
-	if r := m.Replace; r != nil {
-		id += "=>" + r.Path + "@" + r.Version
-		if r.Version == "" {
-			id += filepath.Clean(r.Dir)
+// rewriterHash identifies this version of the rewriter: a hash of the
+// package's own source files (package build hashes its own).
+var rewriterHash = sync.OnceValue(func() string {
+	h := sha256.New()
+	entries, _ := fs.ReadDir(ownSource, ".")
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), "_test.go") {
+			continue
 		}
+		data, _ := ownSource.ReadFile(e.Name())
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
+		h.Write(data)
 	}
-	return id
+	return hex.EncodeToString(h.Sum(nil)[:16])
+})
+
+// depCacheKey is what identifies the rewrite in the key of every entry of
+// the persistent cache of rewritten modules: the rewriter's version, the
+// build tags and the memory model.
+func depCacheKey(opt Options) string {
+	tags := append([]string(nil), opt.Tags...)
+	sort.Strings(tags)
+	return strings.Join([]string{"rewriter " + rewriterHash(), "tags " + strings.Join(tags, ","), "memory " + opt.Memory.String()}, "\n")
 }

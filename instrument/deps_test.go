@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest/instrument/internal/build"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -145,8 +146,8 @@ func TestDepsModuleCache(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("cache entries %v", entries)
 	}
-	if _, err := os.Stat(filepath.Join(entries[0], okMarker)); err != nil {
-		t.Errorf("the entry is not marked as compiled: %v", err)
+	if !build.EntryOK(entries[0]) {
+		t.Error("the entry is not marked as compiled")
 	}
 	mod, _ := os.ReadFile(plan.ModFile)
 	if !strings.Contains(string(mod), "golang.org/x/sync => "+entries[0]) {

@@ -7,17 +7,23 @@
 // directory and are compiled with `go test -overlay`. Rewritten files carry
 // line directives, so that compiler errors, panics and stack traces name
 // the original file and line. Packages of another module get the scheduler
-// through a temporary -modfile (a temporary go.work in workspace mode); see
-// modfile.go.
+// through a temporary -modfile (a temporary go.work in workspace mode).
+// How the go command builds the result (the overlay, the temporary go.mod
+// or go.work, the copies of modules of the module cache, vendor/, the copy
+// of the scheduler, the persistent cache of rewritten modules) is package
+// internal/build; this package does the rewrite and decides what to
+// rewrite.
 //
-// The files, by job: load.go (go/packages, what to rewrite), rewrite*.go
+// The files, by job: instrument.go (Prepare: the attempts at rewriting
+// everything selected, the plan), load.go (go/packages, what to rewrite),
+// deps.go (which packages of other modules to rewrite, whether their
+// rewrite compiles, the rewriter's part of the persistent cache's key),
+// initgo.go (goroutines the program's initialization starts), rewrite*.go
 // (the rewrite of one file: goroutines, sync, channels, memory, loops,
 // tests), escape.go (which locals are shared), edit.go and render.go (text
 // edits and line directives), helpers.go (the generated helper file of each
-// package), overlay.go, modfile.go, xbtest.go, modcache.go, vendor.go,
-// workfile.go (how the build finds the result), deps.go (which packages of
-// other modules to rewrite) and depcache.go (the persistent cache of their
-// rewrite).
+// package), typestr.go (types as generated code names them), rewritten.go
+// (what the rewrite made of a line, for build errors).
 package instrument
 
 import (
@@ -25,6 +31,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"go/ast"
+	"hash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xbtest/xbtest/instrument/internal/build"
 	"github.com/xbtest/xbtest/settings"
 	"golang.org/x/tools/go/packages"
 )
@@ -52,7 +60,7 @@ type Options struct {
 	// targets' modules and Extra are rewritten.
 	NoDeps bool
 	// DepCache is the directory of the persistent cache of rewritten
-	// modules of the module cache (depcache.go): "" for
+	// modules of the module cache (internal/build/depcache.go): "" for
 	// $XBTEST_DEPCACHE if set, else os.UserCacheDir()/xbtest/deps; "off"
 	// for none.
 	DepCache string
@@ -121,7 +129,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		opt.Patterns = []string{"."}
 	}
 	start := time.Now()
-	env, err := goEnv(ctx, opt.Dir)
+	env, err := build.GoEnv(ctx, opt.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +159,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	main, err := mainModule(ctx, env, roots)
+	main, err := build.MainModule(ctx, env, roots)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +168,11 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	}
 	baseMod := ""
 	if qs := missingTestDeps(targets, main); len(qs) > 0 && main.GoMod != "" &&
-		(env.GOWORK == "" || env.GOWORK == "off") && !(&workspace{env: env}).vendorMode(main) {
+		(env.GOWORK == "" || env.GOWORK == "off") && !env.VendorMode(main) {
 		// Tests of another module's packages may import modules the main
 		// module's go.sum (or go.mod) does not list: add them to a copy,
 		// as go get -t would, and load again with it.
-		if baseMod, err = getTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
+		if baseMod, err = build.GetTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
 			return nil, err
 		}
 		li = &loadInfo{}
@@ -173,7 +181,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		}
 	}
 	loaded := time.Now()
-	xb, err := locateXBTest(ctx)
+	xb, err := build.LocateXBTest(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +190,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		return nil, err
 	}
 	pr := &prep{ctx: ctx, opt: opt, env: env, xb: xb, main: main, baseMod: baseMod, tmp: tmp, cache: cache,
-		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: openDepCache(opt.DepCache, opt, env, logf),
+		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: build.OpenDepCache(opt.DepCache, depCacheKey(opt), env, logf),
 		bl: &bodyLoader{opt: opt, modFile: baseMod}}
 	excluded := map[string]string{}
 	var res *attemptResult
@@ -238,15 +246,15 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 type prep struct {
 	ctx        context.Context
 	opt        Options
-	env        *goEnvVars
-	xb         *xbtestInfo
+	env        *build.Env
+	xb         *build.XBTest
 	main       *packages.Module
 	baseMod    string
 	tmp, cache string
 	targets    []*target
 	pkgs       []*rwPkg
 	roots      []*packages.Package
-	dc         *depCache
+	dc         *build.DepCache
 	bl         *bodyLoader
 	logf       func(string, ...any)
 }
@@ -296,11 +304,8 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	var mods []*modEntry
 	for _, rp := range active {
 		m := rp.pkg.Module
-		if m == nil || m.Main || pr.env.GOMODCACHE == "" {
-			continue
-		}
-		d := modDir(m)
-		if _, ok := within(pr.env.GOMODCACHE, d); !ok || d == "" {
+		d := pr.env.ModCacheDir(m)
+		if d == "" {
 			continue
 		}
 		e := byDir[d]
@@ -322,14 +327,13 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		for _, rp := range e.pkgs {
 			loaded = append(loaded, rp.loaded)
 		}
-		if e.dir = pr.dc.entryDir(e.mod, loaded, res.rewritten); e.dir == "" || !entryExists(e.dir) {
+		if e.dir = pr.dc.EntryDir(e.mod, loaded, res.rewritten); e.dir == "" || !build.EntryExists(e.dir) {
 			continue
 		}
 		e.hit = true
-		_, err := os.Stat(filepath.Join(e.dir, okMarker))
-		e.ok = err == nil
+		e.ok = build.EntryOK(e.dir)
 		for _, rp := range e.pkgs {
-			if why := entryBad(e.dir)[rp.path]; why != "" && rp.dep {
+			if why := build.EntryBad(e.dir)[rp.path]; why != "" && rp.dep {
 				retry[rp.path] = why
 			}
 			res.cached[rp.path] = true
@@ -370,9 +374,13 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		}
 	}
 
-	ws := &workspace{tmp: tmp, cache: pr.cache, persist: pr.dc.root, env: pr.env, xb: pr.xb, logf: logf, overlay: map[string]string{}, baseMod: pr.baseMod}
-	if err := ws.copyModules(active, entryOf, pr.dc.root); err != nil {
-		ws.dropUnpublished()
+	ws := build.NewWorkspace(build.Config{Tmp: tmp, Cache: pr.cache, DepCache: pr.dc, Env: pr.env, XBTest: pr.xb, BaseMod: pr.baseMod, Logf: logf})
+	var copies []*build.Module
+	for _, e := range mods {
+		copies = append(copies, &build.Module{Mod: e.mod, Entry: e.dir, Hit: e.hit})
+	}
+	if err := ws.CopyModules(copies); err != nil {
+		ws.DropUnpublished()
 		return nil, nil, err
 	}
 	var units []*unit
@@ -384,16 +392,17 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	for _, u := range units {
 		u.gen.buffered = pr.opt.Memory.Buffered()
 	}
+	out := &output{ws: ws, logf: logf}
 	depSum := sha256.New() // the rewritten dependencies' files
 	for _, u := range units {
 		if u.rp.dep {
-			ws.depSum = depSum
+			out.depSum = depSum
 		}
-		err := u.rewriteSafe(ws)
-		ws.depSum = nil
+		err := u.rewriteSafe(out)
+		out.depSum = nil
 		if err != nil {
 			if !u.rp.dep || u.target != nil {
-				ws.dropUnpublished()
+				ws.DropUnpublished()
 				return nil, nil, err
 			}
 			_, detail, _ := strings.Cut(err.Error(), "\n")
@@ -404,39 +413,32 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		}
 	}
 	if len(retry) > 0 {
-		ws.dropUnpublished()
+		ws.DropUnpublished()
 		return res, retry, nil
 	}
-	for i := range ws.copies {
-		c := &ws.copies[i]
-		if c.entry != nil && !c.entry.hit {
-			if err := publish(c.to, c.entry.dir); err != nil {
-				ws.dropUnpublished()
-				return nil, nil, err
-			}
-			c.to = c.entry.dir
-			logf("instrument: cached the rewrite of %s@%s in %s", c.path, c.entry.mod.Version, c.entry.dir)
-		}
+	if err := ws.PublishCopies(); err != nil {
+		ws.DropUnpublished()
+		return nil, nil, err
 	}
-	ms, err := ws.setupModule(ctx, pr.main)
+	ms, err := ws.SetupModule(ctx, pr.main)
 	if err != nil {
 		return nil, nil, err
 	}
-	overlay, err := ws.writeOverlay()
+	overlay, err := ws.WriteOverlay()
 	if err != nil {
 		return nil, nil, err
 	}
-	plan := &Plan{Dir: pr.opt.Dir, Overlay: overlay, ModFile: ms.modFile, Env: ms.env}
+	plan := &Plan{Dir: pr.opt.Dir, Overlay: overlay, ModFile: ms.ModFile, Env: ms.Env}
 	plan.BuildArgs = []string{"-overlay=" + overlay}
-	if ms.modFile != "" {
-		plan.BuildArgs = append(plan.BuildArgs, "-modfile="+ms.modFile)
+	if ms.ModFile != "" {
+		plan.BuildArgs = append(plan.BuildArgs, "-modfile="+ms.ModFile)
 	}
-	plan.BuildArgs = append(plan.BuildArgs, ms.flags...)
+	plan.BuildArgs = append(plan.BuildArgs, ms.Flags...)
 	plan.BuildArgs = append(plan.BuildArgs, "-vet=off")
 	if len(pr.opt.Tags) > 0 {
 		plan.BuildArgs = append(plan.BuildArgs, "-tags="+strings.Join(pr.opt.Tags, ","))
 	}
-	res.plan, res.units, res.files = plan, units, ws.files
+	res.plan, res.units, res.files = plan, units, out.files
 
 	// Compile the dependencies rewritten now, or whose entry no build has
 	// compiled yet, with the packages left alone that import them (a cgo
@@ -457,7 +459,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	}
 	importers := map[string][]string{} // a package left alone -> the rewritten dependencies it imports
 	packages.Visit(pr.roots, nil, func(p *packages.Package) {
-		if p.Module == nil || res.rewritten[p.PkgPath] || pr.xb.sched[p.PkgPath] || p.ID != p.PkgPath {
+		if p.Module == nil || res.rewritten[p.PkgPath] || pr.xb.IsScheduler(p.PkgPath) || p.ID != p.PkgPath {
 			return
 		}
 		for path := range p.Imports {
@@ -466,11 +468,11 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 			}
 		}
 	})
-	build := slices.Clone(check)
+	toBuild := slices.Clone(check)
 	for p := range importers {
-		build = append(build, p)
+		toBuild = append(toBuild, p)
 	}
-	sort.Strings(build)
+	sort.Strings(toBuild)
 	// The same rewrite of the same packages compiled before: in a
 	// later run with dependencies outside the module cache (vendored,
 	// replaced by a directory, of the workspace), rewritten each run.
@@ -479,14 +481,12 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		entries = append(entries, e.dir)
 	}
 	sort.Strings(entries)
-	verified := pr.dc.verifiedMarker(fmt.Sprintf("%x\x00%s\x00%s", depSum.Sum(nil), strings.Join(entries, "\x00"), strings.Join(build, " ")))
-	if verified != "" {
-		if _, err := os.Stat(verified); err == nil {
-			return res, nil, nil
-		}
+	verified := fmt.Sprintf("%x\x00%s\x00%s", depSum.Sum(nil), strings.Join(entries, "\x00"), strings.Join(toBuild, " "))
+	if pr.dc.IsVerified(verified) {
+		return res, nil, nil
 	}
 	t0 := time.Now()
-	failed, built, err := checkDeps(ctx, plan, build, logf)
+	failed, built, err := checkDeps(ctx, plan, toBuild, logf)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -495,7 +495,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	bad := func(rp *rwPkg, why string) {
 		retry[rp.path] = why
 		if e := entryOf[rp]; e != nil && e.dir != "" {
-			if err := addBad(e.dir, map[string]string{rp.path: why}); err != nil {
+			if err := build.AddBad(e.dir, map[string]string{rp.path: why}); err != nil {
 				logf("%v", err)
 			}
 		}
@@ -516,7 +516,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	if built {
 		for _, e := range mods {
 			if e.dir != "" && !e.ok {
-				if err := markEntry(e.dir, okMarker, ""); err != nil {
+				if err := build.MarkOK(e.dir); err != nil {
 					logf("%v", err)
 				}
 			}
@@ -524,10 +524,8 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		for _, p := range check {
 			res.verified[p] = true
 		}
-		if verified != "" {
-			if err := writeFile(verified, nil); err != nil {
-				logf("%v", err)
-			}
+		if err := pr.dc.MarkVerified(verified); err != nil {
+			logf("%v", err)
 		}
 	}
 	return res, nil, nil
@@ -539,7 +537,6 @@ type rwPkg struct {
 	pkg      *packages.Package // the variant whose type information rewrites the non-test files
 	loaded   *packages.Package // the variant of the load of the whole build (pkg may be loaded again with its function bodies)
 	target   *target
-	copied   bool // its module was copied out of the module cache
 	dep      bool // a dependency rewritten by default (not of a target's module, not named by Extra)
 	stripped bool // its files were loaded without function bodies
 }
@@ -632,7 +629,7 @@ func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
 		u.gen.imports.rewritten = rewritten
 		u.gen.unitTag = u.kind
 		u.gen.generics = u.kind == "xtest" || u.kind == "" || !hasNonTest[u.rp.path]
-		if v := moduleGo(u.pkg.Module); v != "" && versionLess(v, "1.18") {
+		if v := build.ModuleGo(u.pkg.Module); v != "" && build.VersionLess(v, "1.18") {
 			u.gen.needTag = true
 		}
 	}
@@ -658,20 +655,40 @@ func uniqueName(dir, name string) string {
 	}
 }
 
+// output is where the units write their rewritten files: the workspace,
+// with a count of the files and, while a dependency is rewritten, a hash
+// of them.
+type output struct {
+	ws     *build.Workspace
+	logf   func(string, ...any)
+	files  int
+	depSum hash.Hash // while a dependency is rewritten: hashes what add writes
+}
+
+// add writes the rewritten content of the file at orig into the workspace.
+func (o *output) add(orig string, content []byte) error {
+	o.files++
+	if o.depSum != nil {
+		fmt.Fprintf(o.depSum, "%s\x00%d\x00", orig, len(content))
+		o.depSum.Write(content)
+	}
+	return o.ws.Add(orig, content)
+}
+
 // rewriteSafe is rewrite, with a panic of the rewriter turned into an
 // error, so that a dependency the rewriter cannot handle is left alone.
-func (u *unit) rewriteSafe(ws *workspace) (err error) {
+func (u *unit) rewriteSafe(o *output) (err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			err = fmt.Errorf("instrument: cannot rewrite package %s:\ninternal error: %v", u.pkg.PkgPath, e)
 		}
 	}()
-	return u.rewrite(ws)
+	return u.rewrite(o)
 }
 
 // rewrite rewrites the unit's files and writes them, with its helper file.
-func (u *unit) rewrite(ws *workspace) error {
-	u.logf = ws.logf
+func (u *unit) rewrite(o *output) error {
+	u.logf = o.logf
 	syntax := map[string]*ast.File{}
 	for i, f := range u.pkg.CompiledGoFiles {
 		if i < len(u.pkg.Syntax) {
@@ -701,7 +718,7 @@ func (u *unit) rewrite(ws *workspace) error {
 		if err != nil {
 			return fmt.Errorf("instrument: internal error: %v", err)
 		}
-		if err := ws.add(path, out); err != nil {
+		if err := o.add(path, out); err != nil {
 			return err
 		}
 	}
@@ -713,7 +730,7 @@ func (u *unit) rewrite(ws *workspace) error {
 		u.logf("instrument: %s: not reporting %d memory accesses (of types the rewritten code cannot name)", u.pkg.PkgPath, u.unreported)
 	}
 	if !u.gen.empty() {
-		if err := ws.add(u.gen.path, u.gen.source()); err != nil {
+		if err := o.add(u.gen.path, u.gen.source()); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xbtest/xbtest/instrument/internal/build"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	cacheDir = dir
-	// The persistent cache of rewritten modules (depcache.go) is the
+	// The persistent cache of rewritten modules (build.DepCache) is the
 	// tests' own.
 	os.Setenv("XBTEST_DEPCACHE", filepath.Join(dir, "deps"))
 	code := m.Run()
@@ -605,7 +606,7 @@ func goEnvOf(t *testing.T, name string) string {
 // user's go.mod is not modified.
 func TestOutsideRepository(t *testing.T) {
 	dir := t.TempDir()
-	if err := copyTree(testdata("old"), dir); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(testdata("old"))); err != nil {
 		t.Fatal(err)
 	}
 	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
@@ -766,7 +767,7 @@ func TestDependencyModule(t *testing.T) {
 func goLineModule(t *testing.T, v string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := copyTree(testdata("golines"), dir); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(testdata("golines"))); err != nil {
 		t.Fatal(err)
 	}
 	gomod := "module example.com/golines\n"
@@ -804,11 +805,11 @@ func TestGoLines(t *testing.T) {
 			t.Parallel()
 			dir := goLineModule(t, v)
 			plan := prepare(t, Options{Dir: dir})
-			if v != "" && versionLess(v, "1.18") && !overlayContains(t, plan, "_xbs.Mutex") {
+			if v != "" && build.VersionLess(v, "1.18") && !overlayContains(t, plan, "_xbs.Mutex") {
 				t.Error("no wrapper names the scheduler's Mutex")
 			}
 			var loopRace []string
-			if v == "" || versionLess(v, "1.22") {
+			if v == "" || build.VersionLess(v, "1.22") {
 				loopRace = []string{"race"}
 			}
 			// The rewrite reports the range loop's write of v at each

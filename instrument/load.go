@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/xbtest/xbtest/instrument/internal/build"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -36,7 +37,7 @@ func (t *target) path() string { return t.plain.PkgPath }
 // what decides whether a dependency is rewritten by default, before its
 // function bodies are dropped; li records the scans and which files lost
 // their bodies.
-func load(ctx context.Context, opt Options, env *goEnvVars, modFile string, li *loadInfo) ([]*target, []*packages.Package, error) {
+func load(ctx context.Context, opt Options, env *build.Env, modFile string, li *loadInfo) ([]*target, []*packages.Package, error) {
 	// Packages that are never rewritten need only their declarations:
 	// parse them without function bodies, which halves the time to
 	// type-check. That is the standard library, and the module cache
@@ -113,6 +114,31 @@ func load(ctx context.Context, opt Options, env *goEnvVars, modFile string, li *
 	}
 	sort.Slice(targets, func(i, j int) bool { return targets[i].path() < targets[j].path() })
 	return targets, roots, nil
+}
+
+// missingTestDeps returns, as queries for go get (path@version), the
+// targets of modules other than main (dependencies of it, named by import
+// path) whose tests did not load: their imports may need modules that the
+// main module's go.mod or go.sum lacks, as `go test` of such a package
+// reports ("missing go.sum entry ...; to add: go get -t path@version").
+func missingTestDeps(targets []*target, main *packages.Module) []string {
+	if main == nil {
+		return nil
+	}
+	var qs []string
+	for _, t := range targets {
+		m := t.plain.Module
+		if m == nil || m.Main || m.Path == main.Path || m.Version == "" || m.Replace != nil {
+			continue
+		}
+		for _, p := range []*packages.Package{t.plain, t.test, t.xtest} {
+			if p != nil && len(p.Errors) > 0 {
+				qs = append(qs, t.path()+"@"+m.Version)
+				break
+			}
+		}
+	}
+	return qs
 }
 
 func quotePatterns(ps []string) string {
@@ -229,7 +255,7 @@ func (m matcher) match(path string) int {
 // scheduler itself. It also lists, as Deps for the plan, the packages of
 // other modules it selected or would have selected, with why a package is
 // left alone (cgo, -instrument-deps=false).
-func selectPackages(targets []*target, roots []*packages.Package, extra []string, deps bool, xb *xbtestInfo, li *loadInfo, logf func(string, ...any)) ([]*rwPkg, []*Dep, error) {
+func selectPackages(targets []*target, roots []*packages.Package, extra []string, deps bool, xb *build.XBTest, li *loadInfo, logf func(string, ...any)) ([]*rwPkg, []*Dep, error) {
 	mods := map[string]bool{}
 	targetOf := map[string]*target{}
 	for _, t := range targets {
@@ -237,7 +263,7 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 		if m == nil {
 			return nil, nil, fmt.Errorf("instrument: package %s is not in a module", t.path())
 		}
-		if xb.sched[t.path()] {
+		if xb.IsScheduler(t.path()) {
 			return nil, nil, fmt.Errorf("instrument: package %s is part of xbtest's scheduler and cannot be instrumented", t.path())
 		}
 		mods[m.Path] = true
@@ -254,7 +280,7 @@ func selectPackages(targets []*target, roots []*packages.Package, extra []string
 		if base, ok := strings.CutSuffix(p.PkgPath, "_test"); ok && targetOf[base] != nil {
 			return // an external test package: a unit of its target
 		}
-		if p.Module == nil || xb.sched[p.PkgPath] {
+		if p.Module == nil || xb.IsScheduler(p.PkgPath) {
 			return // the standard library, the scheduler
 		}
 		in := mods[p.Module.Path]

@@ -8,6 +8,8 @@ import (
 	"go/version"
 	"strconv"
 	"strings"
+
+	"github.com/xbtest/xbtest/instrument/internal/build"
 )
 
 // fileRW rewrites one file. The walk visits every statement and expression
@@ -54,7 +56,7 @@ func newFileRW(u *unit, f *ast.File, path string, src []byte, fileIndex int) *fi
 	if r.goVersion == "" {
 		// go/packages gives the type checker no version for a module
 		// without a go line: the go command compiles it as go 1.16.
-		if v := moduleGo(u.pkg.Module); v != "" {
+		if v := build.ModuleGo(u.pkg.Module); v != "" {
 			r.goVersion = "go" + v
 		}
 	}

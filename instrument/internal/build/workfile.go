@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // otherwise (-modfile cannot be used there): a copy of go.work, with its
 // directories made absolute, uses the scheduler's copy and replaces the
 // copied modules; GOWORK names it.
-func (ws *workspace) setupWorkspace(ctx context.Context, gowork string, needXB bool) (*modSetup, error) {
+func (ws *Workspace) setupWorkspace(ctx context.Context, gowork string, needXB bool) (*ModSetup, error) {
 	dir := filepath.Join(ws.tmp, "work")
 	data, err := os.ReadFile(gowork)
 	if err != nil {
@@ -78,7 +78,7 @@ func (ws *workspace) setupWorkspace(ctx context.Context, gowork string, needXB b
 	if _, err := runGo(ctx, dir, args...); err != nil {
 		return nil, err
 	}
-	return &modSetup{env: []string{"GOWORK=" + work}}, nil
+	return &ModSetup{Env: []string{"GOWORK=" + work}}, nil
 }
 
 // modulePath returns the module path a go.mod declares.

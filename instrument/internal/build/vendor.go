@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"fmt"
@@ -10,17 +10,17 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// vendorMode reports whether the go command builds main from vendor/.
-func (ws *workspace) vendorMode(main *packages.Module) bool {
+// VendorMode reports whether the go command builds main from vendor/.
+func (env *Env) VendorMode(main *packages.Module) bool {
 	if _, err := os.Stat(filepath.Join(main.Dir, "vendor", "modules.txt")); err != nil {
 		return false
 	}
-	for _, f := range strings.Fields(ws.env.GOFLAGS) {
+	for _, f := range strings.Fields(env.GOFLAGS) {
 		if f == "-mod=mod" || f == "-mod=readonly" {
 			return false
 		}
 	}
-	return main.GoVersion == "" || !versionLess(main.GoVersion, "1.14")
+	return main.GoVersion == "" || !VersionLess(main.GoVersion, "1.14")
 }
 
 // vendored is a module of vendor/modules.txt that the build takes from

@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"crypto/sha256"
@@ -24,10 +24,11 @@ import (
 //
 // and later runs use that copy as it is. The key covers everything the
 // rewrite of the module's packages depends on: the module's version, the
-// hash of this package's source (the rewriter), the go command's version and
-// target (GOOS, GOARCH, CGO_ENABLED, GOEXPERIMENT, GOFLAGS), the build tags,
-// the memory model, and for every package the module's rewritten packages
-// import, directly or not, its module's version and whether it is rewritten
+// caller's key (the rewriter's version, the build tags, the memory model),
+// the hash of this package's source (which copies the module), the go
+// command's version and target (GOOS, GOARCH, CGO_ENABLED, GOEXPERIMENT,
+// GOFLAGS), and for every package the module's rewritten packages import,
+// directly or not, its module's version and whether it is rewritten
 // (which changes how the importer is rewritten). A module whose packages
 // import the main module or a module outside the module cache (a directory
 // replacement, a vendored or workspace module, whose files may change) is
@@ -36,16 +37,16 @@ import (
 // An entry is written to a temporary directory and renamed into place, so
 // that concurrent runs never see a partial one (the loser of a race removes
 // its identical copy). Marker files inside an entry: xbtest-ok, written
-// once a build compiled it (checkDeps); xbtest-bad, the packages whose
-// rewrite did not compile, which later runs leave alone (and so use
-// another entry).
+// once a build compiled it (MarkOK); xbtest-bad, the packages whose
+// rewrite did not compile (AddBad), which later runs leave alone (and so
+// use another entry).
 
 //go:embed *.go
 var ownSource embed.FS
 
-// rewriterHash identifies this version of the rewriter: a hash of the
-// package's own source files.
-var rewriterHash = sync.OnceValue(func() string {
+// sourceHash identifies this version of the package: a hash of its own
+// source files.
+var sourceHash = sync.OnceValue(func() string {
 	h := sha256.New()
 	entries, _ := fs.ReadDir(ownSource, ".")
 	for _, e := range entries {
@@ -64,17 +65,22 @@ const (
 	badMarker = "xbtest-bad"
 )
 
-// depCache is the persistent cache of rewritten modules.
-type depCache struct {
+// DepCache is the persistent cache of rewritten modules. Its entries are
+// directories: CopyModules copies a module into its entry, the functions
+// Entry* and the markers tell what became of it.
+type DepCache struct {
 	root    string // "" when there is none
 	envKey  string // the part of every key that is the same for all modules
 	modRoot string // GOMODCACHE
 }
 
-// openDepCache returns the cache at dir: "" for $XBTEST_DEPCACHE, else
-// the default under os.UserCacheDir; "off" for none.
-func openDepCache(dir string, opt Options, env *goEnvVars, logf func(string, ...any)) *depCache {
-	dc := &depCache{modRoot: env.GOMODCACHE}
+// OpenDepCache returns the cache at dir: "" for $XBTEST_DEPCACHE, else
+// the default under os.UserCacheDir; "off" for none (nor without a module
+// cache). key is the part of every entry's key that identifies the
+// rewrite, which this package's source and the go command's version and
+// target complete. It removes what killed runs left behind.
+func OpenDepCache(dir, key string, env *Env, logf func(string, ...any)) *DepCache {
+	dc := &DepCache{modRoot: env.GOMODCACHE}
 	if dir == "off" || env.GOMODCACHE == "" {
 		return dc
 	}
@@ -98,18 +104,15 @@ func openDepCache(dir string, opt Options, env *goEnvVars, logf func(string, ...
 	}
 	dc.root = dir
 	removeStale(dir)
-	tags := append([]string(nil), opt.Tags...)
-	sort.Strings(tags)
-	memory := opt.Memory.String()
-	dc.envKey = strings.Join([]string{"rewriter " + rewriterHash(), "go " + env.GOVERSION, "GOOS " + env.GOOS,
+	dc.envKey = strings.Join([]string{key, "build " + sourceHash(), "go " + env.GOVERSION, "GOOS " + env.GOOS,
 		"GOARCH " + env.GOARCH, "CGO_ENABLED " + env.CGO_ENABLED, "GOEXPERIMENT " + env.GOEXPERIMENT,
-		"GOFLAGS " + env.GOFLAGS, "tags " + strings.Join(tags, ","), "memory " + memory}, "\n")
+		"GOFLAGS " + env.GOFLAGS}, "\n")
 	return dc
 }
 
 // immutable reports whether m's files are those of module@version in the
 // module cache.
-func (dc *depCache) immutable(m *packages.Module) bool {
+func (dc *DepCache) immutable(m *packages.Module) bool {
 	if m == nil || m.Main || dc.modRoot == "" {
 		return false
 	}
@@ -120,10 +123,10 @@ func (dc *depCache) immutable(m *packages.Module) bool {
 	return ok && modDir(m) != ""
 }
 
-// entryDir returns the directory of module m's entry, whose packages pkgs
+// EntryDir returns the directory of module m's entry, whose packages pkgs
 // (loaded with their imports) are rewritten, or "" if m cannot be cached.
 // rewritten tells which packages are rewritten.
-func (dc *depCache) entryDir(m *packages.Module, pkgs []*packages.Package, rewritten map[string]bool) string {
+func (dc *DepCache) EntryDir(m *packages.Module, pkgs []*packages.Package, rewritten map[string]bool) string {
 	if dc.root == "" || !dc.immutable(m) {
 		return ""
 	}
@@ -165,15 +168,25 @@ func (dc *depCache) entryDir(m *packages.Module, pkgs []*packages.Package, rewri
 	return filepath.Join(dc.root, name+"-"+hex.EncodeToString(h.Sum(nil)[:10]))
 }
 
-// exists reports whether the entry is there.
-func entryExists(dir string) bool {
+// EntryExists reports whether the entry at dir (DepCache.EntryDir) is
+// there: a run published its rewritten copy (PublishCopies).
+func EntryExists(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, "go.mod"))
 	return err == nil
 }
 
-// entryBad returns the packages an entry's rewrite did not compile, with
+// EntryOK reports whether a build compiled the entry.
+func EntryOK(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, okMarker))
+	return err == nil
+}
+
+// MarkOK records that a build compiled the entry.
+func MarkOK(dir string) error { return markEntry(dir, okMarker, "") }
+
+// EntryBad returns the packages an entry's rewrite did not compile, with
 // why.
-func entryBad(dir string) map[string]string {
+func EntryBad(dir string) map[string]string {
 	data, err := os.ReadFile(filepath.Join(dir, badMarker))
 	if err != nil {
 		return nil
@@ -210,10 +223,10 @@ func markEntry(dir, name, content string) error {
 	return nil
 }
 
-// addBad adds packages to an entry's list of packages whose rewrite does
-// not compile.
-func addBad(dir string, failed map[string]string) error {
-	bad := entryBad(dir)
+// AddBad adds packages, with why, to an entry's list of packages whose
+// rewrite does not compile.
+func AddBad(dir string, failed map[string]string) error {
+	bad := EntryBad(dir)
 	if bad == nil {
 		bad = map[string]string{}
 	}
@@ -233,7 +246,7 @@ func addBad(dir string, failed map[string]string) error {
 func publish(tmp, dir string) error {
 	if err := os.Rename(tmp, dir); err != nil {
 		os.RemoveAll(tmp)
-		if !entryExists(dir) {
+		if !EntryExists(dir) {
 			return fmt.Errorf("instrument: %v", err)
 		}
 	}
@@ -256,10 +269,30 @@ func removeStale(dir string) {
 
 // verifiedMarker returns the file whose existence says that the rewritten
 // dependencies that what describes compiled, or "" without a cache.
-func (dc *depCache) verifiedMarker(what string) string {
+func (dc *DepCache) verifiedMarker(what string) string {
 	if dc.root == "" {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(dc.envKey + "\x00" + what))
 	return filepath.Join(dc.root, "verified", hex.EncodeToString(sum[:12]))
+}
+
+// IsVerified reports whether MarkVerified recorded what; false without a
+// cache.
+func (dc *DepCache) IsVerified(what string) bool {
+	if m := dc.verifiedMarker(what); m != "" {
+		if _, err := os.Stat(m); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// MarkVerified records that the rewritten dependencies that what
+// describes compiled; nothing without a cache.
+func (dc *DepCache) MarkVerified(what string) error {
+	if m := dc.verifiedMarker(what); m != "" {
+		return writeFile(m, nil)
+	}
+	return nil
 }

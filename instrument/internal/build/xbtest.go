@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"bytes"
@@ -18,8 +18,10 @@ import (
 	"strings"
 )
 
-// xbtestInfo describes the xbtest checkout rewritten code links against.
-type xbtestInfo struct {
+// XBTest describes the xbtest source rewritten code links against: the
+// scheduler and the packages it imports, of which SetupModule gives the
+// build a copy.
+type XBTest struct {
 	root      string
 	goVersion string
 	pkgs      []listedPkg     // the scheduler and the packages it imports, except the standard library
@@ -32,12 +34,16 @@ type listedPkg struct {
 	Module     *struct{ Path, Version, GoVersion string }
 }
 
-// locateXBTest finds the source of this package's module: where it was
+// IsScheduler reports whether path is the scheduler or a package it
+// imports outside the standard library: those are never rewritten.
+func (xb *XBTest) IsScheduler(path string) bool { return xb.sched[path] }
+
+// LocateXBTest finds the source of this package's module: where it was
 // compiled from, or, for a binary built with -trimpath, the module cache.
-func locateXBTest(ctx context.Context) (*xbtestInfo, error) {
+func LocateXBTest(ctx context.Context) (*XBTest, error) {
 	root := ""
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		dir := filepath.Dir(filepath.Dir(file))
+		dir := filepath.Join(filepath.Dir(file), "..", "..", "..") // this file is instrument/internal/build/xbtest.go
 		if _, err := os.Stat(filepath.Join(dir, "scheduler")); err == nil {
 			root = dir
 		}
@@ -69,7 +75,7 @@ func locateXBTest(ctx context.Context) (*xbtestInfo, error) {
 		}
 		root = m.Dir
 	}
-	info := &xbtestInfo{root: root, sched: map[string]bool{}}
+	info := &XBTest{root: root, sched: map[string]bool{}}
 	out, err := runGo(ctx, root, "list", "-deps", "-json=ImportPath,Dir,Standard,Module", xbModule+"/scheduler")
 	if err != nil {
 		return nil, err
@@ -125,9 +131,9 @@ func sourceFiles(dir string) ([]string, error) {
 // dependency, so the copy declares the lower of the user's and xbtest's
 // versions, and each of its Go files gets a //go:build constraint on
 // xbtest's version, which gives that file xbtest's language version.
-func (ws *workspace) stripped(userGo string) (string, error) {
+func (ws *Workspace) stripped(userGo string) (string, error) {
 	modGo := ws.xb.goVersion
-	if userGo != "" && versionLess(userGo, modGo) {
+	if userGo != "" && VersionLess(userGo, modGo) {
 		modGo = userGo
 	}
 	type file struct {

@@ -1,4 +1,4 @@
-package instrument
+package build
 
 import (
 	"bytes"
@@ -14,24 +14,20 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// How rewritten code gets the scheduler. Rewritten files import
-// github.com/xbtest/xbtest/scheduler. In xbtest's own module nothing is
-// needed. Elsewhere a temporary go.mod (-modfile) requires the module and
-// replaces it by a directory holding a copy of the scheduler and the
-// packages it imports (xbtest.go), with a go.mod that requires nothing, so
-// that the user's go.sum needs no new entries; the user's go.mod and go.sum
-// are not touched. Packages of the module cache cannot be overlaid: their
-// module is copied, rewritten in place, and the temporary go.mod replaces
-// it by the copy (modcache.go). A module that builds from vendor/ is built
-// in module mode from its vendor/ directory (vendor.go); in workspace mode a
-// temporary go.work does the job of the go.mod (workfile.go).
+// The temporary go.mod (SetupModule): a copy of the main module's go.mod
+// and go.sum that requires the scheduler's copy (stripped, xbtest.go) and
+// replaces the modules copied out of the module cache (CopyModules) and,
+// in vendor mode, the vendored modules (vendor.go) by their directories;
+// a temporary go.work in workspace mode (workfile.go).
 
 const (
 	xbModule        = "github.com/xbtest/xbtest"
 	xbPseudoVersion = "v0.0.0-00010101000000-000000000000"
 )
 
-type goEnvVars struct {
+// Env is what the go command says of its environment (go env) that the
+// load, the rewrite and the build depend on.
+type Env struct {
 	GOMODCACHE string
 	GOROOT     string // the go command's, whose src the loader parses without bodies
 	GOFLAGS    string
@@ -43,19 +39,21 @@ type goEnvVars struct {
 	GOVERSION, GOOS, GOARCH, CGO_ENABLED, GOEXPERIMENT string
 }
 
-func goEnv(ctx context.Context, dir string) (*goEnvVars, error) {
+// GoEnv runs go env in dir.
+func GoEnv(ctx context.Context, dir string) (*Env, error) {
 	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOROOT", "GOFLAGS", "GOWORK", "GOMOD",
 		"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT")
 	if err != nil {
 		return nil, err
 	}
-	var e goEnvVars
+	var e Env
 	if err := json.Unmarshal(out, &e); err != nil {
 		return nil, fmt.Errorf("instrument: go env: %v", err)
 	}
 	return &e, nil
 }
 
+// runGo runs the go command in dir and returns its standard output.
 func runGo(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
@@ -68,12 +66,13 @@ func runGo(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// mainModule returns the module go test runs in: the one whose go.mod `go
-// env GOMOD` names in the working directory. The targets may belong to
+// MainModule returns the module go test runs in: the one whose go.mod `go
+// env GOMOD` names in the working directory, from the loaded packages
+// (roots and their imports) if one of them belongs to it. The targets may belong to
 // another module (a dependency named by its import path, whose module is
 // copied out of the module cache): the temporary go.mod is always based on
 // the main module's. It is nil outside a module.
-func mainModule(ctx context.Context, env *goEnvVars, roots []*packages.Package) (*packages.Module, error) {
+func MainModule(ctx context.Context, env *Env, roots []*packages.Package) (*packages.Module, error) {
 	gomod := env.GOMOD
 	if gomod == "" || gomod == os.DevNull {
 		return nil, nil
@@ -101,38 +100,14 @@ func mainModule(ctx context.Context, env *goEnvVars, roots []*packages.Package) 
 	return &packages.Module{Path: mf.Module.Path, Main: true, Dir: filepath.Dir(gomod), GoMod: gomod, GoVersion: mf.Go}, nil
 }
 
-// missingTestDeps returns, as queries for go get (path@version), the
-// targets of modules other than main (dependencies of it, named by import
-// path) whose tests did not load: their imports may need modules that the
-// main module's go.mod or go.sum lacks, as `go test` of such a package
-// reports ("missing go.sum entry ...; to add: go get -t path@version").
-func missingTestDeps(targets []*target, main *packages.Module) []string {
-	if main == nil {
-		return nil
-	}
-	var qs []string
-	for _, t := range targets {
-		m := t.plain.Module
-		if m == nil || m.Main || m.Path == main.Path || m.Version == "" || m.Replace != nil {
-			continue
-		}
-		for _, p := range []*packages.Package{t.plain, t.test, t.xtest} {
-			if p != nil && len(p.Errors) > 0 {
-				qs = append(qs, t.path()+"@"+m.Version)
-				break
-			}
-		}
-	}
-	return qs
-}
-
-// getTestDeps writes a copy of main's go.mod and go.sum into dir, runs
-// `go get -t` of the queries on it (the go command downloads what it
-// needs through its proxy, as for go test), and returns the copy's path:
-// it is loaded with -modfile and is the base of the temporary go.mod. The
-// user's files do not change. When go get fails, the original go.mod is
-// kept and the load's errors say what is missing.
-func getTestDeps(ctx context.Context, runDir, dir string, main *packages.Module, queries []string, logf func(string, ...any)) (string, error) {
+// GetTestDeps writes a copy of main's go.mod and go.sum into dir, runs
+// `go get -t` of the queries (path@version) on it in runDir (the go
+// command downloads what it needs through its proxy, as for go test), and
+// returns the copy's path: it is loaded with -modfile and is the base of
+// the temporary go.mod (Config.BaseMod). The user's files do not change.
+// When go get fails, it returns "": the original go.mod is kept and the
+// load's errors say what is missing.
+func GetTestDeps(ctx context.Context, runDir, dir string, main *packages.Module, queries []string, logf func(string, ...any)) (string, error) {
 	gomod, err := os.ReadFile(main.GoMod)
 	if err != nil {
 		return "", fmt.Errorf("instrument: %v", err)
@@ -157,17 +132,22 @@ func getTestDeps(ctx context.Context, runDir, dir string, main *packages.Module,
 	return modFile, nil
 }
 
-// modSetup is how the build finds the scheduler.
-type modSetup struct {
-	modFile string
-	flags   []string // go command flags
-	env     []string
+// ModSetup is how the build finds the scheduler and the copied modules:
+// what to add to the go command's flags and environment.
+type ModSetup struct {
+	ModFile string   // the temporary go.mod, for -modfile, or ""
+	Flags   []string // other go command flags (-mod=mod in vendor mode)
+	Env     []string // environment (GOWORK=the temporary go.work in workspace mode)
 }
 
-func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*modSetup, error) {
+// SetupModule writes what makes the build of the main module find the
+// scheduler's copy and the modules copied out of the module cache: a
+// temporary go.mod (-modfile), or a temporary go.work in workspace mode.
+// Nothing is needed in xbtest's own module when no module is copied.
+func (ws *Workspace) SetupModule(ctx context.Context, main *packages.Module) (*ModSetup, error) {
 	needXB := main == nil || main.Path != xbModule
 	if !needXB && len(ws.copies) == 0 {
-		return &modSetup{}, nil
+		return &ModSetup{}, nil
 	}
 	if main == nil || main.GoMod == "" {
 		return nil, fmt.Errorf("instrument: the packages are not in a module")
@@ -177,8 +157,8 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 	}
 	dir := filepath.Join(ws.tmp, "mod")
 	var vmods []vendored
-	ms := &modSetup{}
-	if ws.vendorMode(main) {
+	ms := &ModSetup{}
+	if ws.env.VendorMode(main) {
 		// In vendor mode go.mod must agree with vendor/modules.txt, which
 		// cannot list the scheduler (and the scheduler's assembly cannot be
 		// added to vendor/ by an overlay: the assembler runs in the package
@@ -204,7 +184,7 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 			}
 			ws.overlay[filepath.Join(mdir, "go.mod")] = p
 		}
-		ms.flags = []string{"-mod=mod"}
+		ms.Flags = []string{"-mod=mod"}
 	}
 	base := main.GoMod
 	if ws.baseMod != "" {
@@ -233,7 +213,7 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 	}
 	args := []string{"mod", "edit"}
 	if needXB {
-		st, err := ws.stripped(moduleGo(main))
+		st, err := ws.stripped(ModuleGo(main))
 		if err != nil {
 			return nil, err
 		}
@@ -277,14 +257,14 @@ func (ws *workspace) setupModule(ctx context.Context, main *packages.Module) (*m
 	if _, err := runGo(ctx, dir, args...); err != nil {
 		return nil, err
 	}
-	ms.modFile = modFile
+	ms.ModFile = modFile
 	return ms, nil
 }
 
-// moduleGo returns the Go version of module m's go line, 1.16 if it has
+// ModuleGo returns the Go version of module m's go line, 1.16 if it has
 // none (as the go command assumes, for a module without go.mod too), ""
 // outside a module.
-func moduleGo(m *packages.Module) string {
+func ModuleGo(m *packages.Module) string {
 	switch {
 	case m == nil:
 		return ""
@@ -294,5 +274,38 @@ func moduleGo(m *packages.Module) string {
 	return m.GoVersion
 }
 
-// versionLess compares Go versions such as 1.12 and 1.21.0.
-func versionLess(a, b string) bool { return version.Compare("go"+a, "go"+b) < 0 }
+// modDir is the directory of a module's files.
+func modDir(m *packages.Module) string {
+	if m.Replace != nil && m.Replace.Dir != "" {
+		return m.Replace.Dir
+	}
+	return m.Dir
+}
+
+// ModCacheDir returns the directory of module m's files if it is in the
+// module cache (the go command does not overlay those: see Module), else "".
+func (env *Env) ModCacheDir(m *packages.Module) string {
+	if m == nil || m.Main || env.GOMODCACHE == "" {
+		return ""
+	}
+	d := modDir(m)
+	if _, ok := within(env.GOMODCACHE, d); !ok || d == "" {
+		return ""
+	}
+	return d
+}
+
+// modID names a module's version: path@version, or what replaces it.
+func modID(m *packages.Module) string {
+	id := m.Path + "@" + m.Version
+	if r := m.Replace; r != nil {
+		id += "=>" + r.Path + "@" + r.Version
+		if r.Version == "" {
+			id += filepath.Clean(r.Dir)
+		}
+	}
+	return id
+}
+
+// VersionLess compares Go versions such as 1.12 and 1.21.0.
+func VersionLess(a, b string) bool { return version.Compare("go"+a, "go"+b) < 0 }
