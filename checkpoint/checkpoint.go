@@ -138,16 +138,3 @@ func (Rerun) AtBranchPoint(Target, int, time.Duration) Resume { return Stay }
 
 // Isolate implements Backer.
 func (Rerun) Isolate(_ Target, f func() []byte) []byte { return f() }
-
-// Parse returns the Backer a -checkpoint value names.
-func Parse(name string) (Backer, error) {
-	switch name {
-	case "rerun":
-		return Rerun{}, nil
-	case "fork":
-		return NewFork(false), nil
-	case "auto":
-		return NewFork(true), nil
-	}
-	return nil, fmt.Errorf("unknown checkpoint strategy %q (want rerun, fork or auto)", name)
-}

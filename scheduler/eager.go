@@ -15,7 +15,7 @@ import (
 // schedule under that rule and hangs under go test. With
 // Config.Timers > 0 a started timer may also fire at any scheduling
 // point, ahead of goroutines that could run, once the timers due before it
-// have fired, if its deadline is within EagerTimers of the virtual now
+// have fired, if its deadline is within that horizon of the virtual now
 // (settings.Eager: whatever its deadline). Time stays virtual: firing early
 // moves the clock to the deadline at once.
 //
