@@ -7,12 +7,12 @@ import "github.com/xbtest/xbtest/checkpoint"
 //
 // The thesis writes the algorithm as one loop that runs the current thread
 // "until one of the following events occurs". Here the controlled goroutines
-// run the program and call into the explorer at those events, so the loop is
-// cut into its event handlers; the names and comments follow Figs 2.7, 2.9
-// and 2.12:
+// run the program and call into the explorer at those events, through the
+// strategy interface (strategy.go), so the loop is cut into its event
+// handlers; the names and comments follow Figs 2.7, 2.9 and 2.12:
 //
 //	LOOP:                                   loop
-//	  if (enabled is empty) ... pop ...      pathEnd, nextStart
+//	  if (enabled is empty) ... pop ...      run.endPath; next, nextStart
 //	  curThread = choose a member of enabled loop
 //	  RetPt = make new checkpoint            block.retPt (a depth of the path)
 //	  if (lock_enter && held by another)     lockFailed
@@ -166,11 +166,11 @@ type block struct {
 
 // explorer is the ExitBlock family for one test: the stack of branches and
 // the current path persist across executions; the rest describes the
-// execution under way.
+// execution under way. It is the engine's strategy (strategy.go): the
+// engine reaches it only through that interface.
 type explorer struct {
 	cfg   *Config
 	rw    bool // ExitBlock-RW pruning (Fig 2.12)
-	dd    bool // deadlock detection (2.5)
 	stack []branch
 	path  []decision
 	start branch // where the next execution resumes exploring
@@ -178,12 +178,13 @@ type explorer struct {
 	// abandoned: the execution's path leads nowhere (the oracle's infeasible
 	// child); continue with the next branch on the stack.
 	abandoned bool
-	*learnt
-	// restart asks for a fresh exploration, which keeps what was learnt.
-	restart bool
 	// low is the lowest the stack has been since this process was forked
 	// (fork checkpoints): the branches below it are the parent's still.
 	low int
+	// The shape of the tree: branches pushed, the deepest block start.
+	pushed, deepest int
+	// dir steers a guided execution (guide.go); nil while exploring.
+	dir director
 
 	// The execution under way.
 	r           *run
@@ -193,41 +194,26 @@ type explorer struct {
 	blk         block
 	delayedRW   []*rwSet // st.delayed[i]'s set in this execution's addresses
 	needUnknown bool     // some delayed set has unknown accesses
-
-	stats exploreStats
-	guide *guide // a guided execution's schedule (see guide.go)
 }
 
-// learnt is what an exploration learns about the program that moves block
-// boundaries (see mutex.go): the locks some TryLock observes (tried), the
-// RWMutexes both read- and write-locked (mixed); *All when one of them has
-// no name across executions. An exploration that learns something starts
-// over (restart) and keeps it, and so do the guided executions that follow
-// a finding's schedule.
-type learnt struct {
-	tried, mixed       map[canonAccess]bool
-	triedAll, mixedAll bool
-}
-
-type exploreStats struct {
-	schedules int // paths explored to their end (the thesis's "paths")
-	aborted   int // paths cut short: an unavailable lock, a bound
-	pushed    int
-	maxDepth  int
+// director steers a guided execution (xbtest -replay, minimisation) through
+// the explorer's LOOP: it names the thread of each block while its schedule
+// lasts (guide.go). It is the engine's; the explorer only asks it.
+type director interface {
+	// pick names the thread of the block that starts at path depth
+	// (-1: the explorer chooses), after applying to st what earlier
+	// attempts learnt (threads blocked on locks there); stop: the
+	// schedule diverged and the execution ends.
+	pick(depth int, st *ebState, r *run) (t int32, stop bool)
+	// blockedAt notes that at path depth, b found its lock held
+	// (lockFailed): the next attempt knows it from the start.
+	blockedAt(depth int, b blockedThread)
 }
 
 func newExplorer(cfg *Config) *explorer {
-	ex := &explorer{cfg: cfg, learnt: &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}}
-	switch cfg.Algorithm {
-	case ExitBlockRW:
-		ex.rw = true
-	case ExitBlockDD:
-		ex.dd = true
-	case ExitBlockRWDD:
-		ex.rw, ex.dd = true, true
-	case Brute:
-		ex.dd = true
-	}
+	ex := &explorer{cfg: cfg}
+	// Deadlock detection (ExitBlock-DD, Brute) is the engine's (deadlock.go).
+	ex.rw = cfg.Algorithm == ExitBlockRW || cfg.Algorithm == ExitBlockRWDD
 	// The first execution starts from the beginning with the test goroutine
 	// enabled; before a second goroutine exists no block can end, so the
 	// thesis's "run program normally until 2nd thread is started" needs no
@@ -306,16 +292,17 @@ func (ex *explorer) loop() *thread {
 	}
 	ex.tickPlan = nil
 	var t int32 = -1
-	if ex.guide != nil {
-		t = ex.guide.pick(ex)
-		if ex.guide.div != "" {
+	if ex.dir != nil {
+		var stop bool
+		t, stop = ex.dir.pick(len(ex.path), &ex.st, ex.r)
+		if stop {
 			return ex.r.cur // the caller stops at the divergence
 		}
 		if ex.st.enabled.empty() {
 			return nil
 		}
 	}
-	if r := ex.r; r.snapshots && ex.guide == nil {
+	if r := ex.r; r.snapshots && ex.dir == nil {
 		// A branch point: the program state after len(path) decisions
 		// (and the tick after the last, if time advanced), which a fork
 		// checkpoint may keep (see checkpoint.Fork).
@@ -353,8 +340,8 @@ func (ex *explorer) loop() *thread {
 	b.lastObj = 0
 	b.allocs0 = b.thread.allocs
 	b.solo = !b.old.enabled.hasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
-	if b.retPt > ex.stats.maxDepth {
-		ex.stats.maxDepth = b.retPt
+	if b.retPt > ex.deepest {
+		ex.deepest = b.retPt
 	}
 	return b.thread
 }
@@ -403,10 +390,22 @@ func (ex *explorer) access(addr, size uintptr, write bool) {
 	}
 }
 
-// observe notes a synchronization a child goroutine could interfere with
-// that is not recorded as an access (a lock enter or notify under
-// -sync-deps=false); it makes the part of the block after a spawn relevant.
-func (ex *explorer) observe() { ex.blk.lastSync = ex.r.events }
+// syncAccess is an access to the data of a synchronization object (a
+// channel's buffer, a WaitGroup counter, an atomic variable): recorded as
+// access does, and obj is the object the block touched last (fairness).
+func (ex *explorer) syncAccess(addr, size uintptr, write bool) {
+	ex.access(addr, size, write)
+	ex.blk.lastObj = addr
+}
+
+// observe notes a synchronization on obj a child goroutine could interfere
+// with that is not recorded as an access (a lock enter or notify under
+// -sync-deps=false); it makes the part of the block after a spawn relevant,
+// and obj the object the block touched last (fairness).
+func (ex *explorer) observe(obj uintptr) {
+	ex.blk.lastSync = ex.r.events
+	ex.blk.lastObj = obj
+}
 
 // lockReleased: "add all threads on lock's blocked set to enabled set".
 func (ex *explorer) lockReleased(lock int32) {
@@ -788,7 +787,7 @@ func (ex *explorer) pushOracle(st *ebState, extra *decision) {
 
 func (ex *explorer) push(b branch) {
 	ex.stack = append(ex.stack, b)
-	ex.stats.pushed++
+	ex.pushed++
 }
 
 // choose picks one of options at a notify or select choice point of the
@@ -892,12 +891,38 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 	return pick
 }
 
-// retick drops the choices after the first n of the last decision of the
-// prefix: they were taken at a tick that opened an earlier execution, which
-// this one takes again (chooseTick).
-func (ex *explorer) retick(n int) {
+// retick is called at the end of a replayed prefix whose last decision
+// records more choices than its block took (n): if the next execution
+// resumes with a tick of its own (a failed lock acquisition left nothing
+// enabled), the rest were taken at a tick that opened an earlier execution,
+// which this one takes again (chooseTick); they are dropped. It returns the
+// decision it cut, or nil.
+func (ex *explorer) retick(n int) *decision {
+	if !ex.start.st.enabled.empty() || ex.start.extra != nil {
+		return nil
+	}
 	d := &ex.path[ex.start.depth-1]
 	d.choices = append([]int32(nil), d.choices[:n]...)
+	return d
+}
+
+// chosen records choice c of the current block that the engine took (a
+// guided execution's recorded notify or select choice) instead of choose.
+func (ex *explorer) chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
+
+// tickChosen records choice c that the engine took at a tick (a guided
+// execution's recorded order of timers) instead of chooseTick.
+func (ex *explorer) tickChosen(c int32) {
+	d := &ex.path[len(ex.path)-1]
+	d.choices = append(d.choices, c)
+}
+
+// ticked: virtual time advances after the last block of the path (clock.go),
+// which then cannot merge with the next one (mergePath).
+func (ex *explorer) ticked() {
+	if n := len(ex.path); n > 0 {
+		ex.path[n-1].tick = true
+	}
 }
 
 // startThread returns the thread the next execution resumes with, for a
@@ -931,7 +956,6 @@ func contains(s []int32, x int32) bool {
 // RetPt and continues from the old state with the thread blocked.
 func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 	b := &ex.blk
-	ex.stats.aborted++
 	if ex.cfg.oracle && b.planned {
 		// The oracle's child "this thread first" is infeasible; its
 		// siblings are on the stack already.
@@ -941,8 +965,8 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 	st := b.old.clone()
 	st.enabled.remove(b.thread.idx)
 	st.blocked = append(st.blocked, blockedThread{b.thread.idx, lock, pc})
-	if ex.guide != nil {
-		ex.guide.hints = append(ex.guide.hints, hint{b.retPt, blockedThread{b.thread.idx, lock, pc}})
+	if ex.dir != nil {
+		ex.dir.blockedAt(b.retPt, blockedThread{b.thread.idx, lock, pc})
 	} else if st.enabled.empty() && len(st.delayed) > 0 {
 		// No thread can run first: the others are delayed or blocked (at
 		// access granularity a delayed thread may hold the lock). The path
@@ -960,6 +984,61 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 func (ex *explorer) freeze() *thread {
 	ex.st.enabled.remove(ex.blk.thread.idx)
 	ex.endBlock(false)
+	return ex.loop()
+}
+
+// next is the end of an iteration of Fig 2.7's loop, after an execution:
+// unless the execution ended at a failed lock enter (aborted: lockFailed
+// set the start to its RetPt), the next start is popped. It reports false
+// when the exploration is over ("goto DONE").
+func (ex *explorer) next(aborted bool) bool {
+	if (!aborted || ex.abandoned) && !ex.nextStart() {
+		return false
+	}
+	ex.abandoned = false
+	return true
+}
+
+// startDepth is the depth of the next start: the decisions of the current
+// path its execution replays (a fork checkpoint's branch point).
+func (ex *explorer) startDepth() int { return ex.start.depth }
+
+// pending is the number of branches left on the stack.
+func (ex *explorer) pending() int { return len(ex.stack) }
+
+// maxDepth is the deepest RetPt (path depth of a block start) explored.
+func (ex *explorer) maxDepth() int { return ex.deepest }
+
+// forked: this process is a new child (fork checkpoints); what it saves is
+// relative to the stack it has now.
+func (ex *explorer) forked() { ex.low = len(ex.stack) }
+
+// depth is the number of blocks of the path so far: the index of the block
+// under way.
+func (ex *explorer) depth() int { return len(ex.path) }
+
+// currentPath is the path of the execution under way (its blocks so far).
+func (ex *explorer) currentPath() []decision { return ex.path }
+
+// blocked is the block sets of the locks: the threads known to wait for a
+// lock another holds (reports, ExitBlock-DD's deadlock check).
+func (ex *explorer) blocked() []blockedThread { return ex.st.blocked }
+
+// delayedCount is the size of the delayed set.
+func (ex *explorer) delayedCount() int { return len(ex.st.delayed) }
+
+// othersCanRun reports whether a thread other than t is enabled or delayed.
+func (ex *explorer) othersCanRun(t int32) bool {
+	return ex.st.enabled.hasOther(t) || len(ex.st.delayed) > 0
+}
+
+// preempt ends the current block here whatever the enabled set: a guided
+// execution's schedule ends a block at a boundary (or, lockExit false, at a
+// go statement or a wake-up that is not one) where the current thread could
+// go on.
+func (ex *explorer) preempt(lockExit bool) *thread {
+	ex.reenableDelayed()
+	ex.endBlock(lockExit)
 	return ex.loop()
 }
 

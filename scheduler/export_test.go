@@ -54,7 +54,7 @@ func WorstSchedule(name string, body func(*T), cfg Config, k Kind) []Block {
 		}
 	}
 	Explore(name, body, cfg)
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &Result{}}
+	d := &driver{strat: newExplorer(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &Result{}}
 	// The most switches between goroutines, then the longest: traced once.
 	var most []decision
 	for _, p := range paths {
@@ -69,7 +69,7 @@ func WorstSchedule(name string, body func(*T), cfg Config, k Kind) []Block {
 // MinimiseSchedule shortens a schedule leading to a finding of kind k as
 // exploration does before reporting it.
 func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []Block, k Kind) ([]Block, *Shortened) {
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: &Result{}}
+	d := &driver{strat: newExplorer(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &Result{}}
 	f, _, _ := d.follow(blocks, false, Want{Kind: k}.matches)
 	if f == nil {
 		return nil, nil
