@@ -1,7 +1,5 @@
 package scheduler
 
-import "github.com/xbtest/xbtest/checkpoint"
-
 // The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
 // Programs", 1999, Ch. 2), as it reacts to the events of one execution.
 //
@@ -186,8 +184,9 @@ type explorer struct {
 	// dir steers a guided execution (guide.go); nil while exploring.
 	dir director
 
-	// The execution under way.
-	r           *run
+	// The execution under way, which the explorer reaches only through
+	// the engine interface (engine.go).
+	eng         engine
 	st          ebState
 	plan        *blockPlan
 	tickPlan    *blockPlan // the plan continues into the tick after the block
@@ -204,7 +203,7 @@ type director interface {
 	// (-1: the explorer chooses), after applying to st what earlier
 	// attempts learnt (threads blocked on locks there); stop: the
 	// schedule diverged and the execution ends.
-	pick(depth int, st *ebState, r *run) (t int32, stop bool)
+	pick(depth int, st *ebState, e engine) (t int32, stop bool)
 	// blockedAt notes that at path depth, b found its lock held
 	// (lockFailed): the next attempt knows it from the start.
 	blockedAt(depth int, b blockedThread)
@@ -233,8 +232,8 @@ func (ex *explorer) replayPrefix() []decision {
 
 // begin is called when an execution has replayed its prefix: the explorer
 // restores the branch's sets and returns the thread that runs next.
-func (ex *explorer) begin(r *run) *thread {
-	ex.r = r
+func (ex *explorer) begin(e engine) *thread {
+	ex.eng = e
 	b := &ex.start
 	ex.path = ex.path[:b.depth]
 	if b.extra != nil {
@@ -252,7 +251,7 @@ func (ex *explorer) begin(r *run) *thread {
 	for _, d := range ex.st.delayed {
 		var s *rwSet
 		if d.rw != nil {
-			s = r.heap.uncanon(d.rw)
+			s = e.uncanon(d.rw)
 			if s.unknownR || s.unknownW {
 				ex.needUnknown = true
 			}
@@ -283,7 +282,7 @@ func (ex *explorer) loop() *thread {
 		if len(ex.st.delayed) > 0 && !yielders {
 			return nil
 		}
-		if !ex.r.advance(ex.blk.thread, func() bool { return !ex.st.enabled.empty() }) {
+		if !ex.eng.tick(ex.blk.thread, &ex.st.enabled) {
 			if !yielders {
 				return nil
 			}
@@ -294,20 +293,20 @@ func (ex *explorer) loop() *thread {
 	var t int32 = -1
 	if ex.dir != nil {
 		var stop bool
-		t, stop = ex.dir.pick(len(ex.path), &ex.st, ex.r)
+		t, stop = ex.dir.pick(len(ex.path), &ex.st, ex.eng)
 		if stop {
-			return ex.r.cur // the caller stops at the divergence
+			return ex.eng.running() // the caller stops at the divergence
 		}
 		if ex.st.enabled.empty() {
 			return nil
 		}
 	}
-	if r := ex.r; r.snapshots && ex.dir == nil {
+	if ex.dir == nil {
 		// A branch point: the program state after len(path) decisions
 		// (and the tick after the last, if time advanced), which a fork
 		// checkpoint may keep (see checkpoint.Fork).
-		if r.offerSnapshot(len(ex.path)) == checkpoint.Redirect {
-			return r.redirected()
+		if next, redirected := ex.eng.branchPoint(len(ex.path)); redirected {
+			return next
 		}
 	}
 	switch {
@@ -323,10 +322,10 @@ func (ex *explorer) loop() *thread {
 	if prev := b.thread; prev == nil || prev.idx != t && !prev.isClock {
 		// Another thread ran: whatever this one polls for may have come.
 		// (Not the clock: see eager.go, "Fairness".)
-		nt := ex.r.threads[t]
+		nt := ex.eng.threadAt(t)
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
-	b.thread = ex.r.threads[t]
+	b.thread = ex.eng.threadAt(t)
 	b.thread.ranAt = len(ex.path)
 	b.open = true
 	b.planned = ex.plan != nil
@@ -360,10 +359,10 @@ func (ex *explorer) spawned(child *thread) {
 func (ex *explorer) enabledMidBlock() {
 	b := &ex.blk
 	if ex.cfg.oracleSpawns {
-		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.r.events, choices: append([]int32(nil), b.choices...)})
+		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...)})
 	}
 	b.spawns = append(b.spawns, spawnPoint{
-		event:   ex.r.events,
+		event:   ex.eng.eventCount(),
 		st:      ex.st.clone(),
 		choices: len(b.choices),
 		allocs:  b.thread.allocs,
@@ -377,10 +376,10 @@ func (ex *explorer) access(addr, size uintptr, write bool) {
 		b.rw.add(addr, size, write)
 	}
 	if len(b.spawns) > 0 {
-		b.after.add(addr, size, write, ex.r.events)
+		b.after.add(addr, size, write, ex.eng.eventCount())
 	}
 	if ex.needUnknown {
-		if kind, _ := ex.r.heap.classify(addr); kind == regionUnknown {
+		if ex.eng.unknownAddr(addr) {
 			if write {
 				b.rw.unknownW = true
 			} else {
@@ -403,7 +402,7 @@ func (ex *explorer) syncAccess(addr, size uintptr, write bool) {
 // -sync-deps=false); it makes the part of the block after a spawn relevant,
 // and obj the object the block touched last (fairness).
 func (ex *explorer) observe(obj uintptr) {
-	ex.blk.lastSync = ex.r.events
+	ex.blk.lastSync = ex.eng.eventCount()
 	ex.blk.lastObj = obj
 }
 
@@ -574,7 +573,7 @@ func (ex *explorer) giveWay(t *thread, fair bool) {
 	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t.idx, yield: true})
 	ex.delayedRW = append(ex.delayedRW, nil)
 	if fair {
-		ex.r.gaveWay++
+		ex.eng.gaveWayFairly()
 	}
 }
 
@@ -633,7 +632,7 @@ func (ex *explorer) pollsAlone(t *thread, obj uintptr) bool {
 	if t.alonePolls.see(obj) < ex.cfg.FairBlocks {
 		return false
 	}
-	if _, ok := ex.r.clock.next(); !ok {
+	if !ex.eng.timerPending() {
 		return false
 	}
 	t.alonePolls.repeats = 0
@@ -723,7 +722,7 @@ func (ex *explorer) endBlock(lockExit bool) {
 	if len(b.choices) > 0 {
 		ch = append(ch, b.choices...)
 	}
-	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.r.events, choices: ch})
+	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.eng.eventCount(), choices: ch})
 	ex.tickPlan = nil
 	if retick {
 		ex.tickPlan = ex.plan
@@ -740,7 +739,7 @@ func (ex *explorer) saveDelayed(delayed []delayedThread, rw *rwSet, cur *thread,
 	out = append(out, delayed...)
 	var c *canonRW
 	if ex.rw {
-		c = ex.r.heap.canon(rw, func(k heapKey) bool { return k.thread == cur.idx && k.seq >= allocs })
+		c = ex.eng.canon(rw, cur.idx, allocs)
 	}
 	return append(out, delayedThread{t: cur.idx, rw: c})
 }
@@ -851,13 +850,12 @@ func (ex *explorer) chooseTick(options []int32) int32 {
 }
 
 func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebState, thread int32) int32 {
-	t := ex.r.cur
 	i := len(d.choices)
 	var pick int32 // options include -1 (see fireDue)
 	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
 		if !contains(options, pick) {
-			ex.r.diverged(t, "a re-executed tick offered other timers")
+			ex.eng.diverge("a re-executed tick offered other timers")
 		}
 	} else {
 		var exclude []int32
@@ -876,7 +874,7 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 			}
 		}
 		if !found {
-			ex.r.diverged(t, "a re-executed tick offered no other timer")
+			ex.eng.diverge("a re-executed tick offered no other timer")
 		}
 		if more {
 			ex.push(branch{depth: depth, st: st.clone(), plan: &blockPlan{
@@ -1063,7 +1061,7 @@ func (ex *explorer) nextStart() bool {
 func (ex *explorer) pathPrefix() []decision {
 	p := append([]decision(nil), ex.path...)
 	if b := &ex.blk; b.open {
-		p = append(p, decision{thread: b.thread.idx, end: ex.r.events, choices: append([]int32(nil), b.choices...), mid: true})
+		p = append(p, decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...), mid: true})
 	}
 	return p
 }

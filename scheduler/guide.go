@@ -144,8 +144,8 @@ func (r *run) dispatch(t *thread, kind pointKind) *thread {
 }
 
 // pick implements director: loop's choice in a guided execution.
-func (g *guide) pick(depth int, st *ebState, r *run) (int32, bool) {
-	t := g.pickThread(depth, st, r)
+func (g *guide) pick(depth int, st *ebState, e engine) (int32, bool) {
+	t := g.pickThread(depth, st, e)
 	return t, g.div != ""
 }
 
@@ -158,7 +158,7 @@ func (g *guide) blockedAt(depth int, b blockedThread) {
 // pickThread is the schedule's goroutine for the block that starts at path
 // depth, or -1 when the schedule is used up. It applies to st what earlier
 // attempts learnt about goroutines blocked on locks.
-func (g *guide) pickThread(depth int, st *ebState, r *run) int32 {
+func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
 	for _, h := range g.hints {
 		if h.depth == depth && st.enabled.has(h.b.t) {
 			st.enabled.remove(h.b.t)
@@ -179,8 +179,7 @@ func (g *guide) pickThread(depth int, st *ebState, r *run) int32 {
 	g.midRun = b.Mid
 	if !st.enabled.has(b.Thread) && g.div == "" {
 		why := "has exited or does not exist"
-		if int(b.Thread) < len(r.threads) {
-			t := r.threads[b.Thread]
+		if t := e.threadAt(b.Thread); t != nil {
 			switch {
 			case t.status == stWaiting:
 				why = "is waiting on " + t.on

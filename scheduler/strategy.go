@@ -48,7 +48,7 @@ type strategy interface {
 	// begin is called when the execution has replayed its prefix: the
 	// strategy restores its sets at RetPt and returns the thread that
 	// runs first ("curThread = choose a member of enabled", Fig 2.7).
-	begin(r *run) *thread
+	begin(e engine) *thread
 	// startThread is the thread the next execution resumes with (-1:
 	// none), for a replayed prefix to advance virtual time up to.
 	startThread() int32
