@@ -182,10 +182,8 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 			return false
 		}
 		if r.exploring {
-			if n := len(r.ex.path); n > 0 {
-				r.ex.path[n-1].tick = true
-			}
-			if g := r.ex.guide; g != nil && r.trace && len(g.steps) < maxSteps {
+			r.strat.ticked()
+			if g := r.guide; g != nil && r.trace && len(g.steps) < maxSteps {
 				g.steps = append(g.steps, result.TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
 			}
 		}
@@ -354,17 +352,16 @@ func (r *run) pollNativeAfterFire() {
 // the recorded one.
 func (r *run) tickChoice(t *thread, opts []int32) int32 {
 	if r.exploring {
-		if g := r.ex.guide; g != nil {
+		if g := r.guide; g != nil {
 			if c, recorded, why := g.tickChoice(opts); recorded {
 				if why != "" {
 					r.guideDiverged(r.cur, why)
 				}
-				d := &r.ex.path[len(r.ex.path)-1]
-				d.choices = append(d.choices, c)
+				r.strat.tickChosen(c)
 				return c
 			}
 		}
-		return r.ex.chooseTick(opts)
+		return r.strat.chooseTick(opts)
 	}
 	d := &r.replay[r.k]
 	if r.choiceN >= len(d.choices) || !contains(opts, d.choices[r.choiceN]) {
@@ -408,13 +405,13 @@ func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Po
 			r.raceObserve(c, key, roleSend)
 		}
 		if r.exploring {
-			r.ex.st.enabled.add(c.idx)
+			r.strat.woken(c, -1) // enabled, as a goroutine a timer wakes
 		}
 		return c
 	}
 	r.raceStart(t, c)
 	if r.exploring {
-		r.ex.spawned(c)
+		r.strat.spawned(c)
 	}
 	return c
 }

@@ -88,7 +88,7 @@ func ownedBy(o *thread, first *lockState, chain []*thread, t *thread) *lockState
 // reentrant, and a writer cannot wait for itself as a reader). It can never
 // proceed; the path ends here.
 func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
-	if r.exploring && r.ex.dd {
+	if r.exploring && r.dd {
 		r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(4),
 			Message:    fmt.Sprintf("goroutine %s calls %s on %s, which it already holds", t.id(), mode, r.lockName(l)),
 			Goroutines: []result.Goroutine{{ID: t.id(), State: "blocked", On: l.kind(), Note: "holds " + r.lockName(l)}}},
@@ -97,7 +97,7 @@ func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on its own lock")
 	}
-	r.ex.stats.schedules++
+	r.stats.schedules++
 	r.end(endPath)
 	t.sleep()
 }
@@ -105,7 +105,7 @@ func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
 // readerWriterCycle: t holds l for reading and asks again while a writer
 // waits for the readers to leave; the writer waits for t, t for the writer.
 func (r *run) readerWriterCycle(t *thread, l *lockState) {
-	if r.exploring && r.ex.dd {
+	if r.exploring && r.dd {
 		w := l.writer
 		ids := []string{t.id(), w.id()}
 		sort.Strings(ids)
@@ -119,7 +119,7 @@ func (r *run) readerWriterCycle(t *thread, l *lockState) {
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on a read lock")
 	}
-	r.ex.stats.schedules++
+	r.stats.schedules++
 	r.end(endPath)
 	t.sleep()
 }
@@ -148,7 +148,7 @@ func (r *run) stateOf(t *thread) string {
 		return "stopped"
 	}
 	if r.exploring {
-		for _, b := range r.ex.st.blocked {
+		for _, b := range r.strat.blocked() {
 			if b.t == t.idx {
 				return "blocked"
 			}
@@ -162,12 +162,11 @@ func (r *run) stateOf(t *thread) string {
 // cannot tell a deadlock from pruning while a delayed thread could still
 // run), any goroutine that is waiting or blocked on a lock is stuck for good.
 func (r *run) checkStuck() {
-	st := &r.ex.st
-	if len(st.delayed) > 0 {
+	if r.strat.delayedCount() > 0 {
 		return
 	}
 	blockedOn := map[int32]blockedThread{}
-	for _, b := range st.blocked {
+	for _, b := range r.strat.blocked() {
 		blockedOn[b.t] = b
 	}
 	var stuck []result.Goroutine
@@ -261,7 +260,7 @@ func (r *run) lockCycleAmong(stuck []result.Goroutine) bool {
 	}
 	for _, t := range r.threads {
 		var l *lockState
-		for _, b := range r.ex.st.blocked {
+		for _, b := range r.strat.blocked() {
 			if b.t == t.idx {
 				l = r.lockByID(b.lock)
 			}

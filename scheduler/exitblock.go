@@ -1,21 +1,18 @@
 package scheduler
 
-import (
-	"github.com/xbtest/xbtest/checkpoint"
-	"github.com/xbtest/xbtest/settings"
-)
+import "github.com/xbtest/xbtest/settings"
 
 // The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
 // Programs", 1999, Ch. 2), as it reacts to the events of one execution.
 //
 // The thesis writes the algorithm as one loop that runs the current thread
 // "until one of the following events occurs". Here the controlled goroutines
-// run the program and call into the explorer at those events, so the loop is
-// cut into its event handlers; the names and comments follow Figs 2.7, 2.9
-// and 2.12:
+// run the program and call into the explorer at those events, through the
+// strategy interface (strategy.go), so the loop is cut into its event
+// handlers; the names and comments follow Figs 2.7, 2.9 and 2.12:
 //
 //	LOOP:                                   loop
-//	  if (enabled is empty) ... pop ...      pathEnd, nextStart
+//	  if (enabled is empty) ... pop ...      run.endPath; next, nextStart
 //	  curThread = choose a member of enabled loop
 //	  RetPt = make new checkpoint            block.retPt (a depth of the path)
 //	  if (lock_enter && held by another)     lockFailed
@@ -169,11 +166,11 @@ type block struct {
 
 // explorer is the ExitBlock family for one test: the stack of branches and
 // the current path persist across executions; the rest describes the
-// execution under way.
+// execution under way. It is the engine's strategy (strategy.go): the
+// engine reaches it only through that interface.
 type explorer struct {
 	cfg   *Config
 	rw    bool // ExitBlock-RW pruning (Fig 2.12)
-	dd    bool // deadlock detection (2.5)
 	stack []branch
 	path  []decision
 	start branch // where the next execution resumes exploring
@@ -181,56 +178,43 @@ type explorer struct {
 	// abandoned: the execution's path leads nowhere (the oracle's infeasible
 	// child); continue with the next branch on the stack.
 	abandoned bool
-	*learnt
-	// restart asks for a fresh exploration, which keeps what was learnt.
-	restart bool
 	// low is the lowest the stack has been since this process was forked
 	// (fork checkpoints): the branches below it are the parent's still.
 	low int
+	// The shape of the tree: branches pushed, the deepest block start.
+	pushed, deepest int
+	// dir steers a guided execution (guide.go); nil while exploring.
+	dir director
 
-	// The execution under way.
-	r           *run
+	// The execution under way, which the explorer reaches only through
+	// the engine interface (engine.go).
+	eng         engine
 	st          ebState
 	plan        *blockPlan
 	tickPlan    *blockPlan // the plan continues into the tick after the block
 	blk         block
 	delayedRW   []*rwSet // st.delayed[i]'s set in this execution's addresses
 	needUnknown bool     // some delayed set has unknown accesses
-
-	stats exploreStats
-	guide *guide // a guided execution's schedule (see guide.go)
 }
 
-// learnt is what an exploration learns about the program that moves block
-// boundaries (see mutex.go): the locks some TryLock observes (tried), the
-// RWMutexes both read- and write-locked (mixed); *All when one of them has
-// no name across executions. An exploration that learns something starts
-// over (restart) and keeps it, and so do the guided executions that follow
-// a finding's schedule.
-type learnt struct {
-	tried, mixed       map[canonAccess]bool
-	triedAll, mixedAll bool
-}
-
-type exploreStats struct {
-	schedules int // paths explored to their end (the thesis's "paths")
-	aborted   int // paths cut short: an unavailable lock, a bound
-	pushed    int
-	maxDepth  int
+// director steers a guided execution (xbtest -replay, minimisation) through
+// the explorer's LOOP: it names the thread of each block while its schedule
+// lasts (guide.go). It is the engine's; the explorer only asks it.
+type director interface {
+	// pick names the thread of the block that starts at path depth
+	// (-1: the explorer chooses), after applying to st what earlier
+	// attempts learnt (threads blocked on locks there); stop: the
+	// schedule diverged and the execution ends.
+	pick(depth int, st *ebState, e engine) (t int32, stop bool)
+	// blockedAt notes that at path depth, b found its lock held
+	// (lockFailed): the next attempt knows it from the start.
+	blockedAt(depth int, b blockedThread)
 }
 
 func newExplorer(cfg *Config) *explorer {
-	ex := &explorer{cfg: cfg, learnt: &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}}
-	switch cfg.Algorithm {
-	case settings.ExitBlockRW:
-		ex.rw = true
-	case settings.ExitBlockDD:
-		ex.dd = true
-	case settings.ExitBlockRWDD:
-		ex.rw, ex.dd = true, true
-	case settings.Brute:
-		ex.dd = true
-	}
+	ex := &explorer{cfg: cfg}
+	// Deadlock detection (ExitBlock-DD, Brute) is the engine's (deadlock.go).
+	ex.rw = cfg.Algorithm == settings.ExitBlockRW || cfg.Algorithm == settings.ExitBlockRWDD
 	// The first execution starts from the beginning with the test goroutine
 	// enabled; before a second goroutine exists no block can end, so the
 	// thesis's "run program normally until 2nd thread is started" needs no
@@ -250,8 +234,8 @@ func (ex *explorer) replayPrefix() []decision {
 
 // begin is called when an execution has replayed its prefix: the explorer
 // restores the branch's sets and returns the thread that runs next.
-func (ex *explorer) begin(r *run) *thread {
-	ex.r = r
+func (ex *explorer) begin(e engine) *thread {
+	ex.eng = e
 	b := &ex.start
 	ex.path = ex.path[:b.depth]
 	if b.extra != nil {
@@ -269,7 +253,7 @@ func (ex *explorer) begin(r *run) *thread {
 	for _, d := range ex.st.delayed {
 		var s *rwSet
 		if d.rw != nil {
-			s = r.heap.uncanon(d.rw)
+			s = e.uncanon(d.rw)
 			if s.unknownR || s.unknownW {
 				ex.needUnknown = true
 			}
@@ -300,7 +284,7 @@ func (ex *explorer) loop() *thread {
 		if len(ex.st.delayed) > 0 && !yielders {
 			return nil
 		}
-		if !ex.r.advance(ex.blk.thread, func() bool { return !ex.st.enabled.empty() }) {
+		if !ex.eng.tick(ex.blk.thread, &ex.st.enabled) {
 			if !yielders {
 				return nil
 			}
@@ -309,21 +293,22 @@ func (ex *explorer) loop() *thread {
 	}
 	ex.tickPlan = nil
 	var t int32 = -1
-	if ex.guide != nil {
-		t = ex.guide.pick(ex)
-		if ex.guide.div != "" {
-			return ex.r.cur // the caller stops at the divergence
+	if ex.dir != nil {
+		var stop bool
+		t, stop = ex.dir.pick(len(ex.path), &ex.st, ex.eng)
+		if stop {
+			return ex.eng.running() // the caller stops at the divergence
 		}
 		if ex.st.enabled.empty() {
 			return nil
 		}
 	}
-	if r := ex.r; r.snapshots && ex.guide == nil {
+	if ex.dir == nil {
 		// A branch point: the program state after len(path) decisions
 		// (and the tick after the last, if time advanced), which a fork
 		// checkpoint may keep (see checkpoint.Fork).
-		if r.offerSnapshot(len(ex.path)) == checkpoint.Redirect {
-			return r.redirected()
+		if next, redirected := ex.eng.branchPoint(len(ex.path)); redirected {
+			return next
 		}
 	}
 	switch {
@@ -339,10 +324,10 @@ func (ex *explorer) loop() *thread {
 	if prev := b.thread; prev == nil || prev.idx != t && !prev.isClock {
 		// Another thread ran: whatever this one polls for may have come.
 		// (Not the clock: see eager.go, "Fairness".)
-		nt := ex.r.threads[t]
+		nt := ex.eng.threadAt(t)
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
-	b.thread = ex.r.threads[t]
+	b.thread = ex.eng.threadAt(t)
 	b.thread.ranAt = len(ex.path)
 	b.open = true
 	b.planned = ex.plan != nil
@@ -356,8 +341,8 @@ func (ex *explorer) loop() *thread {
 	b.lastObj = 0
 	b.allocs0 = b.thread.allocs
 	b.solo = !b.old.enabled.hasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
-	if b.retPt > ex.stats.maxDepth {
-		ex.stats.maxDepth = b.retPt
+	if b.retPt > ex.deepest {
+		ex.deepest = b.retPt
 	}
 	return b.thread
 }
@@ -376,10 +361,10 @@ func (ex *explorer) spawned(child *thread) {
 func (ex *explorer) enabledMidBlock() {
 	b := &ex.blk
 	if ex.cfg.oracleSpawns {
-		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.r.events, choices: append([]int32(nil), b.choices...)})
+		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...)})
 	}
 	b.spawns = append(b.spawns, spawnPoint{
-		event:   ex.r.events,
+		event:   ex.eng.eventCount(),
 		st:      ex.st.clone(),
 		choices: len(b.choices),
 		allocs:  b.thread.allocs,
@@ -393,10 +378,10 @@ func (ex *explorer) access(addr, size uintptr, write bool) {
 		b.rw.add(addr, size, write)
 	}
 	if len(b.spawns) > 0 {
-		b.after.add(addr, size, write, ex.r.events)
+		b.after.add(addr, size, write, ex.eng.eventCount())
 	}
 	if ex.needUnknown {
-		if kind, _ := ex.r.heap.classify(addr); kind == regionUnknown {
+		if ex.eng.unknownAddr(addr) {
 			if write {
 				b.rw.unknownW = true
 			} else {
@@ -406,10 +391,22 @@ func (ex *explorer) access(addr, size uintptr, write bool) {
 	}
 }
 
-// observe notes a synchronization a child goroutine could interfere with
-// that is not recorded as an access (a lock enter or notify under
-// -sync-deps=false); it makes the part of the block after a spawn relevant.
-func (ex *explorer) observe() { ex.blk.lastSync = ex.r.events }
+// syncAccess is an access to the data of a synchronization object (a
+// channel's buffer, a WaitGroup counter, an atomic variable): recorded as
+// access does, and obj is the object the block touched last (fairness).
+func (ex *explorer) syncAccess(addr, size uintptr, write bool) {
+	ex.access(addr, size, write)
+	ex.blk.lastObj = addr
+}
+
+// observe notes a synchronization on obj a child goroutine could interfere
+// with that is not recorded as an access (a lock enter or notify under
+// -sync-deps=false); it makes the part of the block after a spawn relevant,
+// and obj the object the block touched last (fairness).
+func (ex *explorer) observe(obj uintptr) {
+	ex.blk.lastSync = ex.eng.eventCount()
+	ex.blk.lastObj = obj
+}
 
 // lockReleased: "add all threads on lock's blocked set to enabled set".
 func (ex *explorer) lockReleased(lock int32) {
@@ -578,7 +575,7 @@ func (ex *explorer) giveWay(t *thread, fair bool) {
 	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t.idx, yield: true})
 	ex.delayedRW = append(ex.delayedRW, nil)
 	if fair {
-		ex.r.gaveWay++
+		ex.eng.gaveWayFairly()
 	}
 }
 
@@ -637,7 +634,7 @@ func (ex *explorer) pollsAlone(t *thread, obj uintptr) bool {
 	if t.alonePolls.see(obj) < ex.cfg.FairBlocks {
 		return false
 	}
-	if _, ok := ex.r.clock.next(); !ok {
+	if !ex.eng.timerPending() {
 		return false
 	}
 	t.alonePolls.repeats = 0
@@ -727,7 +724,7 @@ func (ex *explorer) endBlock(lockExit bool) {
 	if len(b.choices) > 0 {
 		ch = append(ch, b.choices...)
 	}
-	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.r.events, choices: ch})
+	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.eng.eventCount(), choices: ch})
 	ex.tickPlan = nil
 	if retick {
 		ex.tickPlan = ex.plan
@@ -744,7 +741,7 @@ func (ex *explorer) saveDelayed(delayed []delayedThread, rw *rwSet, cur *thread,
 	out = append(out, delayed...)
 	var c *canonRW
 	if ex.rw {
-		c = ex.r.heap.canon(rw, func(k heapKey) bool { return k.thread == cur.idx && k.seq >= allocs })
+		c = ex.eng.canon(rw, cur.idx, allocs)
 	}
 	return append(out, delayedThread{t: cur.idx, rw: c})
 }
@@ -791,7 +788,7 @@ func (ex *explorer) pushOracle(st *ebState, extra *decision) {
 
 func (ex *explorer) push(b branch) {
 	ex.stack = append(ex.stack, b)
-	ex.stats.pushed++
+	ex.pushed++
 }
 
 // choose picks one of options at a notify or select choice point of the
@@ -855,13 +852,12 @@ func (ex *explorer) chooseTick(options []int32) int32 {
 }
 
 func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebState, thread int32) int32 {
-	t := ex.r.cur
 	i := len(d.choices)
 	var pick int32 // options include -1 (see fireDue)
 	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
 		if !contains(options, pick) {
-			ex.r.diverged(t, "a re-executed tick offered other timers")
+			ex.eng.diverge("a re-executed tick offered other timers")
 		}
 	} else {
 		var exclude []int32
@@ -880,7 +876,7 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 			}
 		}
 		if !found {
-			ex.r.diverged(t, "a re-executed tick offered no other timer")
+			ex.eng.diverge("a re-executed tick offered no other timer")
 		}
 		if more {
 			ex.push(branch{depth: depth, st: st.clone(), plan: &blockPlan{
@@ -895,12 +891,38 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 	return pick
 }
 
-// retick drops the choices after the first n of the last decision of the
-// prefix: they were taken at a tick that opened an earlier execution, which
-// this one takes again (chooseTick).
-func (ex *explorer) retick(n int) {
+// retick is called at the end of a replayed prefix whose last decision
+// records more choices than its block took (n): if the next execution
+// resumes with a tick of its own (a failed lock acquisition left nothing
+// enabled), the rest were taken at a tick that opened an earlier execution,
+// which this one takes again (chooseTick); they are dropped. It returns the
+// decision it cut, or nil.
+func (ex *explorer) retick(n int) *decision {
+	if !ex.start.st.enabled.empty() || ex.start.extra != nil {
+		return nil
+	}
 	d := &ex.path[ex.start.depth-1]
 	d.choices = append([]int32(nil), d.choices[:n]...)
+	return d
+}
+
+// chosen records choice c of the current block that the engine took (a
+// guided execution's recorded notify or select choice) instead of choose.
+func (ex *explorer) chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
+
+// tickChosen records choice c that the engine took at a tick (a guided
+// execution's recorded order of timers) instead of chooseTick.
+func (ex *explorer) tickChosen(c int32) {
+	d := &ex.path[len(ex.path)-1]
+	d.choices = append(d.choices, c)
+}
+
+// ticked: virtual time advances after the last block of the path (clock.go),
+// which then cannot merge with the next one (mergePath).
+func (ex *explorer) ticked() {
+	if n := len(ex.path); n > 0 {
+		ex.path[n-1].tick = true
+	}
 }
 
 // startThread returns the thread the next execution resumes with, for a
@@ -934,7 +956,6 @@ func contains(s []int32, x int32) bool {
 // RetPt and continues from the old state with the thread blocked.
 func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 	b := &ex.blk
-	ex.stats.aborted++
 	if ex.cfg.oracle && b.planned {
 		// The oracle's child "this thread first" is infeasible; its
 		// siblings are on the stack already.
@@ -944,8 +965,8 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 	st := b.old.clone()
 	st.enabled.remove(b.thread.idx)
 	st.blocked = append(st.blocked, blockedThread{b.thread.idx, lock, pc})
-	if ex.guide != nil {
-		ex.guide.hints = append(ex.guide.hints, hint{b.retPt, blockedThread{b.thread.idx, lock, pc}})
+	if ex.dir != nil {
+		ex.dir.blockedAt(b.retPt, blockedThread{b.thread.idx, lock, pc})
 	} else if st.enabled.empty() && len(st.delayed) > 0 {
 		// No thread can run first: the others are delayed or blocked (at
 		// access granularity a delayed thread may hold the lock). The path
@@ -963,6 +984,61 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 func (ex *explorer) freeze() *thread {
 	ex.st.enabled.remove(ex.blk.thread.idx)
 	ex.endBlock(false)
+	return ex.loop()
+}
+
+// next is the end of an iteration of Fig 2.7's loop, after an execution:
+// unless the execution ended at a failed lock enter (aborted: lockFailed
+// set the start to its RetPt), the next start is popped. It reports false
+// when the exploration is over ("goto DONE").
+func (ex *explorer) next(aborted bool) bool {
+	if (!aborted || ex.abandoned) && !ex.nextStart() {
+		return false
+	}
+	ex.abandoned = false
+	return true
+}
+
+// startDepth is the depth of the next start: the decisions of the current
+// path its execution replays (a fork checkpoint's branch point).
+func (ex *explorer) startDepth() int { return ex.start.depth }
+
+// pending is the number of branches left on the stack.
+func (ex *explorer) pending() int { return len(ex.stack) }
+
+// maxDepth is the deepest RetPt (path depth of a block start) explored.
+func (ex *explorer) maxDepth() int { return ex.deepest }
+
+// forked: this process is a new child (fork checkpoints); what it saves is
+// relative to the stack it has now.
+func (ex *explorer) forked() { ex.low = len(ex.stack) }
+
+// depth is the number of blocks of the path so far: the index of the block
+// under way.
+func (ex *explorer) depth() int { return len(ex.path) }
+
+// currentPath is the path of the execution under way (its blocks so far).
+func (ex *explorer) currentPath() []decision { return ex.path }
+
+// blocked is the block sets of the locks: the threads known to wait for a
+// lock another holds (reports, ExitBlock-DD's deadlock check).
+func (ex *explorer) blocked() []blockedThread { return ex.st.blocked }
+
+// delayedCount is the size of the delayed set.
+func (ex *explorer) delayedCount() int { return len(ex.st.delayed) }
+
+// othersCanRun reports whether a thread other than t is enabled or delayed.
+func (ex *explorer) othersCanRun(t int32) bool {
+	return ex.st.enabled.hasOther(t) || len(ex.st.delayed) > 0
+}
+
+// preempt ends the current block here whatever the enabled set: a guided
+// execution's schedule ends a block at a boundary (or, lockExit false, at a
+// go statement or a wake-up that is not one) where the current thread could
+// go on.
+func (ex *explorer) preempt(lockExit bool) *thread {
+	ex.reenableDelayed()
+	ex.endBlock(lockExit)
 	return ex.loop()
 }
 
@@ -987,7 +1063,7 @@ func (ex *explorer) nextStart() bool {
 func (ex *explorer) pathPrefix() []decision {
 	p := append([]decision(nil), ex.path...)
 	if b := &ex.blk; b.open {
-		p = append(p, decision{thread: b.thread.idx, end: ex.r.events, choices: append([]int32(nil), b.choices...), mid: true})
+		p = append(p, decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...), mid: true})
 	}
 	return p
 }

@@ -45,7 +45,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 		defer tm.Stop()
 	}
 	start := time.Now()
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
+	d := &driver{strat: newStrategy(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
@@ -68,12 +68,12 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 	cfg.Backer.Explore(d)
 	res = d.res
 	res.Findings = publicFindings(d.found)
-	res.Schedules = d.ex.stats.schedules
-	res.Depth = d.ex.stats.maxDepth
+	res.Schedules = d.stats.schedules
+	res.Depth = d.strat.maxDepth()
 	if !res.Complete {
-		res.Left = max(d.left, len(d.ex.stack))
+		res.Left = max(d.left, d.strat.pending())
 	}
-	res.Aborted = d.ex.stats.aborted
+	res.Aborted = d.stats.aborted
 	res.Elapsed = time.Since(start)
 	return res
 }
@@ -87,16 +87,15 @@ func (d *driver) advance() {
 	case d.stop:
 		d.over = true
 		return
-	case d.ex.restart:
+	case d.r.restart:
 		d.restart()
 		return
 	}
-	if (d.last != endAbort || d.ex.abandoned) && !d.ex.nextStart() {
+	if !d.strat.next(d.last == endAbort) {
 		d.over = true
 		return
 	}
-	d.ex.abandoned = false
-	if cfg.MaxSchedules > 0 && d.ex.stats.schedules >= cfg.MaxSchedules {
+	if cfg.MaxSchedules > 0 && d.stats.schedules >= cfg.MaxSchedules {
 		d.res.Complete, d.res.Bound = false, "schedules"
 		d.over = true
 		return
@@ -111,17 +110,22 @@ func (d *driver) advance() {
 	}
 	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
 		d.lastProgress = now
-		cfg.Progress(d.ex.stats.schedules, len(d.found))
+		cfg.Progress(d.stats.schedules, len(d.found))
 	}
+}
+
+// exploreStats are the driver's counts across the executions of an
+// exploration; the engine counts into them.
+type exploreStats struct {
+	schedules int // paths explored to their end (the thesis's "paths")
+	aborted   int // paths cut short: an unavailable lock
 }
 
 // restart starts the exploration over, keeping what it learnt (TryLocks,
 // RWMutexes): findings so far were found on schedules of the old tree and
 // are found again.
 func (d *driver) restart() {
-	old := d.ex
-	d.ex = newExplorer(d.cfg)
-	d.ex.learnt = old.learnt
+	d.strat = newStrategy(d.cfg) // d.known stays
 	d.found = nil
 	clear(d.seen)
 	d.restarts++
@@ -130,7 +134,9 @@ func (d *driver) restart() {
 // driver runs the executions of one exploration; it is the checkpoint
 // package's Target.
 type driver struct {
-	ex       *explorer
+	strat    strategy
+	known    *learnt // what the exploration learnt; kept when it starts over
+	stats    exploreStats
 	cfg      *Config
 	name     string
 	body     func(*T)
@@ -165,7 +171,7 @@ func (d *driver) Next() int {
 		d.bounded(s)
 		return -1
 	}
-	return d.ex.start.depth
+	return d.strat.startDepth()
 }
 
 // bounded ends exploration early: a bound or a request to stop.
@@ -181,13 +187,13 @@ func (d *driver) bounded(s checkpoint.Stop) {
 // the test body that replays the current path to the next start, then
 // explores; then the explorer advances to the following start.
 func (d *driver) RunFrom(n int) {
-	if n != d.ex.start.depth {
+	if n != d.strat.startDepth() {
 		d.Fail("internal error: backer asked for another depth than the explorer's branch point")
 		return
 	}
 	r := &d.r
-	r.reset(d.ex, d.cfg, d.name, d.body, d.ex.replayPrefix())
-	r.number = d.ex.stats.schedules + 1
+	r.reset(d.strat, nil, d.known, &d.stats, d.cfg, d.name, d.body, d.strat.replayPrefix())
+	r.number = d.stats.schedules + 1
 	r.drv, r.started = d, time.Now()
 	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
 	r.snapshots = !rerun
@@ -209,7 +215,7 @@ func (d *driver) Clean() (bool, string) {
 
 // Forked implements checkpoint.Target: this process is a new child; what it
 // saves is relative to the stack it has now.
-func (d *driver) Forked() { d.ex.low = len(d.ex.stack) }
+func (d *driver) Forked() { d.strat.forked() }
 
 // Alive implements checkpoint.Target: the driver's watchdog counts it as
 // progress of the execution this process holds as a snapshot.
@@ -248,7 +254,7 @@ func (d *driver) execute(r *run) endReason {
 	r.cur = t0
 	if len(r.replay) == 0 {
 		r.exploring = true
-		if first := r.ex.begin(r); first != t0 {
+		if first := r.strat.begin(r); first != t0 {
 			r.internal = "internal error: the first block is not the test goroutine's"
 			return endInternal
 		}
@@ -278,10 +284,10 @@ func (d *driver) collect(r *run) {
 	switch {
 	case r.why == endBound:
 		d.bounded(r.bound)
-	case r.why == endFailure && r.exploring && r.ex.guide == nil:
+	case r.why == endFailure && r.exploring && r.guide == nil:
 		// A panic or t.FailNow ended the path: it was explored to its
 		// end, which is a failure.
-		d.ex.stats.schedules++
+		d.stats.schedules++
 	}
 	inRun := map[string]bool{}
 	for _, f := range r.findings {
@@ -430,7 +436,7 @@ func (d *driver) trace(path []decision) (*run, []result.Block) {
 	// MaxSteps stays: a goroutine the bound stopped while the path was
 	// explored must stop at the same step when it is replayed.
 	r := &d.r
-	r.reset(d.ex, &cfg, d.name, d.body, path)
+	r.reset(d.strat, nil, d.known, &d.stats, &cfg, d.name, d.body, path)
 	r.traceOnly = true
 	r.stepAt = make([]result.Block, len(path))
 	if why := d.execute(r); why != endReplay {

@@ -30,13 +30,15 @@ func (d *driver) follow(blocks []result.Block, trace bool, match func(*finding) 
 	cfg.Trace = trace
 	g := &guide{blocks: blocks, check: trace}
 	for range 64 + 4*len(blocks) {
+		// Guided executions are ExitBlock-DD's (see guide.go), whatever
+		// strategy found the schedule; their paths are not counted.
 		ex := newExplorer(&cfg)
-		ex.learnt = d.ex.learnt
-		ex.guide = g
+		ex.dir = g
 		g.reset()
 		hints := len(g.hints)
 		r := &d.r
-		r.reset(ex, &cfg, d.name, d.body, nil)
+		var stats exploreStats
+		r.reset(ex, g, d.known, &stats, &cfg, d.name, d.body, nil)
 		r.number = 1
 		why := d.execute(r)
 		var weak *finding
@@ -230,7 +232,7 @@ func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want 
 		res.Elapsed = time.Since(start)
 	}()
 	cfg.Minimise = false
-	d := &driver{ex: newExplorer(&cfg), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}}
+	d := &driver{strat: newStrategy(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
 		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()

@@ -59,6 +59,8 @@ type hint struct {
 
 const maxSteps = 100000 // steps kept for a report
 
+var _ director = (*guide)(nil)
+
 func (g *guide) reset() {
 	g.i, g.choiceN, g.div, g.midRun, g.owed = 0, 0, "", false, -1
 	g.steps, g.found = g.steps[:0], g.found[:0]
@@ -70,7 +72,7 @@ func (g *guide) following() bool { return g.i < len(g.blocks) && !g.blocks[g.i].
 
 // guided is point for a guided execution.
 func (r *run) guided(t *thread, kind pointKind) *thread {
-	ex, g := r.ex, r.ex.guide
+	g := r.guide
 	if r.multi {
 		r.bpoints++
 	}
@@ -105,9 +107,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	var next *thread
 	switch kind {
 	case ptBoundary, ptSpawn, ptWake, ptYield, ptPass:
-		ex.reenableDelayed()
-		ex.endBlock(kind != ptSpawn && kind != ptWake)
-		next = ex.loop()
+		next = r.strat.preempt(kind != ptSpawn && kind != ptWake)
 	default:
 		next = r.dispatch(t, kind)
 	}
@@ -122,27 +122,39 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 func (r *run) dispatch(t *thread, kind pointKind) *thread {
 	switch kind {
 	case ptBoundary:
-		return r.ex.boundary()
+		return r.strat.boundary()
 	case ptYield:
-		return r.ex.yielded()
+		return r.strat.yielded()
 	case ptPark:
-		return r.ex.park()
+		return r.strat.park()
 	case ptExit:
-		return r.ex.exit()
+		return r.strat.exit()
 	case ptFreeze:
-		return r.ex.freeze()
+		return r.strat.freeze()
 	}
 	return t
 }
 
-// pick is loop's choice in a guided execution: the schedule's goroutine for
-// the next block, or -1 when the schedule is used up. It applies what earlier
+// pick implements director: loop's choice in a guided execution.
+func (g *guide) pick(depth int, st *ebState, e engine) (int32, bool) {
+	t := g.pickThread(depth, st, e)
+	return t, g.div != ""
+}
+
+// blockedAt implements director: an aborted attempt learnt that b is
+// blocked on a lock at depth; the next attempt starts over knowing it.
+func (g *guide) blockedAt(depth int, b blockedThread) {
+	g.hints = append(g.hints, hint{depth, b})
+}
+
+// pickThread is the schedule's goroutine for the block that starts at path
+// depth, or -1 when the schedule is used up. It applies to st what earlier
 // attempts learnt about goroutines blocked on locks.
-func (g *guide) pick(ex *explorer) int32 {
+func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
 	for _, h := range g.hints {
-		if h.depth == len(ex.path) && ex.st.enabled.has(h.b.t) {
-			ex.st.enabled.remove(h.b.t)
-			ex.st.blocked = append(ex.st.blocked, h.b)
+		if h.depth == depth && st.enabled.has(h.b.t) {
+			st.enabled.remove(h.b.t)
+			st.blocked = append(st.blocked, h.b)
 		}
 	}
 	if g.owed >= 0 && g.div == "" {
@@ -157,10 +169,9 @@ func (g *guide) pick(ex *explorer) int32 {
 	}
 	b := &g.blocks[g.i]
 	g.midRun = b.Mid
-	if !ex.st.enabled.has(b.Thread) && g.div == "" {
+	if !st.enabled.has(b.Thread) && g.div == "" {
 		why := "has exited or does not exist"
-		if int(b.Thread) < len(ex.r.threads) {
-			t := ex.r.threads[b.Thread]
+		if t := e.threadAt(b.Thread); t != nil {
 			switch {
 			case t.status == stWaiting:
 				why = "is waiting on " + t.on
@@ -217,7 +228,7 @@ func (g *guide) tickChoice(options []int32) (c int32, recorded bool, why string)
 }
 
 func (r *run) guideDiverged(t *thread, why string) {
-	r.ex.guide.div = why
+	r.guide.div = why
 	r.end(endDiverged)
 	t.sleep()
 }

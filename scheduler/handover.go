@@ -280,20 +280,14 @@ func decodeFinding(b []byte) (*finding, error) {
 	return w.F, p.err
 }
 
-// save encodes what this process changed since it was forked.
-func (d *driver) Save() []byte {
-	if s := checkpoint.StopRequested(); s != checkpoint.NoStop {
-		// Asked to stop: exploration is over, whatever this process was
-		// about to do next (the state may go to the zygote directly).
-		d.bounded(s)
-	}
-	ex := d.ex
-	var e enc
-	e.uint(handoverMagic)
+// save implements strategy: the explorer's part of what this process
+// changed since it was forked: the branches it pushed above the lowest
+// point it popped to, the path, the next start.
+func (ex *explorer) save(e *enc, over bool) {
 	keep := min(ex.low, len(ex.stack))
 	pushed := ex.stack[keep:]
 	path := ex.path
-	if d.over {
+	if over {
 		// Exploration is over (done, or stopped at a bound): what is left
 		// to explore does not matter, and a chain of snapshot processes
 		// hands the state up once per process.
@@ -307,21 +301,66 @@ func (d *driver) Save() []byte {
 	e.decisions(path)
 	e.branch(&ex.start)
 	e.bool(ex.done)
+	e.int(int64(ex.pushed))
+	e.int(int64(ex.deepest))
+}
+
+// load implements strategy. Decoding errors are the caller's to check
+// (x.err), before it applies the state.
+func (ex *explorer) load(x *dec) (func(fresh bool) strategy, error) {
+	keep := x.n()
+	if keep > len(ex.stack) {
+		return nil, fmt.Errorf("a forked child kept %d branches of %d", keep, len(ex.stack))
+	}
+	var pushed []branch
+	for n := x.n(); n > 0 && x.err == nil; n-- {
+		pushed = append(pushed, x.branch())
+	}
+	path := x.decisions()
+	start := x.branch()
+	done := x.bool()
+	npushed, deepest := int(x.int()), int(x.int())
+	return func(fresh bool) strategy {
+		to := ex
+		if fresh {
+			// The child started the exploration over: its explorer is new.
+			to, keep = newExplorer(ex.cfg), 0
+		}
+		for i := keep; i < len(to.stack); i++ {
+			to.stack[i] = branch{}
+		}
+		to.stack = append(to.stack[:keep], pushed...)
+		to.low = min(to.low, keep)
+		to.path, to.start, to.done = path, start, done
+		to.pushed, to.deepest = npushed, deepest
+		return to
+	}, nil
+}
+
+// Save encodes what this process changed since it was forked: the
+// strategy's part, then the driver's (counters, findings, notes).
+func (d *driver) Save() []byte {
+	if s := checkpoint.StopRequested(); s != checkpoint.NoStop {
+		// Asked to stop: exploration is over, whatever this process was
+		// about to do next (the state may go to the zygote directly).
+		d.bounded(s)
+	}
+	var e enc
+	e.uint(handoverMagic)
+	d.strat.save(&e, d.over)
 	for _, set := range []struct {
 		all bool
 		m   map[canonAccess]bool
-	}{{ex.triedAll, ex.tried}, {ex.mixedAll, ex.mixed}} {
+	}{{d.known.triedAll, d.known.tried}, {d.known.mixedAll, d.known.mixed}} {
 		e.bool(set.all)
 		e.uint(uint64(len(set.m)))
 		for a := range set.m {
 			e.access(&a)
 		}
 	}
-	e.int(int64(ex.stats.schedules))
-	e.int(int64(ex.stats.aborted))
-	e.int(int64(ex.stats.pushed))
-	e.int(int64(ex.stats.maxDepth))
-	e.int(int64(max(d.left, len(ex.stack))))
+	e.int(int64(d.stats.schedules))
+	e.int(int64(d.stats.aborted))
+	e.int(int64(max(d.left, d.strat.pending())))
 
 	e.uint(uint64(d.last))
 	e.bool(d.stop)
@@ -350,19 +389,11 @@ func (d *driver) Load(b []byte) error {
 	if x.uint() != handoverMagic {
 		return errors.New("a forked child handed back something that is not exploration state")
 	}
-	ex := d.ex
-	keep := x.n()
-	if keep > len(ex.stack) {
-		return fmt.Errorf("a forked child kept %d branches of %d", keep, len(ex.stack))
+	apply, err := d.strat.load(x)
+	if err != nil {
+		return err
 	}
-	var pushed []branch
-	for n := x.n(); n > 0 && x.err == nil; n-- {
-		pushed = append(pushed, x.branch())
-	}
-	path := x.decisions()
-	start := x.branch()
-	done := x.bool()
-	learnt := &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}
+	learnt := newLearnt()
 	for _, set := range []struct {
 		all *bool
 		m   map[canonAccess]bool
@@ -372,7 +403,7 @@ func (d *driver) Load(b []byte) error {
 			set.m[x.access()] = true
 		}
 	}
-	stats := exploreStats{schedules: int(x.int()), aborted: int(x.int()), pushed: int(x.int()), maxDepth: int(x.int())}
+	stats := exploreStats{schedules: int(x.int()), aborted: int(x.int())}
 	left := int(x.int())
 	last, stop, over, restarts, iter := endReason(x.uint()), x.bool(), x.bool(), int(x.int()), int(x.int())
 	isDirty, dirty := x.bool(), x.str()
@@ -389,18 +420,8 @@ func (d *driver) Load(b []byte) error {
 	if x.err != nil {
 		return x.err
 	}
-	if restarts != d.restarts {
-		// The child started the exploration over: its explorer is new.
-		d.ex = newExplorer(d.cfg)
-		ex = d.ex
-		keep = 0
-	}
-	for i := keep; i < len(ex.stack); i++ {
-		ex.stack[i] = branch{}
-	}
-	ex.stack = append(ex.stack[:keep], pushed...)
-	ex.low = min(ex.low, keep)
-	ex.path, ex.start, ex.done, ex.learnt, ex.stats = path, start, done, learnt, stats
+	d.strat = apply(restarts != d.restarts)
+	d.known, d.stats = learnt, stats
 	d.last, d.stop, d.over, d.restarts, d.iter = last, stop, over, restarts, iter
 	d.left = left
 	if isDirty {

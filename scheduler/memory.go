@@ -142,7 +142,7 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 		r.accessed = true
 	}
 	if r.exploring {
-		r.ex.access(uintptr(addr), size, write)
+		r.strat.access(uintptr(addr), size, write)
 	}
 	if r.raceOn() {
 		r.raceAccess(t, addr, size, write, pos)

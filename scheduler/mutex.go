@@ -60,18 +60,16 @@ func (r *run) syncEnter(addr unsafe.Pointer, always bool) {
 		return
 	}
 	if r.cfg.SyncDeps || always {
-		r.ex.access(uintptr(addr), 1, true)
+		r.strat.access(uintptr(addr), 1, true)
 	}
-	r.ex.observe()
-	r.ex.blk.lastObj = uintptr(addr)
+	r.strat.observe(uintptr(addr))
 }
 
 // dataAccess records a read or write of data the operation itself touches
 // (a channel's buffer, a WaitGroup counter, an atomic variable).
 func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 	if r.exploring {
-		r.ex.access(uintptr(addr), size, write || r.cfg.SyncDeps)
-		r.ex.blk.lastObj = uintptr(addr)
+		r.strat.syncAccess(uintptr(addr), size, write || r.cfg.SyncDeps)
 	}
 }
 
@@ -105,10 +103,11 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 	if !r.exploring {
 		r.diverged(t, "a replayed block could not acquire a lock")
 	}
-	if r.ex.dd {
+	if r.dd {
 		r.reverseLockChain(t, l, mode)
 	}
-	r.ex.lockFailed(l.id, callerPC(3))
+	r.stats.aborted++
+	r.strat.lockFailed(l.id, callerPC(3))
 	r.end(endAbort)
 	t.sleep()
 }
@@ -132,6 +131,22 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // explorer, issue 18: a TryLock failing while another goroutine held the
 // lock it took by TryLock was never explored.)
 
+// learnt is what an exploration learns about the program that moves block
+// boundaries: the locks some TryLock observes (tried), the RWMutexes both
+// read- and write-locked (mixed); *All when one of them has no name across
+// executions. An exploration that learns something starts over (restart)
+// and keeps it, and so do the guided executions that follow a finding's
+// schedule. It is the driver's, not the strategy's: where blocks end is
+// the engine's business, whatever explores them.
+type learnt struct {
+	tried, mixed       map[canonAccess]bool
+	triedAll, mixedAll bool
+}
+
+func newLearnt() *learnt {
+	return &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}
+}
+
 // lockKey names a lock across executions, as read/write sets do.
 func (r *run) lockKey(addr unsafe.Pointer) (canonAccess, bool) {
 	switch kind, reg := r.heap.classify(uintptr(addr)); kind {
@@ -148,20 +163,20 @@ func (r *run) triedLock(t *thread, l *lockState) {
 	if !r.exploring || l.tried == 1 {
 		return
 	}
-	ex := r.ex
+	kn := r.known
 	l.tried = 1
 	if k, ok := r.lockKey(l.addr); ok {
-		if ex.tried[k] {
+		if kn.tried[k] {
 			return
 		}
-		ex.tried[k] = true
+		kn.tried[k] = true
 	} else {
-		if ex.triedAll {
+		if kn.triedAll {
 			return
 		}
-		ex.triedAll = true
+		kn.triedAll = true
 	}
-	ex.restart = true
+	r.restart = true
 	r.end(endRestart)
 	t.sleep()
 }
@@ -170,13 +185,13 @@ func (r *run) triedLock(t *thread, l *lockState) {
 // lock is tried somewhere, or if it is a read lock of an RWMutex that some
 // goroutine also write-locks.
 func (r *run) acquired(t *thread, l *lockState, read bool) {
-	r.learnt(&l.tried, l.addr, r.ex.tried, r.ex.triedAll)
+	r.learnt(&l.tried, l.addr, r.known.tried, r.known.triedAll)
 	switch {
 	case l.tried == 1 || read && r.mixedRW(l):
 		if l.tried == 1 && r.exploring {
 			// A TryLock reads the lock: taking it is a write to it
 			// even without -sync-deps (ExitBlock-RW).
-			r.ex.access(uintptr(l.addr), 1, true)
+			r.strat.access(uintptr(l.addr), 1, true)
 		}
 		r.yield(t)
 	case read:
@@ -214,14 +229,14 @@ func (r *run) seenRW(t *thread, l *lockState, read bool) {
 	if !l.readSeen || !l.writeSeen || r.mixedRW(l) {
 		return
 	}
-	ex := r.ex
+	kn := r.known
 	l.mixed = 1
 	if k, ok := r.lockKey(l.addr); ok {
-		ex.mixed[k] = true
+		kn.mixed[k] = true
 	} else {
-		ex.mixedAll = true
+		kn.mixedAll = true
 	}
-	ex.restart = true
+	r.restart = true
 	r.end(endRestart)
 	t.sleep()
 }
@@ -229,10 +244,10 @@ func (r *run) seenRW(t *thread, l *lockState, read bool) {
 // mixedRW reports whether l is known to be read- and write-locked (also in
 // a replayed prefix, whose blocks end where they ended when explored).
 func (r *run) mixedRW(l *lockState) bool {
-	if r.ex == nil || !l.rw {
+	if r.known == nil || !l.rw {
 		return false
 	}
-	return r.learnt(&l.mixed, l.addr, r.ex.mixed, r.ex.mixedAll)
+	return r.learnt(&l.mixed, l.addr, r.known.mixed, r.known.mixedAll)
 }
 
 // learnt looks the lock at addr up, once per execution, in what the
@@ -263,11 +278,11 @@ func (r *run) lockExit(t *thread, l *lockState) {
 // Cond.Wait letting go of c.L).
 func (r *run) released(l *lockState) {
 	if r.exploring {
-		r.ex.lockReleased(l.id)
+		r.strat.lockReleased(l.id)
 		if l.tried == 1 {
 			// A TryLock observes the release: the block that releases
 			// and the one that tries do not commute (ExitBlock-RW).
-			r.ex.access(uintptr(l.addr), 1, true)
+			r.strat.access(uintptr(l.addr), 1, true)
 		}
 	}
 }
@@ -390,7 +405,7 @@ func (rw *RWMutex) Lock() {
 		r.selfDeadlock(t, l, "Lock")
 	}
 	l.pending = true
-	if r.exploring && r.ex.dd {
+	if r.exploring && r.dd {
 		r.reverseLockChain(t, l, "Lock")
 	}
 	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)

@@ -145,7 +145,12 @@ const (
 )
 
 type run struct {
-	ex       *explorer
+	strat    strategy // the exploration strategy: the engine reaches it only through its events
+	guide    *guide   // a guided execution's schedule (guide.go), or nil
+	known    *learnt  // what the exploration learnt about block boundaries (mutex.go)
+	stats    *exploreStats
+	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
+	restart  bool // the exploration must start over, knowing more (mutex.go)
 	cfg      *Config
 	trace    bool  // cfg.Trace, read at every event
 	maxSteps int64 // cfg.MaxSteps
@@ -231,13 +236,19 @@ type run struct {
 // reset prepares r for a new execution. Executions of one exploration reuse
 // the same run, threads and registries, so that steady-state exploration
 // allocates little.
-func (r *run) reset(ex *explorer, cfg *Config, name string, body func(*T), replay []decision) {
+//
+// s, g, known and stats are the exploration's: its strategy, the schedule a
+// guided execution follows (nil when exploring), what it learnt about block
+// boundaries and where it counts paths.
+func (r *run) reset(s strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 		r.ack = make(chan struct{})
 		r.chans = make(map[unsafe.Pointer]any)
 	}
-	r.ex, r.cfg, r.name, r.body, r.replay = ex, cfg, name, body, replay
+	r.strat, r.guide, r.known, r.stats = s, g, known, stats
+	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
+	r.cfg, r.name, r.body, r.replay = cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.mem, r.access = cfg.Memory, cfg.Granularity == settings.Access
 	r.brute, r.opsSince, r.accessed = cfg.brute, 0, false
@@ -457,7 +468,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	}
 	r.syncClock(t)
 	if r.exploring {
-		if r.ex.guide != nil {
+		if r.guide != nil {
 			return r.guided(t, kind)
 		}
 		if kind == ptPass {
@@ -482,10 +493,11 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	case !last:
 		r.catchUp(t, r.replay[r.k+1].thread)
 	case !r.traceOnly:
-		r.catchUp(t, r.ex.startThread())
-		if r.choiceN < len(d.choices) && r.ex.start.st.enabled.empty() && r.ex.start.extra == nil {
-			r.ex.retick(r.choiceN)
-			d = &r.ex.path[r.k]
+		r.catchUp(t, r.strat.startThread())
+		if r.choiceN < len(d.choices) {
+			if cut := r.strat.retick(r.choiceN); cut != nil {
+				d = cut
+			}
 		}
 	}
 	if r.choiceN != len(d.choices) && !(last && r.traceOnly) {
@@ -509,7 +521,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 			return nil
 		}
 		r.exploring = true
-		return r.ex.begin(r)
+		return r.strat.begin(r)
 	}
 	n := r.replay[r.k].thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
@@ -524,7 +536,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 // while exploring.
 func (r *run) decisions() int {
 	if r.exploring {
-		return len(r.ex.path)
+		return r.strat.depth()
 	}
 	return r.k
 }
@@ -543,9 +555,9 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 		// path and start are those the snapshot received from its last
 		// child. Replay from d toward the start.
 		r.started = time.Now()
-		r.replay = r.ex.replayPrefix()
+		r.replay = r.strat.replayPrefix()
 		r.k, r.choiceN = d, 0
-		r.number = r.ex.stats.schedules + 1
+		r.number = r.stats.schedules + 1
 	}
 	return res
 }
@@ -554,7 +566,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 // loop: either the start is right here, or a prefix remains to replay.
 func (r *run) redirected() *thread {
 	if r.k == len(r.replay) {
-		return r.ex.begin(r)
+		return r.strat.begin(r)
 	}
 	r.exploring = false
 	n := r.replay[r.k].thread
@@ -580,7 +592,7 @@ func (r *run) choice(t *thread, options []int32) int32 {
 		r.choiceN++
 		return c
 	}
-	if g := r.ex.guide; g != nil {
+	if g := r.guide; g != nil {
 		c, ok, recorded := g.choice(options)
 		if recorded && !ok {
 			why := fmt.Sprintf("block %d: the recorded notify/select choice is not available to %s at %s", g.i, t.id(), callerPos(2))
@@ -590,11 +602,11 @@ func (r *run) choice(t *thread, options []int32) int32 {
 			r.guideDiverged(t, why)
 		}
 		if recorded {
-			r.ex.blk.choices = append(r.ex.blk.choices, c)
+			r.strat.chosen(c)
 			return c
 		}
 	}
-	c, ok := r.ex.choose(options)
+	c, ok := r.strat.choose(options)
 	if !ok {
 		r.diverged(t, "a re-executed block offered other notify or select choices")
 	}
@@ -642,7 +654,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	w.wait.woken = true
 	w.ranAt = r.decisions()
 	if r.exploring {
-		r.ex.woken(w, relock)
+		r.strat.woken(w, relock)
 	}
 }
 
@@ -834,12 +846,12 @@ func (r *run) endPath() {
 		return
 	}
 	if r.exploring {
-		r.ex.stats.schedules++
-		if r.ex.dd {
+		r.stats.schedules++
+		if r.dd {
 			r.checkStuck()
 		}
-		if r.cfg.onPath != nil && r.ex.guide == nil { // not minimisation's executions
-			r.cfg.onPath(r.ex.path, len(r.ex.st.delayed))
+		if r.cfg.onPath != nil && r.guide == nil { // not minimisation's executions
+			r.cfg.onPath(r.strat.currentPath(), r.strat.delayedCount())
 		}
 	}
 	r.end(endPath)
@@ -861,7 +873,7 @@ func (r *run) tooManySteps(t *thread) {
 	// reads while nothing else can run never sees a change: it waits for
 	// a value that cannot come.
 	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
-	if r.exploring && (r.ex.st.enabled.hasOther(t.idx) || len(r.ex.st.delayed) > 0) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
+	if r.exploring && r.strat.othersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
 		next := r.point(t, ptFreeze)
 		if next == t {
 			r.internalError(t, "a frozen goroutine was scheduled")
@@ -885,7 +897,7 @@ func (r *run) warn(s string) { r.warnings = append(r.warnings, s) }
 // stoppable reports whether a request to stop exploring ends this
 // execution: not a replay that describes a finding or follows a schedule,
 // which are single executions.
-func (r *run) stoppable() bool { return !r.traceOnly && r.ex != nil && r.ex.guide == nil }
+func (r *run) stoppable() bool { return !r.traceOnly && r.strat != nil && r.guide == nil }
 
 // stopped ends the execution because exploration was asked to stop (a
 // -timeout in the middle of a long execution, an interrupt).
@@ -974,8 +986,8 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 		f.Log = append([]string(nil), r.t0.logs...)
 	}
 	if r.exploring {
-		f.path = r.ex.pathPrefix()
-		if g := r.ex.guide; g != nil {
+		f.path = r.strat.pathPrefix()
+		if g := r.guide; g != nil {
 			if r.trace {
 				r.notePositions(f)
 			}
