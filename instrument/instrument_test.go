@@ -504,6 +504,27 @@ func TestBufferedHelpers(t *testing.T) {
 	}
 }
 
+// A binary rewritten for one memory model refuses to explore under
+// another, with an error that says how to rebuild it, rather than explore
+// with stores that bypass (or wrongly enter) the store buffers.
+func TestRewrittenForOneMemoryModel(t *testing.T) {
+	for _, c := range []struct {
+		built settings.Memory
+		run   string
+		want  string
+	}{
+		{settings.SC, "tso", "rewritten for -memory sc; it cannot run under -memory tso"},
+		{settings.TSO, "sc", "rewritten for -memory tso or pso; it cannot run under -memory sc"},
+	} {
+		plan := prepare(t, Options{Dir: testdata("basic"), Patterns: []string{"./tuples"}, Memory: c.built})
+		reports, out := runPlanEnv(t, plan, []string{`XBTEST_CONFIG={"memory":"` + c.run + `","checkpoint":"auto"}`})
+		r := reports["TestTupleForms"]
+		if r == nil || !strings.Contains(r.Internal, c.want) || r.Schedules != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("built for %s, run under %s: report %+v, output:\n%s\nwant %q", c.built, c.run, r, out, c.want)
+		}
+	}
+}
+
 // overlayContains reports whether a file of the plan's overlay contains s.
 func overlayContains(t *testing.T, plan *Plan, s string) bool {
 	t.Helper()

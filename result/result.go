@@ -1,9 +1,10 @@
 // Package result is xbtest's result model: what exploring a test finds and
-// the JSON in which it is said. The scheduler fills it in, the test binary
-// sends it to the command, the command prints it and writes schedule files
-// of it (package replay), and a tool reads `xbtest -json` with it
-// (events.go). It depends only on package settings, so any of them can
-// import it.
+// the JSON in which it is said. The scheduler fills it in inside the test
+// binary and sends it through the results file (events.go); package xbtest,
+// the Go API, reads it there, writes a schedule file per finding (package
+// replay) and hands it to its caller; cmd/xbtest prints it, as text or as
+// the -json events of events.go, which a tool decodes with DecodeEvent. It
+// depends only on package settings, so any of them can import it.
 //
 // The words: a schedule is a sequence of atomic blocks (Block), each run
 // by one goroutine from one scheduling point to the next (the ExitBlock

@@ -183,9 +183,6 @@ func RunTest(t *testing.T, body func(*T)) {
 	if err != nil {
 		t.Fatalf("xbtest: bad XBTEST_CONFIG: %v", err)
 	}
-	if err := checkRewrite(rc.Memory); err != nil {
-		t.Fatalf("xbtest: %v", err)
-	}
 	cfg := configOf(rc)
 	if path := os.Getenv("XBTEST_PROGRESS"); path != "" {
 		name := t.Name()
@@ -200,7 +197,11 @@ func RunTest(t *testing.T, body func(*T)) {
 	}
 	cfg.Found = func(f *result.Finding) { writeLine(result.Line{Event: result.LineFound, Test: name, Finding: f}) }
 	var res *result.Result
-	if rc.Replay != "" {
+	if err := checkRewrite(rc.Memory); err != nil {
+		// Said as the test's result, so that the command reports it on
+		// the test's line rather than as a binary that ended early.
+		res = &result.Result{Test: name, Semantics: rc.Semantics, Internal: err.Error()}
+	} else if rc.Replay != "" {
 		var spec result.ReplaySpec
 		b, err := os.ReadFile(rc.Replay)
 		if err == nil {
