@@ -188,7 +188,6 @@ const grace = 3 * time.Second
 func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package, try int, skip map[string]bool, done func(*Test)) (*binRun, error) {
 	base := filepath.Join(r.tmp, "results-"+sanitize(p.ImportPath)+"-"+strconv.Itoa(try))
 	results, prog, stopFile := base+".jsonl", base+".progress", base+".stop"
-	cfg, _ := json.Marshal(result.RunConfig{Settings: r.s, Replay: r.replaySpec})
 	var skipped []string
 	for t := range skip {
 		skipped = append(skipped, t)
@@ -201,15 +200,15 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.Dir
-	cmd.Env = append(os.Environ(),
-		"XBTEST=1",
-		"XBTEST_CONFIG="+string(cfg),
-		"XBTEST_RESULTS="+results,
-		"XBTEST_PROGRESS="+prog,
-		"XBTEST_STOP="+stopFile,
-		"XBTEST_SKIP="+string(skipJSON),
-		"XBTEST_TMPDIR="+r.tmp,
-		"XBTEST_PARENT="+strconv.Itoa(os.Getpid()),
+	env, err := result.Env(result.RunConfig{Settings: r.s, Replay: r.replaySpec}, results, r.tmp)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(append(os.Environ(), env...),
+		result.EnvProgress+"="+prog,
+		result.EnvStop+"="+stopFile,
+		result.EnvSkip+"="+string(skipJSON),
+		result.EnvParent+"="+strconv.Itoa(os.Getpid()),
 	)
 	cmd.SysProcAttr = goTestProcAttr()
 	out := &tailBuffer{max: 256 << 10}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/replay"
 	"github.com/xbtest/xbtest/result"
 )
@@ -57,30 +56,16 @@ func Replay(ctx context.Context, file string, opt Options) (*Replayed, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := makeTemp()
+	plan, cleanup, err := r.prepare(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	r.tmp = tmp
+	defer cleanup()
 	b, _ := json.Marshal(result.ReplaySpec{Blocks: s.Decisions, Want: s.Finding.Want})
-	r.replaySpec = filepath.Join(tmp, "replay.json")
+	r.replaySpec = filepath.Join(r.tmp, "replay.json")
 	if err := os.WriteFile(r.replaySpec, b, 0o644); err != nil {
 		return nil, err
 	}
-	plan, err := instrument.Prepare(ctx, instrument.Options{
-		Dir:      r.dir,
-		Patterns: r.opt.Packages,
-		Extra:    r.opt.Instrument,
-		Tags:     r.opt.Tags,
-		Memory:   r.s.Memory,
-		CacheDir: filepath.Join(tmp, "plan"),
-		Log:      func(format string, a ...any) { r.log.Sugar().Debugf(format, a...) },
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer plan.Cleanup()
 	if len(plan.Packages) != 1 {
 		return nil, fmt.Errorf("%s: package %s not found in %s", file, s.Package, r.dir)
 	}

@@ -159,26 +159,11 @@ func Run(ctx context.Context, opt Options) (*Results, error) {
 			return nil, fmt.Errorf("-o %s: cannot write schedule files there: %v", opt.OutDir, err)
 		}
 	}
-	tmp, err := makeTemp()
+	plan, cleanup, err := r.prepare(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	r.tmp = tmp
-	plan, err := instrument.Prepare(ctx, instrument.Options{
-		Dir:      r.dir,
-		Patterns: opt.Packages,
-		Extra:    opt.Instrument,
-		NoDeps:   opt.NoInstrumentDeps,
-		Tags:     opt.Tags,
-		Memory:   r.s.Memory,
-		CacheDir: filepath.Join(tmp, "plan"),
-		Log:      func(format string, a ...any) { r.log.Sugar().Debugf(format, a...) },
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer plan.Cleanup()
+	defer cleanup()
 	for _, d := range plan.Deps {
 		if d.Goroutines && !d.Rewritten {
 			r.warn(fmt.Sprintf("not rewritten (it starts goroutines): %s (%s)", d.Path, d.Why))
@@ -244,6 +229,31 @@ func newRunner(opt Options) (*runner, error) {
 		r.opt.Packages = []string{"."}
 	}
 	return r, nil
+}
+
+// prepare makes the run's temporary directory and rewrites the packages
+// into it; cleanup removes both.
+func (r *runner) prepare(ctx context.Context) (plan *instrument.Plan, cleanup func(), err error) {
+	tmp, err := makeTemp()
+	if err != nil {
+		return nil, nil, err
+	}
+	r.tmp = tmp
+	plan, err = instrument.Prepare(ctx, instrument.Options{
+		Dir:      r.dir,
+		Patterns: r.opt.Packages,
+		Extra:    r.opt.Instrument,
+		NoDeps:   r.opt.NoInstrumentDeps,
+		Tags:     r.opt.Tags,
+		Memory:   r.s.Memory,
+		CacheDir: filepath.Join(tmp, "plan"),
+		Log:      func(format string, a ...any) { r.log.Sugar().Debugf(format, a...) },
+	})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	return plan, func() { plan.Cleanup(); os.RemoveAll(tmp) }, nil
 }
 
 func (r *runner) warn(msg string) {

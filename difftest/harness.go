@@ -135,20 +135,17 @@ func (b *Binary) Run(ctx context.Context, tmp string, c Config, maxSchedules int
 	if err := rc.Normalize(); err != nil {
 		return nil, err
 	}
-	cfg, _ := json.Marshal(rc)
+	env, err := result.Env(rc, results, tmp)
+	if err != nil {
+		return nil, err
+	}
 	args := []string{"-test.timeout=0", "-test.count=1"}
 	if len(tests) > 0 {
 		args = append(args, "-test.run=^("+strings.Join(tests, "|")+")$")
 	}
 	cmd := exec.CommandContext(ctx, b.Path, args...)
 	cmd.Dir = b.Dir
-	cmd.Env = append(os.Environ(),
-		"XBTEST=1",
-		"XBTEST_CONFIG="+string(cfg),
-		"XBTEST_RESULTS="+results,
-		"XBTEST_TMPDIR="+tmp,
-		"XBDIFF_OUTCOMES="+outcomes,
-	)
+	cmd.Env = append(append(os.Environ(), env...), "XBDIFF_OUTCOMES="+outcomes)
 	cmd.WaitDelay = 5 * time.Second
 	out, runErr := cmd.CombinedOutput()
 	res := map[string]*Result{}

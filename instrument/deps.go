@@ -2,13 +2,10 @@ package instrument
 
 import (
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/token"
-	"io/fs"
 	"os"
 	"os/exec"
 	"sort"
@@ -16,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xbtest/xbtest/instrument/internal/build"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -299,19 +297,7 @@ var ownSource embed.FS
 
 // rewriterHash identifies this version of the rewriter: a hash of the
 // package's own source files (package build hashes its own).
-var rewriterHash = sync.OnceValue(func() string {
-	h := sha256.New()
-	entries, _ := fs.ReadDir(ownSource, ".")
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		data, _ := ownSource.ReadFile(e.Name())
-		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-})
+var rewriterHash = sync.OnceValue(func() string { return build.SourceHash(ownSource) })
 
 // depCacheKey is what identifies the rewrite in the key of every entry of
 // the persistent cache of rewritten modules: the rewriter's version, the

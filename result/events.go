@@ -19,6 +19,29 @@ import (
 // field saying which of FindingEvent, SummaryEvent, PackageEvent,
 // TotalEvent and ReplayEvent it is. DecodeEvent reads a line into the right one.
 
+// The environment variables of the protocol: the command sets them when it
+// starts a test binary (Env), the binary reads them.
+const (
+	EnvConfig   = "XBTEST_CONFIG"   // the settings: JSON of RunConfig
+	EnvResults  = "XBTEST_RESULTS"  // the results file the binary appends Lines to
+	EnvProgress = "XBTEST_PROGRESS" // the file the binary rewrites with its Progress
+	EnvStop     = "XBTEST_STOP"     // a file whose appearance asks the binary to stop
+	EnvSkip     = "XBTEST_SKIP"     // JSON list of tests an earlier process explored
+	EnvTmpDir   = "XBTEST_TMPDIR"   // the run's temporary directory (package checkpoint's files)
+	EnvParent   = "XBTEST_PARENT"   // the command's pid: the binary exits when it is gone
+)
+
+// Env returns the environment entries ("NAME=value") that start a test
+// binary under xbtest with cfg, its results file and the run's temporary
+// directory; the other variables are optional.
+func Env(cfg RunConfig, results, tmpDir string) ([]string, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return []string{"XBTEST=1", EnvConfig + "=" + string(b), EnvResults + "=" + results, EnvTmpDir + "=" + tmpDir}, nil
+}
+
 // RunConfig is what the command passes to the test binary in
 // XBTEST_CONFIG: the settings, already normalised, and for -replay the
 // schedule to follow.

@@ -67,7 +67,7 @@ var resultsMu sync.Mutex
 // writeLine appends l to the results file. Forked processes append to the
 // same file: each line is one write of an O_APPEND file.
 func writeLine(l result.Line) error {
-	path := os.Getenv("XBTEST_RESULTS")
+	path := os.Getenv(result.EnvResults)
 	if path == "" {
 		return nil
 	}
@@ -99,8 +99,8 @@ var interrupted atomic.Bool
 // request to stop (XBTEST_STOP): a file rather than a signal, because a
 // process that receives signals (signal.Notify) cannot be forked safely.
 func startParentWatch() {
-	pid, err := strconv.Atoi(os.Getenv("XBTEST_PARENT"))
-	stop := os.Getenv("XBTEST_STOP")
+	pid, err := strconv.Atoi(os.Getenv(result.EnvParent))
+	stop := os.Getenv(result.EnvStop)
 	if (err != nil || pid <= 1) && stop == "" {
 		return
 	}
@@ -124,7 +124,7 @@ func startParentWatch() {
 // it), not by the xbtest command: it inherited the command's environment.
 // Such a process runs its tests once, natively, as go test does.
 func subprocess() bool {
-	p := os.Getenv("XBTEST_PARENT")
+	p := os.Getenv(result.EnvParent)
 	return p != "" && p != strconv.Itoa(os.Getppid())
 }
 
@@ -154,7 +154,7 @@ func runNative(t *testing.T, body func(*T)) {
 
 // skipped reports whether an earlier process of this run explored the test.
 func skippedEarlier(name string) bool {
-	s := os.Getenv("XBTEST_SKIP")
+	s := os.Getenv(result.EnvSkip)
 	if s == "" {
 		return false
 	}
@@ -179,12 +179,12 @@ func RunTest(t *testing.T, body func(*T)) {
 		runNative(t, body)
 		return
 	}
-	rc, err := readRunConfig(os.Getenv("XBTEST_CONFIG"))
+	rc, err := readRunConfig(os.Getenv(result.EnvConfig))
 	if err != nil {
 		t.Fatalf("xbtest: bad XBTEST_CONFIG: %v", err)
 	}
 	cfg := configOf(rc)
-	if path := os.Getenv("XBTEST_PROGRESS"); path != "" {
+	if path := os.Getenv(result.EnvProgress); path != "" {
 		name := t.Name()
 		cfg.Progress = func(schedules, findings int) {
 			line, _ := json.Marshal(result.Progress{Test: name, Schedules: schedules, Findings: findings})
@@ -222,7 +222,7 @@ func RunTest(t *testing.T, body func(*T)) {
 	if err := writeLine(result.Line{Event: result.LineSummary, Test: name, Result: res}); err != nil {
 		t.Errorf("xbtest: writing results: %v", err)
 	}
-	if os.Getenv("XBTEST_RESULTS") != "" {
+	if os.Getenv(result.EnvResults) != "" {
 		why := ""
 		switch {
 		case tainted.Load() != nil:

@@ -46,19 +46,24 @@ var ownSource embed.FS
 
 // sourceHash identifies this version of the package: a hash of its own
 // source files.
-var sourceHash = sync.OnceValue(func() string {
+var sourceHash = sync.OnceValue(func() string { return SourceHash(ownSource) })
+
+// SourceHash is a hash of the Go files (tests left out) at the top of
+// fsys: a package embeds its own source and so identifies its version
+// (a cache entry made by another version is not used).
+func SourceHash(fsys fs.FS) string {
 	h := sha256.New()
-	entries, _ := fs.ReadDir(ownSource, ".")
+	entries, _ := fs.ReadDir(fsys, ".")
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), "_test.go") {
 			continue
 		}
-		data, _ := ownSource.ReadFile(e.Name())
+		data, _ := fs.ReadFile(fsys, e.Name())
 		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
 		h.Write(data)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
-})
+}
 
 const (
 	okMarker  = "xbtest-ok"
