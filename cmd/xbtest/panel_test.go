@@ -47,6 +47,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/xbtest/xbtest/result"
 )
 
 var (
@@ -109,35 +111,17 @@ type panelSettings struct {
 // xbFinding and xbSummary are the parts of xbtest's JSON lines the panel
 // reads (README.md, "-json"); fields it does not know are ignored.
 type xbFinding struct {
-	Package    string `json:"package"`
-	Test       string `json:"test"`
-	Kind       string `json:"kind"`
-	Message    string `json:"message"`
-	Pos        string `json:"pos"`
-	Replay     string `json:"replay"`
-	Goroutines []struct {
-		ID  string `json:"id"`
-		Pos string `json:"pos"`
-	} `json:"goroutines"`
+	result.FindingEvent
 	// Filled in by the panel.
 	Verdict string `json:"verdict"`
 	Note    string `json:"note,omitempty"`
 }
 
 type xbSummary struct {
-	Package   string         `json:"package"`
-	Test      string         `json:"test"`
-	Schedules int            `json:"schedules"`
-	Aborted   int            `json:"aborted"`
-	Findings  map[string]int `json:"findings"`
-	Complete  bool           `json:"complete"`
-	Bound     string         `json:"bound"`
-	Skipped   bool           `json:"skipped"`
-	ElapsedS  float64        `json:"elapsed_s"`
+	result.SummaryEvent
 	// Filled in by the panel: an internal error stderr gives for the
 	// test; Unexplored when stderr says the test was not explored.
-	Error      string `json:"error,omitempty"`
-	Unexplored bool   `json:"unexplored,omitempty"`
+	Unexplored bool `json:"unexplored,omitempty"`
 }
 
 // notExplored is a listed test without a summary, and why.
@@ -774,7 +758,7 @@ func verdictFor(f *xbFinding, pkg string, verdicts []panelVerdict) *panelVerdict
 		p = pkg
 	}
 	for i, v := range verdicts {
-		if v.Package == p && v.Test == f.Test && v.Kind == f.Kind && strings.Contains(f.Message, v.Message) {
+		if v.Package == p && v.Test == f.Test && v.Kind == string(f.Kind) && strings.Contains(f.Message, v.Message) {
 			return &verdicts[i]
 		}
 	}
@@ -864,7 +848,7 @@ func countsOf(r *pkgResult) pkgCounts {
 		}
 	}
 	for _, f := range r.Findings {
-		c.kinds[f.Kind]++
+		c.kinds[string(f.Kind)]++
 		c.verdicts[f.Verdict]++
 	}
 	return c
