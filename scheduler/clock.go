@@ -364,10 +364,10 @@ func (r *run) tickChoice(t *thread, opts []int32) int32 {
 		return r.strat.chooseTick(opts)
 	}
 	d := &r.replay[r.k]
-	if r.choiceN >= len(d.choices) || !contains(opts, d.choices[r.choiceN]) {
+	if r.choiceN >= len(d.Choices) || !contains(opts, d.Choices[r.choiceN]) {
 		r.diverged(t, "a recorded order of timers with equal deadlines is not available")
 	}
-	c := d.choices[r.choiceN]
+	c := d.Choices[r.choiceN]
 	r.choiceN++
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Deadlock detection (thesis 2.5): reverse lock chain analysis at every
@@ -149,7 +150,7 @@ func (r *run) stateOf(t *thread) string {
 	}
 	if r.exploring {
 		for _, b := range r.strat.blocked() {
-			if b.t == t.idx {
+			if b.Thread == t.idx {
 				return "blocked"
 			}
 		}
@@ -165,9 +166,9 @@ func (r *run) checkStuck() {
 	if r.strat.delayedCount() > 0 {
 		return
 	}
-	blockedOn := map[int32]blockedThread{}
+	blockedOn := map[int32]sched.Blocked{}
 	for _, b := range r.strat.blocked() {
-		blockedOn[b.t] = b
+		blockedOn[b.Thread] = b
 	}
 	var stuck []result.Goroutine
 	var sites []string
@@ -182,15 +183,15 @@ func (r *run) checkStuck() {
 		g := result.Goroutine{ID: t.id()}
 		if b, ok := blockedOn[t.idx]; ok {
 			g.State, g.On = "blocked", "mutex"
-			if l := r.lockByID(b.lock); l != nil {
+			if l := r.lockByID(b.Lock); l != nil {
 				g.On = l.kind()
 				g.Note = "wants " + r.lockName(l)
 				if len(l.owners()) > 0 {
 					g.Note += " held by " + l.owners()[0].id()
 				}
 			}
-			if b.pc != 0 {
-				g.Pos = firstUserPos([]uintptr{b.pc})
+			if b.PC != 0 {
+				g.Pos = firstUserPos([]uintptr{b.PC})
 			}
 		} else if t.status == stWaiting {
 			if t0done && r.timerWakes(t) {
@@ -261,8 +262,8 @@ func (r *run) lockCycleAmong(stuck []result.Goroutine) bool {
 	for _, t := range r.threads {
 		var l *lockState
 		for _, b := range r.strat.blocked() {
-			if b.t == t.idx {
-				l = r.lockByID(b.lock)
+			if b.Thread == t.idx {
+				l = r.lockByID(b.Lock)
 			}
 		}
 		if t.status == stWaiting && t.onObj >= 0 {

@@ -39,8 +39,9 @@
 // eraser, location.go naming memory the same way in every execution,
 // fingerprint.go for package-level state) runs one execution and calls the
 // explorer at the thesis's events. The ExitBlock explorer (exitblock.go,
-// where the thesis's pseudocode is mapped to its event handlers; rwset.go
-// and tset.go; brute.go for the reference explorer) decides which
+// where the thesis's pseudocode is mapped to its event handlers; package
+// internal/sched for the types it shares with the engine; brute.go for the
+// reference explorer) decides which
 // goroutine runs each atomic block, and keeps the stack of branches. The
 // driver (explore.go; follow.go and guide.go follow a recorded schedule
 // and shorten a finding's; handover.go carries state across fork

@@ -1,6 +1,10 @@
 package scheduler
 
-import "github.com/xbtest/xbtest/checkpoint"
+import (
+	"github.com/xbtest/xbtest/checkpoint"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+)
 
 // engine is what a strategy needs of the execution under way; run
 // implements it. It is the other half of strategy (strategy.go): the
@@ -19,7 +23,7 @@ type engine interface {
 	// tick advances virtual time, firing the timers due, until enabled
 	// has a member (clock.go); t is the thread whose code runs it. It
 	// reports false when no timer could fire.
-	tick(t *thread, enabled *tset) bool
+	tick(t *thread, enabled *sched.TSet) bool
 	// timerPending reports whether a timer is pending, so time can pass.
 	timerPending() bool
 	// branchPoint offers a fork checkpoint the program state after depth
@@ -38,8 +42,8 @@ type engine interface {
 	// and are left out. uncanon translates back into this execution's
 	// addresses. unknownAddr reports whether addr is memory with no such
 	// name.
-	canon(rw *rwSet, thread, allocs int32) *canonRW
-	uncanon(c *canonRW) *rwSet
+	canon(rw *sched.RWSet, thread, allocs int32) *sched.CanonRW
+	uncanon(c *sched.CanonRW) *sched.RWSet
 	unknownAddr(addr uintptr) bool
 }
 
@@ -56,8 +60,8 @@ func (r *run) threadAt(i int32) *thread {
 
 func (r *run) running() *thread { return r.cur }
 
-func (r *run) tick(t *thread, enabled *tset) bool {
-	return r.advance(t, func() bool { return !enabled.empty() })
+func (r *run) tick(t *thread, enabled *sched.TSet) bool {
+	return r.advance(t, func() bool { return !enabled.Empty() })
 }
 
 func (r *run) timerPending() bool {
@@ -79,13 +83,13 @@ func (r *run) diverge(why string) { r.diverged(r.cur, why) }
 
 func (r *run) gaveWayFairly() { r.gaveWay++ }
 
-func (r *run) canon(rw *rwSet, thread, allocs int32) *canonRW {
-	return r.heap.canon(rw, func(k heapKey) bool { return k.thread == thread && k.seq >= allocs })
+func (r *run) canon(rw *sched.RWSet, thread, allocs int32) *sched.CanonRW {
+	return r.heap.canon(rw, func(k sched.HeapKey) bool { return k.Thread == thread && k.Seq >= allocs })
 }
 
-func (r *run) uncanon(c *canonRW) *rwSet { return r.heap.uncanon(c) }
+func (r *run) uncanon(c *sched.CanonRW) *sched.RWSet { return r.heap.uncanon(c) }
 
 func (r *run) unknownAddr(addr uintptr) bool {
 	kind, _ := r.heap.classify(addr)
-	return kind == regionUnknown
+	return kind == sched.RegionUnknown
 }

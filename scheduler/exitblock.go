@@ -1,6 +1,10 @@
 package scheduler
 
-import "github.com/xbtest/xbtest/settings"
+import (
+	"github.com/xbtest/xbtest/settings"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+)
 
 // The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
 // Programs", 1999, Ch. 2), as it reacts to the events of one execution.
@@ -60,19 +64,11 @@ import "github.com/xbtest/xbtest/settings"
 // after the next block, whatever it touched.
 type delayedThread struct {
 	t  int32
-	rw *canonRW
+	rw *sched.CanonRW
 	// yield: the thread yielded (runtime.Gosched) a second time while
 	// others could run and none did: it gives way until another thread's
 	// block ends, whatever that block touches (see yielded).
 	yield bool
-}
-
-// blockedThread is a member of a lock's block set: a thread that will not be
-// able to acquire lock (an object id) until that lock is released.
-type blockedThread struct {
-	t    int32
-	lock int32
-	pc   uintptr // where it tried, for reports
 }
 
 // ebState is what a branch restores besides the program state: the thesis's
@@ -80,35 +76,24 @@ type blockedThread struct {
 // stored: threads parked on a Cond, channel or WaitGroup are parked in the
 // re-executed program too.
 type ebState struct {
-	enabled tset
+	enabled sched.TSet
 	delayed []delayedThread
-	blocked []blockedThread
+	blocked []sched.Blocked
 }
 
 func (s *ebState) clone() ebState {
 	return ebState{
-		enabled: s.enabled.clone(),
+		enabled: s.enabled.Clone(),
 		delayed: append([]delayedThread(nil), s.delayed...),
-		blocked: append([]blockedThread(nil), s.blocked...),
+		blocked: append([]sched.Blocked(nil), s.blocked...),
 	}
 }
 
 // copyFrom makes s a copy of o, reusing s's storage.
 func (s *ebState) copyFrom(o *ebState) {
-	s.enabled.w = append(s.enabled.w[:0], o.enabled.w...)
+	s.enabled.CopyFrom(&o.enabled)
 	s.delayed = append(s.delayed[:0], o.delayed...)
 	s.blocked = append(s.blocked[:0], o.blocked...)
-}
-
-// decision is one step of a path: thread ran one atomic block, which ended at
-// event number end of the execution, taking the given choices at the notify
-// and select points inside it.
-type decision struct {
-	thread  int32
-	end     int64
-	choices []int32
-	mid     bool // ends at an event that is not a scheduling point (the last step of a finding's schedule)
-	tick    bool // virtual time advanced after the block (see clock.go): it cannot merge with the next
 }
 
 // blockPlan makes a branch re-execute the block of its RetPt with another
@@ -147,11 +132,11 @@ type spawnPoint struct {
 // block is the atomic block being executed.
 type block struct {
 	thread   *thread
-	open     bool    // the block is under way (not yet appended to the path)
-	planned  bool    // the block re-executes a block for another notify/select choice (or is an oracle sibling)
-	retPt    int     // RetPt: the path depth at which the block started
-	old      ebState // the state at RetPt ("the old State" of 3.3.1)
-	rw       rwSet   // reads and writes of the block
+	open     bool        // the block is under way (not yet appended to the path)
+	planned  bool        // the block re-executes a block for another notify/select choice (or is an oracle sibling)
+	retPt    int         // RetPt: the path depth at which the block started
+	old      ebState     // the state at RetPt ("the old State" of 3.3.1)
+	rw       sched.RWSet // reads and writes of the block
 	choices  []int32
 	spawns   []spawnPoint
 	after    timedSet // accesses after the first spawn, to compute a spawn branch's set
@@ -193,8 +178,8 @@ type explorer struct {
 	plan        *blockPlan
 	tickPlan    *blockPlan // the plan continues into the tick after the block
 	blk         block
-	delayedRW   []*rwSet // st.delayed[i]'s set in this execution's addresses
-	needUnknown bool     // some delayed set has unknown accesses
+	delayedRW   []*sched.RWSet // st.delayed[i]'s set in this execution's addresses
+	needUnknown bool           // some delayed set has unknown accesses
 }
 
 // director steers a guided execution (xbtest -replay, minimisation) through
@@ -208,7 +193,7 @@ type director interface {
 	pick(depth int, st *ebState, e engine) (t int32, stop bool)
 	// blockedAt notes that at path depth, b found its lock held
 	// (lockFailed): the next attempt knows it from the start.
-	blockedAt(depth int, b blockedThread)
+	blockedAt(depth int, b sched.Blocked)
 }
 
 func newExplorer(cfg *Config) *explorer {
@@ -219,7 +204,7 @@ func newExplorer(cfg *Config) *explorer {
 	// enabled; before a second goroutine exists no block can end, so the
 	// thesis's "run program normally until 2nd thread is started" needs no
 	// separate mode.
-	ex.start.st.enabled.add(0)
+	ex.start.st.enabled.Add(0)
 	return ex
 }
 
@@ -251,10 +236,10 @@ func (ex *explorer) begin(e engine) *thread {
 	ex.delayedRW = ex.delayedRW[:0]
 	ex.needUnknown = false
 	for _, d := range ex.st.delayed {
-		var s *rwSet
+		var s *sched.RWSet
 		if d.rw != nil {
 			s = e.uncanon(d.rw)
-			if s.unknownR || s.unknownW {
+			if s.UnknownR || s.UnknownW {
 				ex.needUnknown = true
 			}
 		}
@@ -277,7 +262,7 @@ func (ex *explorer) begin(e engine) *thread {
 // would explore a time-out firing while a goroutine that is not blocked has
 // yet to act, which no real execution does.)
 func (ex *explorer) loop() *thread {
-	if ex.st.enabled.empty() {
+	if ex.st.enabled.Empty() {
 		// Threads that only gave way (yield, fairness, polling alone) do
 		// not stop time: they are waiting for others (see pollsAlone).
 		yielders := len(ex.st.delayed) > 0 && ex.onlyYieldersDelayed()
@@ -299,7 +284,7 @@ func (ex *explorer) loop() *thread {
 		if stop {
 			return ex.eng.running() // the caller stops at the divergence
 		}
-		if ex.st.enabled.empty() {
+		if ex.st.enabled.Empty() {
 			return nil
 		}
 	}
@@ -315,10 +300,10 @@ func (ex *explorer) loop() *thread {
 	case t >= 0:
 	case ex.plan != nil:
 		t = ex.plan.thread
-	case ex.blk.thread != nil && ex.st.enabled.has(ex.blk.thread.idx):
+	case ex.blk.thread != nil && ex.st.enabled.Has(ex.blk.thread.idx):
 		t = ex.blk.thread.idx // the thesis's tester continues the current thread
 	default:
-		t = ex.st.enabled.first()
+		t = ex.st.enabled.First()
 	}
 	b := &ex.blk
 	if prev := b.thread; prev == nil || prev.idx != t && !prev.isClock {
@@ -333,14 +318,14 @@ func (ex *explorer) loop() *thread {
 	b.planned = ex.plan != nil
 	b.retPt = len(ex.path)
 	b.old.copyFrom(&ex.st)
-	b.rw.reset()
+	b.rw.Reset()
 	b.choices = nil
 	b.spawns = b.spawns[:0]
 	b.after.reset()
 	b.lastSync = 0
 	b.lastObj = 0
 	b.allocs0 = b.thread.allocs
-	b.solo = !b.old.enabled.hasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
+	b.solo = !b.old.enabled.HasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
 	if b.retPt > ex.deepest {
 		ex.deepest = b.retPt
 	}
@@ -349,7 +334,7 @@ func (ex *explorer) loop() *thread {
 
 // spawned: "if (thread T starts) add T to enabled set; continue running curThread".
 func (ex *explorer) spawned(child *thread) {
-	ex.st.enabled.add(child.idx)
+	ex.st.enabled.Add(child.idx)
 	ex.enabledMidBlock()
 }
 
@@ -361,7 +346,7 @@ func (ex *explorer) spawned(child *thread) {
 func (ex *explorer) enabledMidBlock() {
 	b := &ex.blk
 	if ex.cfg.oracleSpawns {
-		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...)})
+		ex.pushOracle(&ex.st, &decision{Thread: b.thread.idx, End: ex.eng.eventCount(), Choices: append([]int32(nil), b.choices...)})
 	}
 	b.spawns = append(b.spawns, spawnPoint{
 		event:   ex.eng.eventCount(),
@@ -375,7 +360,7 @@ func (ex *explorer) enabledMidBlock() {
 func (ex *explorer) access(addr, size uintptr, write bool) {
 	b := &ex.blk
 	if !b.solo {
-		b.rw.add(addr, size, write)
+		b.rw.Add(addr, size, write)
 	}
 	if len(b.spawns) > 0 {
 		b.after.add(addr, size, write, ex.eng.eventCount())
@@ -383,9 +368,9 @@ func (ex *explorer) access(addr, size uintptr, write bool) {
 	if ex.needUnknown {
 		if ex.eng.unknownAddr(addr) {
 			if write {
-				b.rw.unknownW = true
+				b.rw.UnknownW = true
 			} else {
-				b.rw.unknownR = true
+				b.rw.UnknownR = true
 			}
 		}
 	}
@@ -412,8 +397,8 @@ func (ex *explorer) observe(obj uintptr) {
 func (ex *explorer) lockReleased(lock int32) {
 	bl := ex.st.blocked[:0]
 	for _, b := range ex.st.blocked {
-		if b.lock == lock {
-			ex.st.enabled.add(b.t)
+		if b.Lock == lock {
+			ex.st.enabled.Add(b.Thread)
 		} else {
 			bl = append(bl, b)
 		}
@@ -427,16 +412,16 @@ func (ex *explorer) lockReleased(lock int32) {
 // of notify lock"), or -1.
 func (ex *explorer) woken(t *thread, relock int32) {
 	if relock >= 0 {
-		ex.st.blocked = append(ex.st.blocked, blockedThread{t: t.idx, lock: relock})
+		ex.st.blocked = append(ex.st.blocked, sched.Blocked{Thread: t.idx, Lock: relock})
 		return
 	}
-	ex.st.enabled.add(t.idx)
+	ex.st.enabled.Add(t.idx)
 }
 
 // disable removes thread t from the enabled and delayed sets: a flush
 // pseudo-thread whose buffer another block drained (tso.go).
 func (ex *explorer) disable(t int32) {
-	ex.st.enabled.remove(t)
+	ex.st.enabled.Remove(t)
 	for i, d := range ex.st.delayed {
 		if d.t == t {
 			ex.st.delayed = append(ex.st.delayed[:i], ex.st.delayed[i+1:]...)
@@ -462,7 +447,7 @@ func (ex *explorer) reenableDelayed() {
 		// A goroutine that gave way waits for a goroutine's block, not
 		// the clock's (eager.go, "Fairness").
 		if d.yield && !b.thread.isClock || !d.yield && (!ex.rw || intersectsBlock(s, &b.rw)) {
-			ex.st.enabled.add(d.t)
+			ex.st.enabled.Add(d.t)
 			continue
 		}
 		keep = append(keep, d)
@@ -482,16 +467,16 @@ func (ex *explorer) onlyYieldersDelayed() bool {
 
 func (ex *explorer) reenableYielders() {
 	for _, d := range ex.st.delayed {
-		ex.st.enabled.add(d.t)
+		ex.st.enabled.Add(d.t)
 	}
 	ex.st.delayed, ex.delayedRW = ex.st.delayed[:0], ex.delayedRW[:0]
 }
 
-func intersectsBlock(d, cur *rwSet) bool {
-	if d.unknownW && (cur.unknownR || cur.unknownW) || d.unknownR && cur.unknownW {
+func intersectsBlock(d, cur *sched.RWSet) bool {
+	if d.UnknownW && (cur.UnknownR || cur.UnknownW) || d.UnknownR && cur.UnknownW {
 		return true
 	}
-	return d.intersects(cur)
+	return d.Intersects(cur)
 }
 
 // boundary is a lock exit or an operation that counts as one (a channel,
@@ -500,7 +485,7 @@ func intersectsBlock(d, cur *rwSet) bool {
 func (ex *explorer) boundary() *thread {
 	ex.reenableDelayed()
 	cur := ex.blk.thread.idx
-	if !ex.st.enabled.hasOther(cur) {
+	if !ex.st.enabled.HasOther(cur) {
 		if ex.pollsAlone(ex.blk.thread, ex.blk.lastObj) {
 			return ex.letTimePass()
 		}
@@ -571,7 +556,7 @@ func (p *pollCount) see(obj uintptr) int {
 // giveWay delays t until another thread's block ends; fair: because of
 // the fairness bound (the run notes it), not a second yield.
 func (ex *explorer) giveWay(t *thread, fair bool) {
-	ex.st.enabled.remove(t.idx)
+	ex.st.enabled.Remove(t.idx)
 	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t.idx, yield: true})
 	ex.delayedRW = append(ex.delayedRW, nil)
 	if fair {
@@ -596,7 +581,7 @@ func (ex *explorer) giveWay(t *thread, fair bool) {
 func (ex *explorer) yielded() *thread {
 	ex.reenableDelayed()
 	t := ex.blk.thread
-	if !ex.st.enabled.hasOther(t.idx) {
+	if !ex.st.enabled.HasOther(t.idx) {
 		if ex.pollsAlone(t, yieldObj) {
 			return ex.letTimePass()
 		}
@@ -654,7 +639,7 @@ func (ex *explorer) letTimePass() *thread {
 // path from depth from on.
 func (ex *explorer) othersRanSince(t int32, from int) bool {
 	for _, d := range ex.path[min(from, len(ex.path)):] {
-		if d.thread != t {
+		if d.Thread != t {
 			return true
 		}
 	}
@@ -665,7 +650,7 @@ func (ex *explorer) othersRanSince(t int32, from int) bool {
 // set; count as lock_exit". Blocking channel operations, WaitGroup.Wait and
 // a writer waiting for readers to leave an RWMutex park the same way.
 func (ex *explorer) park() *thread {
-	ex.st.enabled.remove(ex.blk.thread.idx)
+	ex.st.enabled.Remove(ex.blk.thread.idx)
 	ex.reenableDelayed()
 	ex.endBlock(true)
 	return ex.loop()
@@ -678,7 +663,7 @@ func (ex *explorer) park() *thread {
 // nothing for the programs the thesis considers, and it keeps a program that
 // breaks the discipline from hiding an order.
 func (ex *explorer) exit() *thread {
-	ex.st.enabled.remove(ex.blk.thread.idx)
+	ex.st.enabled.Remove(ex.blk.thread.idx)
 	ex.reenableDelayed()
 	ex.endBlock(false)
 	return ex.loop()
@@ -708,13 +693,13 @@ func (ex *explorer) endBlock(lockExit bool) {
 		if others {
 			ex.pushOracle(&b.old, nil)
 		}
-	} else if others && b.old.enabled.hasOther(cur.idx) {
+	} else if others && b.old.enabled.HasOther(cur.idx) {
 		br := branch{depth: b.retPt, st: ebState{
-			enabled: b.old.enabled.clone(),
+			enabled: b.old.enabled.Clone(),
 			delayed: ex.saveDelayed(b.old.delayed, &b.rw, cur, b.allocs0),
-			blocked: append([]blockedThread(nil), b.old.blocked...),
+			blocked: append([]sched.Blocked(nil), b.old.blocked...),
 		}}
-		br.st.enabled.remove(cur.idx)
+		br.st.enabled.Remove(cur.idx)
 		ex.push(br)
 	}
 	if !retick {
@@ -724,7 +709,7 @@ func (ex *explorer) endBlock(lockExit bool) {
 	if len(b.choices) > 0 {
 		ch = append(ch, b.choices...)
 	}
-	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.eng.eventCount(), choices: ch})
+	ex.path = append(ex.path, decision{Thread: cur.idx, End: ex.eng.eventCount(), Choices: ch})
 	ex.tickPlan = nil
 	if retick {
 		ex.tickPlan = ex.plan
@@ -736,10 +721,10 @@ func (ex *explorer) endBlock(lockExit bool) {
 // saveDelayed returns delayed plus (cur, rw), with rw in execution-independent
 // form. Objects cur registered after it had made `allocs` registrations are
 // its own (made after the branch point) and cannot be shared yet.
-func (ex *explorer) saveDelayed(delayed []delayedThread, rw *rwSet, cur *thread, allocs int32) []delayedThread {
+func (ex *explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur *thread, allocs int32) []delayedThread {
 	out := make([]delayedThread, 0, len(delayed)+1)
 	out = append(out, delayed...)
-	var c *canonRW
+	var c *sched.CanonRW
 	if ex.rw {
 		c = ex.eng.canon(rw, cur.idx, allocs)
 	}
@@ -761,16 +746,16 @@ func (ex *explorer) pushSpawnBranches() {
 			continue
 		}
 		rest := b.after.since(sp.event)
-		if b.rw.unknownR || b.rw.unknownW {
-			rest.unknownR, rest.unknownW = b.rw.unknownR, b.rw.unknownW
+		if b.rw.UnknownR || b.rw.UnknownW {
+			rest.UnknownR, rest.UnknownW = b.rw.UnknownR, b.rw.UnknownW
 		}
 		st := sp.st
-		st.enabled.remove(cur.idx)
+		st.enabled.Remove(cur.idx)
 		st.delayed = ex.saveDelayed(st.delayed, rest, cur, sp.allocs)
-		if st.enabled.empty() {
+		if st.enabled.Empty() {
 			continue
 		}
-		extra := &decision{thread: cur.idx, end: sp.event, choices: append([]int32(nil), b.choices[:sp.choices]...)}
+		extra := &decision{Thread: cur.idx, End: sp.event, Choices: append([]int32(nil), b.choices[:sp.choices]...)}
 		ex.push(branch{depth: b.retPt, extra: extra, st: st})
 	}
 }
@@ -779,9 +764,9 @@ func (ex *explorer) pushSpawnBranches() {
 // branch that runs it first from the block's start (or from extra).
 func (ex *explorer) pushOracle(st *ebState, extra *decision) {
 	cur := ex.blk.thread.idx
-	st.enabled.each(func(u int32) {
+	st.enabled.Each(func(u int32) {
 		if u != cur {
-			ex.push(branch{depth: ex.blk.retPt, extra: extra, st: ebState{enabled: st.enabled.clone(), blocked: append([]blockedThread(nil), st.blocked...)}, plan: &blockPlan{thread: u}})
+			ex.push(branch{depth: ex.blk.retPt, extra: extra, st: ebState{enabled: st.enabled.Clone(), blocked: append([]sched.Blocked(nil), st.blocked...)}, plan: &blockPlan{thread: u}})
 		}
 	})
 }
@@ -852,7 +837,7 @@ func (ex *explorer) chooseTick(options []int32) int32 {
 }
 
 func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebState, thread int32) int32 {
-	i := len(d.choices)
+	i := len(d.Choices)
 	var pick int32 // options include -1 (see fireDue)
 	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
@@ -881,13 +866,13 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 		if more {
 			ex.push(branch{depth: depth, st: st.clone(), plan: &blockPlan{
 				thread:  thread,
-				fixed:   append([]int32(nil), d.choices...),
+				fixed:   append([]int32(nil), d.Choices...),
 				exclude: append(append([]int32(nil), exclude...), pick),
 				tick:    true,
 			}})
 		}
 	}
-	d.choices = append(d.choices, pick)
+	d.Choices = append(d.Choices, pick)
 	return pick
 }
 
@@ -898,11 +883,11 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 // which this one takes again (chooseTick); they are dropped. It returns the
 // decision it cut, or nil.
 func (ex *explorer) retick(n int) *decision {
-	if !ex.start.st.enabled.empty() || ex.start.extra != nil {
+	if !ex.start.st.enabled.Empty() || ex.start.extra != nil {
 		return nil
 	}
 	d := &ex.path[ex.start.depth-1]
-	d.choices = append([]int32(nil), d.choices[:n]...)
+	d.Choices = append([]int32(nil), d.Choices[:n]...)
 	return d
 }
 
@@ -914,14 +899,14 @@ func (ex *explorer) chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c)
 // execution's recorded order of timers) instead of chooseTick.
 func (ex *explorer) tickChosen(c int32) {
 	d := &ex.path[len(ex.path)-1]
-	d.choices = append(d.choices, c)
+	d.Choices = append(d.Choices, c)
 }
 
 // ticked: virtual time advances after the last block of the path (clock.go),
 // which then cannot merge with the next one (mergePath).
 func (ex *explorer) ticked() {
 	if n := len(ex.path); n > 0 {
-		ex.path[n-1].tick = true
+		ex.path[n-1].Tick = true
 	}
 }
 
@@ -933,10 +918,10 @@ func (ex *explorer) startThread() int32 {
 	switch {
 	case ex.start.plan != nil && ex.start.plan.thread >= 0:
 		return ex.start.plan.thread
-	case !st.enabled.empty():
-		return st.enabled.first()
+	case !st.enabled.Empty():
+		return st.enabled.First()
 	case len(st.blocked) > 0:
-		return st.blocked[len(st.blocked)-1].t
+		return st.blocked[len(st.blocked)-1].Thread
 	}
 	return -1
 }
@@ -963,11 +948,11 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 		return
 	}
 	st := b.old.clone()
-	st.enabled.remove(b.thread.idx)
-	st.blocked = append(st.blocked, blockedThread{b.thread.idx, lock, pc})
+	st.enabled.Remove(b.thread.idx)
+	st.blocked = append(st.blocked, sched.Blocked{Thread: b.thread.idx, Lock: lock, PC: pc})
 	if ex.dir != nil {
-		ex.dir.blockedAt(b.retPt, blockedThread{b.thread.idx, lock, pc})
-	} else if st.enabled.empty() && len(st.delayed) > 0 {
+		ex.dir.blockedAt(b.retPt, sched.Blocked{Thread: b.thread.idx, Lock: lock, PC: pc})
+	} else if st.enabled.Empty() && len(st.delayed) > 0 {
 		// No thread can run first: the others are delayed or blocked (at
 		// access granularity a delayed thread may hold the lock). The path
 		// would end at once, running nothing that the order already
@@ -982,7 +967,7 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 // thesis's terminateAfter): "if (curThread ... reaches execution limit)
 // remove curThread from both enabled and old_enabled; goto LOOP".
 func (ex *explorer) freeze() *thread {
-	ex.st.enabled.remove(ex.blk.thread.idx)
+	ex.st.enabled.Remove(ex.blk.thread.idx)
 	ex.endBlock(false)
 	return ex.loop()
 }
@@ -1022,14 +1007,14 @@ func (ex *explorer) currentPath() []decision { return ex.path }
 
 // blocked is the block sets of the locks: the threads known to wait for a
 // lock another holds (reports, ExitBlock-DD's deadlock check).
-func (ex *explorer) blocked() []blockedThread { return ex.st.blocked }
+func (ex *explorer) blocked() []sched.Blocked { return ex.st.blocked }
 
 // delayedCount is the size of the delayed set.
 func (ex *explorer) delayedCount() int { return len(ex.st.delayed) }
 
 // othersCanRun reports whether a thread other than t is enabled or delayed.
 func (ex *explorer) othersCanRun(t int32) bool {
-	return ex.st.enabled.hasOther(t) || len(ex.st.delayed) > 0
+	return ex.st.enabled.HasOther(t) || len(ex.st.delayed) > 0
 }
 
 // preempt ends the current block here whatever the enabled set: a guided
@@ -1063,7 +1048,7 @@ func (ex *explorer) nextStart() bool {
 func (ex *explorer) pathPrefix() []decision {
 	p := append([]decision(nil), ex.path...)
 	if b := &ex.blk; b.open {
-		p = append(p, decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...), mid: true})
+		p = append(p, decision{Thread: b.thread.idx, End: ex.eng.eventCount(), Choices: append([]int32(nil), b.choices...), Mid: true})
 	}
 	return p
 }

@@ -445,7 +445,7 @@ func (d *driver) trace(path []decision) (*run, []result.Block) {
 	blocks := make([]result.Block, len(path))
 	for i, s := range path {
 		b := r.stepAt[i]
-		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.thread].id(), s.thread, s.end, s.choices, s.mid
+		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.Thread].id(), s.Thread, s.End, s.Choices, s.Mid
 		blocks[i] = b
 	}
 	return r, blocks
@@ -457,10 +457,10 @@ func (d *driver) trace(path []decision) (*run, []result.Block) {
 func mergePath(p []decision) []decision {
 	var out []decision
 	for _, s := range p {
-		if n := len(out); n > 0 && out[n-1].thread == s.thread && !out[n-1].tick {
+		if n := len(out); n > 0 && out[n-1].Thread == s.Thread && !out[n-1].Tick {
 			last := &out[n-1]
-			last.end, last.mid, last.tick = s.end, s.mid, s.tick
-			last.choices = append(append([]int32(nil), last.choices...), s.choices...)
+			last.End, last.Mid, last.Tick = s.End, s.Mid, s.Tick
+			last.Choices = append(append([]int32(nil), last.Choices...), s.Choices...)
 			continue
 		}
 		out = append(out, s)

@@ -39,7 +39,7 @@ func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
 		}
 		var b []byte
 		for _, d := range p {
-			b = fmt.Appendf(b, "%d@%d%v ", d.thread, d.end, d.choices)
+			b = fmt.Appendf(b, "%d@%d%v ", d.Thread, d.End, d.Choices)
 		}
 		maximal = append(maximal, string(b))
 	}

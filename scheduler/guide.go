@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Guided executions follow a recorded schedule (xbtest -replay, and the
@@ -54,7 +55,7 @@ type guide struct {
 // the same way and starts again).
 type hint struct {
 	depth int
-	b     blockedThread
+	b     sched.Blocked
 }
 
 const maxSteps = 100000 // steps kept for a report
@@ -143,7 +144,7 @@ func (g *guide) pick(depth int, st *ebState, e engine) (int32, bool) {
 
 // blockedAt implements director: an aborted attempt learnt that b is
 // blocked on a lock at depth; the next attempt starts over knowing it.
-func (g *guide) blockedAt(depth int, b blockedThread) {
+func (g *guide) blockedAt(depth int, b sched.Blocked) {
 	g.hints = append(g.hints, hint{depth, b})
 }
 
@@ -152,8 +153,8 @@ func (g *guide) blockedAt(depth int, b blockedThread) {
 // attempts learnt about goroutines blocked on locks.
 func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
 	for _, h := range g.hints {
-		if h.depth == depth && st.enabled.has(h.b.t) {
-			st.enabled.remove(h.b.t)
+		if h.depth == depth && st.enabled.Has(h.b.Thread) {
+			st.enabled.Remove(h.b.Thread)
 			st.blocked = append(st.blocked, h.b)
 		}
 	}
@@ -169,7 +170,7 @@ func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
 	}
 	b := &g.blocks[g.i]
 	g.midRun = b.Mid
-	if !st.enabled.has(b.Thread) && g.div == "" {
+	if !st.enabled.Has(b.Thread) && g.div == "" {
 		why := "has exited or does not exist"
 		if t := e.threadAt(b.Thread); t != nil {
 			switch {

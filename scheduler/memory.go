@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"reflect"
 	"strings"
 	"sync"
@@ -176,7 +177,7 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 }
 
 func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
-	r.heap.add(addr, size, heapKey{t.idx, t.allocs}, typ)
+	r.heap.add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
 	t.allocs++
 }
 

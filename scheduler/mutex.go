@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // lockState is the scheduler's model of a Mutex or RWMutex during one
@@ -139,23 +140,23 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // schedule. It is the driver's, not the strategy's: where blocks end is
 // the engine's business, whatever explores them.
 type learnt struct {
-	tried, mixed       map[canonAccess]bool
+	tried, mixed       map[sched.CanonAccess]bool
 	triedAll, mixedAll bool
 }
 
 func newLearnt() *learnt {
-	return &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}
+	return &learnt{tried: map[sched.CanonAccess]bool{}, mixed: map[sched.CanonAccess]bool{}}
 }
 
 // lockKey names a lock across executions, as read/write sets do.
-func (r *run) lockKey(addr unsafe.Pointer) (canonAccess, bool) {
+func (r *run) lockKey(addr unsafe.Pointer) (sched.CanonAccess, bool) {
 	switch kind, reg := r.heap.classify(uintptr(addr)); kind {
-	case regionHeap:
-		return canonAccess{kind: regionHeap, key: reg.key, off: uintptr(addr) - reg.base}, true
-	case regionGlobal:
-		return canonAccess{kind: regionGlobal, addr: uintptr(addr)}, true
+	case sched.RegionHeap:
+		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.key, Off: uintptr(addr) - reg.base}, true
+	case sched.RegionGlobal:
+		return sched.CanonAccess{Kind: sched.RegionGlobal, Addr: uintptr(addr)}, true
 	}
-	return canonAccess{}, false
+	return sched.CanonAccess{}, false
 }
 
 // triedLock is called by TryLock and TryRLock.
@@ -253,7 +254,7 @@ func (r *run) mixedRW(l *lockState) bool {
 // learnt looks the lock at addr up, once per execution, in what the
 // exploration learnt (set, all): flag is 0 until then, 1 if the lock is
 // in it, 2 if not. It reports whether it is.
-func (r *run) learnt(flag *int8, addr unsafe.Pointer, set map[canonAccess]bool, all bool) bool {
+func (r *run) learnt(flag *int8, addr unsafe.Pointer, set map[sched.CanonAccess]bool, all bool) bool {
 	if *flag == 0 {
 		*flag = 2
 		if all {

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"sync/atomic"
 	"unsafe"
 )
@@ -60,7 +61,7 @@ func (o *Once) Do(f func()) {
 				r.dataAccess(unsafe.Pointer(&o.done), 4, true)
 				r.racePublish(t2, unsafe.Pointer(o), roleObject)
 				o.done.Store(1)
-				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != regionHeap {
+				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != sched.RegionHeap {
 					// A Once the body did not make (a package's, or
 					// one OnceValue keeps): the next execution would
 					// not run its function. The fingerprint may not

@@ -399,7 +399,7 @@ func (r *run) event(t *thread) {
 	if r.trace {
 		t.record()
 		if r.traceOnly && r.k == len(r.replay)-1 {
-			if d := &r.replay[r.k]; d.mid && r.events == d.end {
+			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
 				r.stepAt[r.k] = r.anchor(t, ptBoundary)
 				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
 				r.end(endReplay)
@@ -410,11 +410,11 @@ func (r *run) event(t *thread) {
 	if r.maxSteps > 0 && t.steps > r.maxSteps && !t.frozen {
 		r.tooManySteps(t)
 	}
-	if !r.exploring && r.k < len(r.replay) && r.events > r.replay[r.k].end {
+	if !r.exploring && r.k < len(r.replay) && r.events > r.replay[r.k].End {
 		// A replayed block went past the event it ended at without
 		// reaching a scheduling point (it computes or spins differently):
 		// stop now, not when it next reaches one, which may be never.
-		r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine went on without a scheduling point", r.k, r.threads[r.replay[r.k].thread].id(), r.replay[r.k].end))
+		r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine went on without a scheduling point", r.k, r.threads[r.replay[r.k].Thread].id(), r.replay[r.k].End))
 	}
 }
 
@@ -480,9 +480,9 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if r.multi {
 		r.bpoints++
 	}
-	if r.events != d.end {
-		if kind == ptPark || kind == ptExit || kind == ptFreeze || r.events > d.end {
-			r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine reached a scheduling point at event %d", r.k, r.threads[d.thread].id(), d.end, r.events))
+	if r.events != d.End {
+		if kind == ptPark || kind == ptExit || kind == ptFreeze || r.events > d.End {
+			r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine reached a scheduling point at event %d", r.k, r.threads[d.Thread].id(), d.End, r.events))
 		}
 		return t
 	}
@@ -491,17 +491,17 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	last := r.k == len(r.replay)-1
 	switch {
 	case !last:
-		r.catchUp(t, r.replay[r.k+1].thread)
+		r.catchUp(t, r.replay[r.k+1].Thread)
 	case !r.traceOnly:
 		r.catchUp(t, r.strat.startThread())
-		if r.choiceN < len(d.choices) {
+		if r.choiceN < len(d.Choices) {
 			if cut := r.strat.retick(r.choiceN); cut != nil {
 				d = cut
 			}
 		}
 	}
-	if r.choiceN != len(d.choices) && !(last && r.traceOnly) {
-		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.choices)))
+	if r.choiceN != len(d.Choices) && !(last && r.traceOnly) {
+		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.Choices)))
 	}
 	if r.stepAt != nil {
 		r.stepAt[r.k] = r.anchor(t, kind)
@@ -523,7 +523,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		r.exploring = true
 		return r.strat.begin(r)
 	}
-	n := r.replay[r.k].thread
+	n := r.replay[r.k].Thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
@@ -569,7 +569,7 @@ func (r *run) redirected() *thread {
 		return r.strat.begin(r)
 	}
 	r.exploring = false
-	n := r.replay[r.k].thread
+	n := r.replay[r.k].Thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
@@ -585,10 +585,10 @@ func (r *run) choice(t *thread, options []int32) int32 {
 	}
 	if !r.exploring {
 		d := &r.replay[r.k]
-		if r.choiceN >= len(d.choices) || !contains(options, d.choices[r.choiceN]) {
+		if r.choiceN >= len(d.Choices) || !contains(options, d.Choices[r.choiceN]) {
 			r.diverged(t, "a recorded notify or select choice is not available")
 		}
-		c := d.choices[r.choiceN]
+		c := d.Choices[r.choiceN]
 		r.choiceN++
 		return c
 	}
@@ -995,7 +995,7 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 		}
 	} else {
 		f.path = append([]decision(nil), r.replay[:r.k]...)
-		f.path = append(f.path, decision{thread: r.cur.idx, end: r.events, choices: append([]int32(nil), r.replay[r.k].choices[:r.choiceN]...), mid: true})
+		f.path = append(f.path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
 	}
 	r.findings = append(r.findings, f)
 }

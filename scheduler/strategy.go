@@ -1,5 +1,7 @@
 package scheduler
 
+import "github.com/xbtest/xbtest/scheduler/internal/sched"
+
 // strategy is an exploration strategy as the engine and the driver see it.
 // The thesis writes ExitBlock as one loop (Fig 2.7) that runs the current
 // thread "until one of the following events occurs"; here the controlled
@@ -40,8 +42,8 @@ type strategy interface {
 	// the exploration is over, what is left does not matter); load
 	// decodes a child's save and returns what applies it, to this
 	// strategy or, fresh, to a new one (the child started over).
-	save(e *enc, over bool)
-	load(x *dec) (apply func(fresh bool) strategy, err error)
+	save(e *sched.Enc, over bool)
+	load(x *sched.Dec) (apply func(fresh bool) strategy, err error)
 
 	// Within an execution (the engine, run.go and the hooks).
 
@@ -136,7 +138,7 @@ type strategy interface {
 	// currentPath is the path so far (not a copy).
 	currentPath() []decision
 	// blocked is the lock block sets: threads waiting for a held lock.
-	blocked() []blockedThread
+	blocked() []sched.Blocked
 	// delayedCount is the size of the delayed set (Fig 2.12).
 	delayedCount() int
 	// othersCanRun reports whether a thread other than t is enabled or
@@ -149,3 +151,7 @@ type strategy interface {
 func newStrategy(cfg *Config) strategy { return newExplorer(cfg) }
 
 var _ strategy = (*explorer)(nil)
+
+// decision is one step of a path (sched.Decision): the engine replays,
+// records and reports paths in many places, which the alias keeps short.
+type decision = sched.Decision
