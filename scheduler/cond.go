@@ -125,7 +125,7 @@ func (c *Cond) Signal() {
 // explorer branches there as after a go statement (exitblock.go).
 func (r *run) wokeMidBlock(t *thread) {
 	if r.exploring {
-		r.strat.enabledMidBlock()
+		r.strat.EnabledMidBlock()
 	}
 	r.transfer(t, r.point(t, ptWake))
 }

@@ -149,7 +149,7 @@ func (r *run) stateOf(t *thread) string {
 		return "stopped"
 	}
 	if r.exploring {
-		for _, b := range r.strat.blocked() {
+		for _, b := range r.strat.Blocked() {
 			if b.Thread == t.idx {
 				return "blocked"
 			}
@@ -163,11 +163,11 @@ func (r *run) stateOf(t *thread) string {
 // cannot tell a deadlock from pruning while a delayed thread could still
 // run), any goroutine that is waiting or blocked on a lock is stuck for good.
 func (r *run) checkStuck() {
-	if r.strat.delayedCount() > 0 {
+	if r.strat.DelayedCount() > 0 {
 		return
 	}
 	blockedOn := map[int32]sched.Blocked{}
-	for _, b := range r.strat.blocked() {
+	for _, b := range r.strat.Blocked() {
 		blockedOn[b.Thread] = b
 	}
 	var stuck []result.Goroutine
@@ -261,7 +261,7 @@ func (r *run) lockCycleAmong(stuck []result.Goroutine) bool {
 	}
 	for _, t := range r.threads {
 		var l *lockState
-		for _, b := range r.strat.blocked() {
+		for _, b := range r.strat.Blocked() {
 			if b.Thread == t.idx {
 				l = r.lockByID(b.Lock)
 			}

@@ -57,7 +57,7 @@ func init() {
 // may fire eagerly (otherwise no block is ordered against a firing).
 func (r *run) clockAccess(write bool) {
 	if r.exploring && r.cfg.Timers.Horizon() > 0 {
-		r.strat.access(uintptr(unsafe.Pointer(&clockCell)), 1, write)
+		r.strat.Access(uintptr(unsafe.Pointer(&clockCell)), 1, write)
 	}
 }
 
@@ -128,14 +128,14 @@ func (r *run) syncClock(t *thread) bool {
 		c.status = stRunnable
 		c.on, c.onObj = "", -1
 		if r.exploring {
-			r.strat.woken(c, -1)
+			r.strat.Woken(c.idx, -1)
 		}
 		return true
 	case !fire && c != nil && c.status == stRunnable:
 		c.status = stWaiting
 		c.on, c.onObj = "a timer", -1
 		if r.exploring {
-			r.strat.disable(c.idx)
+			r.strat.Disable(c.idx)
 		}
 	}
 	return false

@@ -74,7 +74,7 @@ func decBranch(d *sched.Dec) branch {
 // save implements strategy: the explorer's part of what this process
 // changed since it was forked: the branches it pushed above the lowest
 // point it popped to, the path, the next start.
-func (ex *explorer) save(e *sched.Enc, over bool) {
+func (ex *explorer) Save(e *sched.Enc, over bool) {
 	keep := min(ex.low, len(ex.stack))
 	pushed := ex.stack[keep:]
 	path := ex.path
@@ -98,7 +98,7 @@ func (ex *explorer) save(e *sched.Enc, over bool) {
 
 // load implements strategy. Decoding errors are the caller's to check
 // (x.err), before it applies the state.
-func (ex *explorer) load(x *sched.Dec) (func(fresh bool) strategy, error) {
+func (ex *explorer) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) {
 	keep := x.N()
 	if keep > len(ex.stack) {
 		return nil, fmt.Errorf("a forked child kept %d branches of %d", keep, len(ex.stack))
@@ -111,11 +111,11 @@ func (ex *explorer) load(x *sched.Dec) (func(fresh bool) strategy, error) {
 	start := decBranch(x)
 	done := x.Bool()
 	npushed, deepest := int(x.Int()), int(x.Int())
-	return func(fresh bool) strategy {
+	return func(fresh bool) sched.Strategy {
 		to := ex
 		if fresh {
 			// The child started the exploration over: its explorer is new.
-			to, keep = newExplorer(ex.cfg), 0
+			to, keep = newExplorer(ex.opt), 0
 		}
 		for i := keep; i < len(to.stack); i++ {
 			to.stack[i] = branch{}

@@ -1,10 +1,6 @@
 package scheduler
 
-import (
-	"github.com/xbtest/xbtest/settings"
-
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
-)
+import "github.com/xbtest/xbtest/scheduler/internal/sched"
 
 // The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
 // Programs", 1999, Ch. 2), as it reacts to the events of one execution.
@@ -131,7 +127,7 @@ type spawnPoint struct {
 
 // block is the atomic block being executed.
 type block struct {
-	thread   *thread
+	thread   int32       // -1: none yet in this execution
 	open     bool        // the block is under way (not yet appended to the path)
 	planned  bool        // the block re-executes a block for another notify/select choice (or is an oracle sibling)
 	retPt    int         // RetPt: the path depth at which the block started
@@ -154,8 +150,7 @@ type block struct {
 // execution under way. It is the engine's strategy (strategy.go): the
 // engine reaches it only through that interface.
 type explorer struct {
-	cfg   *Config
-	rw    bool // ExitBlock-RW pruning (Fig 2.12)
+	opt   explorerOptions
 	stack []branch
 	path  []decision
 	start branch // where the next execution resumes exploring
@@ -168,38 +163,58 @@ type explorer struct {
 	low int
 	// The shape of the tree: branches pushed, the deepest block start.
 	pushed, deepest int
-	// dir steers a guided execution (guide.go); nil while exploring.
-	dir director
+	// dir steers a guided execution (Options.Director); nil while exploring.
+	dir sched.Director
 
 	// The execution under way, which the explorer reaches only through
 	// the engine interface (engine.go).
-	eng         engine
+	eng         sched.Engine
 	st          ebState
 	plan        *blockPlan
 	tickPlan    *blockPlan // the plan continues into the tick after the block
 	blk         block
 	delayedRW   []*sched.RWSet // st.delayed[i]'s set in this execution's addresses
 	needUnknown bool           // some delayed set has unknown accesses
+	// thr is what the explorer keeps per thread of the execution under
+	// way, by creation index (fairness: polls, yields). It starts over
+	// with each execution (NewExecution), as the engine's threads do.
+	thr []threadState
 }
 
-// director steers a guided execution (xbtest -replay, minimisation) through
-// the explorer's LOOP: it names the thread of each block while its schedule
-// lasts (guide.go). It is the engine's; the explorer only asks it.
-type director interface {
-	// pick names the thread of the block that starts at path depth
-	// (-1: the explorer chooses), after applying to st what earlier
-	// attempts learnt (threads blocked on locks there); stop: the
-	// schedule diverged and the execution ends.
-	pick(depth int, st *ebState, e engine) (t int32, stop bool)
-	// blockedAt notes that at path depth, b found its lock held
-	// (lockFailed): the next attempt knows it from the start.
-	blockedAt(depth int, b sched.Blocked)
+// threadState is what the explorer keeps per thread: the blocks it ended
+// in a row at the objects of its last few (spinning), the boundaries it
+// reached so with nothing else enabled (pollsAlone), and the path's length
+// at its last runtime.Gosched (-1: none; Yielded).
+type threadState struct {
+	polls, alonePolls pollCount
+	yieldAt           int
 }
 
-func newExplorer(cfg *Config) *explorer {
-	ex := &explorer{cfg: cfg}
-	// Deadlock detection (ExitBlock-DD, Brute) is the engine's (deadlock.go).
-	ex.rw = cfg.Algorithm == settings.ExitBlockRW || cfg.Algorithm == settings.ExitBlockRWDD
+// explorerOptions configure an explorer: which member of the family it is
+// and the knobs the tests turn.
+type explorerOptions struct {
+	// ReadWrite is ExitBlock-RW's pruning (Fig 2.12): a delayed thread
+	// carries the reads and writes of its block and is re-enabled only by
+	// a block they intersect. Without it (ExitBlock, ExitBlock-DD), any
+	// block re-enables it. Deadlock detection (-DD) is the engine's.
+	ReadWrite bool
+	// FairBlocks is the fairness bound (settings.Settings.FairBlocks;
+	// 0: none): see "Fairness" and "Polling alone".
+	FairBlocks int
+	// Oracle replaces the algorithm by exhaustive enumeration (tests, and
+	// Algorithm Brute): at every block end, and with OracleSpawns at every
+	// go statement too, each other enabled thread gets a branch.
+	Oracle, OracleSpawns bool
+	// NoSpawnBranches turns the spawn branches off (tests only): the
+	// thesis's algorithm exactly.
+	NoSpawnBranches bool
+	// Director, if not nil, steers a guided execution.
+	Director sched.Director
+}
+
+func newExplorer(o explorerOptions) *explorer {
+	ex := &explorer{opt: o, dir: o.Director}
+	ex.blk.thread = -1
 	// The first execution starts from the beginning with the test goroutine
 	// enabled; before a second goroutine exists no block can end, so the
 	// thesis's "run program normally until 2nd thread is started" needs no
@@ -209,7 +224,7 @@ func newExplorer(cfg *Config) *explorer {
 }
 
 // replayPrefix returns the decisions the next execution must replay.
-func (ex *explorer) replayPrefix() []decision {
+func (ex *explorer) ReplayPrefix() []decision {
 	p := ex.path[:ex.start.depth]
 	if ex.start.extra != nil {
 		p = append(p[:len(p):len(p)], *ex.start.extra)
@@ -219,7 +234,7 @@ func (ex *explorer) replayPrefix() []decision {
 
 // begin is called when an execution has replayed its prefix: the explorer
 // restores the branch's sets and returns the thread that runs next.
-func (ex *explorer) begin(e engine) *thread {
+func (ex *explorer) Begin(e sched.Engine) int32 {
 	ex.eng = e
 	b := &ex.start
 	ex.path = ex.path[:b.depth]
@@ -232,13 +247,13 @@ func (ex *explorer) begin(e engine) *thread {
 	if b.plan != nil && b.plan.thread < 0 {
 		ex.plan, ex.tickPlan = nil, b.plan // re-chooses at the tick that opens the execution
 	}
-	ex.blk.thread, ex.blk.open = nil, false
+	ex.blk.thread, ex.blk.open = -1, false
 	ex.delayedRW = ex.delayedRW[:0]
 	ex.needUnknown = false
 	for _, d := range ex.st.delayed {
 		var s *sched.RWSet
 		if d.rw != nil {
-			s = e.uncanon(d.rw)
+			s = e.Uncanon(d.rw)
 			if s.UnknownR || s.UnknownW {
 				ex.needUnknown = true
 			}
@@ -249,7 +264,7 @@ func (ex *explorer) begin(e engine) *thread {
 }
 
 // loop is the top of LOOP: choose the thread that runs the next atomic block
-// and remember the checkpoint (RetPt) and the state there. It returns nil
+// and remember the checkpoint (RetPt) and the state there. It returns -1
 // when the enabled set is empty: the path has ended.
 //
 // When the enabled set is empty, virtual time advances (a tick, clock.go):
@@ -261,17 +276,17 @@ func (ex *explorer) begin(e engine) *thread {
 // first reaches the same state with it done, and ticks there. (Ticking here
 // would explore a time-out firing while a goroutine that is not blocked has
 // yet to act, which no real execution does.)
-func (ex *explorer) loop() *thread {
+func (ex *explorer) loop() int32 {
 	if ex.st.enabled.Empty() {
 		// Threads that only gave way (yield, fairness, polling alone) do
 		// not stop time: they are waiting for others (see pollsAlone).
 		yielders := len(ex.st.delayed) > 0 && ex.onlyYieldersDelayed()
 		if len(ex.st.delayed) > 0 && !yielders {
-			return nil
+			return -1
 		}
-		if !ex.eng.tick(ex.blk.thread, &ex.st.enabled) {
+		if !ex.eng.Tick(ex.blk.thread, &ex.st.enabled) {
 			if !yielders {
-				return nil
+				return -1
 			}
 			ex.reenableYielders() // nothing to wake: the pollers go on
 		}
@@ -280,19 +295,19 @@ func (ex *explorer) loop() *thread {
 	var t int32 = -1
 	if ex.dir != nil {
 		var stop bool
-		t, stop = ex.dir.pick(len(ex.path), &ex.st, ex.eng)
+		t, stop = ex.dir.Pick(len(ex.path), &ex.st.enabled, &ex.st.blocked)
 		if stop {
-			return ex.eng.running() // the caller stops at the divergence
+			return ex.eng.Running() // the caller stops at the divergence
 		}
 		if ex.st.enabled.Empty() {
-			return nil
+			return -1
 		}
 	}
 	if ex.dir == nil {
 		// A branch point: the program state after len(path) decisions
 		// (and the tick after the last, if time advanced), which a fork
 		// checkpoint may keep (see checkpoint.Fork).
-		if next, redirected := ex.eng.branchPoint(len(ex.path)); redirected {
+		if next, redirected := ex.eng.BranchPoint(len(ex.path)); redirected {
 			return next
 		}
 	}
@@ -300,20 +315,20 @@ func (ex *explorer) loop() *thread {
 	case t >= 0:
 	case ex.plan != nil:
 		t = ex.plan.thread
-	case ex.blk.thread != nil && ex.st.enabled.Has(ex.blk.thread.idx):
-		t = ex.blk.thread.idx // the thesis's tester continues the current thread
+	case ex.blk.thread >= 0 && ex.st.enabled.Has(ex.blk.thread):
+		t = ex.blk.thread // the thesis's tester continues the current thread
 	default:
 		t = ex.st.enabled.First()
 	}
 	b := &ex.blk
-	if prev := b.thread; prev == nil || prev.idx != t && !prev.isClock {
+	if prev := b.thread; prev < 0 || prev != t && !ex.eng.IsClock(prev) {
 		// Another thread ran: whatever this one polls for may have come.
 		// (Not the clock: see eager.go, "Fairness".)
-		nt := ex.eng.threadAt(t)
+		nt := ex.th(t)
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
-	b.thread = ex.eng.threadAt(t)
-	b.thread.ranAt = len(ex.path)
+	b.thread = t
+	ex.eng.BlockStarted(t, len(ex.path))
 	b.open = true
 	b.planned = ex.plan != nil
 	b.retPt = len(ex.path)
@@ -324,8 +339,8 @@ func (ex *explorer) loop() *thread {
 	b.after.reset()
 	b.lastSync = 0
 	b.lastObj = 0
-	b.allocs0 = b.thread.allocs
-	b.solo = !b.old.enabled.HasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
+	b.allocs0 = ex.eng.Allocs(t)
+	b.solo = !b.old.enabled.HasOther(t) && len(b.old.delayed) == 0 && !ex.opt.Oracle
 	if b.retPt > ex.deepest {
 		ex.deepest = b.retPt
 	}
@@ -333,9 +348,9 @@ func (ex *explorer) loop() *thread {
 }
 
 // spawned: "if (thread T starts) add T to enabled set; continue running curThread".
-func (ex *explorer) spawned(child *thread) {
-	ex.st.enabled.Add(child.idx)
-	ex.enabledMidBlock()
+func (ex *explorer) Spawned(child int32) {
+	ex.st.enabled.Add(child)
+	ex.EnabledMidBlock()
 }
 
 // enabledMidBlock: a thread became enabled in the middle of the current
@@ -343,30 +358,30 @@ func (ex *explorer) spawned(child *thread) {
 // free), where in Java only a lock exit enables one. The spawn branch
 // (pushSpawnBranches) lets it run first if the rest of the block does
 // something it could observe.
-func (ex *explorer) enabledMidBlock() {
+func (ex *explorer) EnabledMidBlock() {
 	b := &ex.blk
-	if ex.cfg.oracleSpawns {
-		ex.pushOracle(&ex.st, &decision{Thread: b.thread.idx, End: ex.eng.eventCount(), Choices: append([]int32(nil), b.choices...)})
+	if ex.opt.OracleSpawns {
+		ex.pushOracle(&ex.st, &decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...)})
 	}
 	b.spawns = append(b.spawns, spawnPoint{
-		event:   ex.eng.eventCount(),
+		event:   ex.eng.EventCount(),
 		st:      ex.st.clone(),
 		choices: len(b.choices),
-		allocs:  b.thread.allocs,
+		allocs:  ex.eng.Allocs(b.thread),
 	})
 }
 
 // access: "if (curThread performs a read/write) record it in the reads/writes set".
-func (ex *explorer) access(addr, size uintptr, write bool) {
+func (ex *explorer) Access(addr, size uintptr, write bool) {
 	b := &ex.blk
 	if !b.solo {
 		b.rw.Add(addr, size, write)
 	}
 	if len(b.spawns) > 0 {
-		b.after.add(addr, size, write, ex.eng.eventCount())
+		b.after.add(addr, size, write, ex.eng.EventCount())
 	}
 	if ex.needUnknown {
-		if ex.eng.unknownAddr(addr) {
+		if ex.eng.UnknownAddr(addr) {
 			if write {
 				b.rw.UnknownW = true
 			} else {
@@ -379,8 +394,8 @@ func (ex *explorer) access(addr, size uintptr, write bool) {
 // syncAccess is an access to the data of a synchronization object (a
 // channel's buffer, a WaitGroup counter, an atomic variable): recorded as
 // access does, and obj is the object the block touched last (fairness).
-func (ex *explorer) syncAccess(addr, size uintptr, write bool) {
-	ex.access(addr, size, write)
+func (ex *explorer) SyncAccess(addr, size uintptr, write bool) {
+	ex.Access(addr, size, write)
 	ex.blk.lastObj = addr
 }
 
@@ -388,13 +403,13 @@ func (ex *explorer) syncAccess(addr, size uintptr, write bool) {
 // with that is not recorded as an access (a lock enter or notify under
 // -sync-deps=false); it makes the part of the block after a spawn relevant,
 // and obj the object the block touched last (fairness).
-func (ex *explorer) observe(obj uintptr) {
-	ex.blk.lastSync = ex.eng.eventCount()
+func (ex *explorer) Observe(obj uintptr) {
+	ex.blk.lastSync = ex.eng.EventCount()
 	ex.blk.lastObj = obj
 }
 
 // lockReleased: "add all threads on lock's blocked set to enabled set".
-func (ex *explorer) lockReleased(lock int32) {
+func (ex *explorer) LockReleased(lock int32) {
 	bl := ex.st.blocked[:0]
 	for _, b := range ex.st.blocked {
 		if b.Lock == lock {
@@ -410,17 +425,17 @@ func (ex *explorer) lockReleased(lock int32) {
 // channel partner, a WaitGroup reaching zero). relock is the lock it must
 // reacquire first if that lock is held ("move T from wait set to block set
 // of notify lock"), or -1.
-func (ex *explorer) woken(t *thread, relock int32) {
+func (ex *explorer) Woken(t, relock int32) {
 	if relock >= 0 {
-		ex.st.blocked = append(ex.st.blocked, sched.Blocked{Thread: t.idx, Lock: relock})
+		ex.st.blocked = append(ex.st.blocked, sched.Blocked{Thread: t, Lock: relock})
 		return
 	}
-	ex.st.enabled.Add(t.idx)
+	ex.st.enabled.Add(t)
 }
 
 // disable removes thread t from the enabled and delayed sets: a flush
 // pseudo-thread whose buffer another block drained (tso.go).
-func (ex *explorer) disable(t int32) {
+func (ex *explorer) Disable(t int32) {
 	ex.st.enabled.Remove(t)
 	for i, d := range ex.st.delayed {
 		if d.t == t {
@@ -446,7 +461,7 @@ func (ex *explorer) reenableDelayed() {
 		s := ex.delayedRW[i]
 		// A goroutine that gave way waits for a goroutine's block, not
 		// the clock's (eager.go, "Fairness").
-		if d.yield && !b.thread.isClock || !d.yield && (!ex.rw || intersectsBlock(s, &b.rw)) {
+		if d.yield && !ex.eng.IsClock(b.thread) || !d.yield && (!ex.opt.ReadWrite || intersectsBlock(s, &b.rw)) {
 			ex.st.enabled.Add(d.t)
 			continue
 		}
@@ -482,9 +497,9 @@ func intersectsBlock(d, cur *sched.RWSet) bool {
 // boundary is a lock exit or an operation that counts as one (a channel,
 // atomic, WaitGroup or Once operation). The block ends there only if another
 // thread is enabled; it returns the thread to run next.
-func (ex *explorer) boundary() *thread {
+func (ex *explorer) Boundary() int32 {
 	ex.reenableDelayed()
-	cur := ex.blk.thread.idx
+	cur := ex.blk.thread
 	if !ex.st.enabled.HasOther(cur) {
 		if ex.pollsAlone(ex.blk.thread, ex.blk.lastObj) {
 			return ex.letTimePass()
@@ -517,8 +532,8 @@ func (ex *explorer) boundary() *thread {
 // that polls: one more block ending at an object one of its last blocks
 // ended at, FairBlocks in a row.
 func (ex *explorer) spinning() bool {
-	t := ex.blk.thread
-	if b := ex.cfg.FairBlocks; t.polls.see(ex.blk.lastObj) >= b && b > 0 {
+	t := ex.th(ex.blk.thread)
+	if b := ex.opt.FairBlocks; t.polls.see(ex.blk.lastObj) >= b && b > 0 {
 		t.polls.repeats = 0
 		return true
 	}
@@ -555,12 +570,12 @@ func (p *pollCount) see(obj uintptr) int {
 
 // giveWay delays t until another thread's block ends; fair: because of
 // the fairness bound (the run notes it), not a second yield.
-func (ex *explorer) giveWay(t *thread, fair bool) {
-	ex.st.enabled.Remove(t.idx)
-	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t.idx, yield: true})
+func (ex *explorer) giveWay(t int32, fair bool) {
+	ex.st.enabled.Remove(t)
+	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t, yield: true})
 	ex.delayedRW = append(ex.delayedRW, nil)
 	if fair {
-		ex.eng.gaveWayFairly()
+		ex.eng.GaveWayFairly()
 	}
 }
 
@@ -578,18 +593,19 @@ func (ex *explorer) giveWay(t *thread, fair bool) {
 // Musuvathi and Qadeer, PLDI 2008, with one unfair step allowed). What is
 // not explored: a goroutine that yields twice in a row, both times going on
 // while others wait; a polling loop does the same thing in each round.
-func (ex *explorer) yielded() *thread {
+func (ex *explorer) Yielded() int32 {
 	ex.reenableDelayed()
 	t := ex.blk.thread
-	if !ex.st.enabled.HasOther(t.idx) {
+	if !ex.st.enabled.HasOther(t) {
 		if ex.pollsAlone(t, yieldObj) {
 			return ex.letTimePass()
 		}
 		return t
 	}
-	again := t.yieldAt >= 0 && !ex.othersRanSince(t.idx, t.yieldAt)
+	yieldAt := ex.th(t).yieldAt
+	again := yieldAt >= 0 && !ex.othersRanSince(t, yieldAt)
 	ex.endBlock(true)
-	t.yieldAt = len(ex.path)
+	ex.th(t).yieldAt = len(ex.path)
 	if fair := ex.spinning(); again || fair {
 		ex.giveWay(t, fair && !again)
 	}
@@ -612,23 +628,24 @@ const yieldObj = ^uintptr(0)
 
 // pollsAlone counts t's boundary at obj with nothing else enabled and
 // reports whether it should now let time pass.
-func (ex *explorer) pollsAlone(t *thread, obj uintptr) bool {
-	if ex.cfg.FairBlocks <= 0 || len(ex.st.delayed) > 0 {
+func (ex *explorer) pollsAlone(t int32, obj uintptr) bool {
+	if ex.opt.FairBlocks <= 0 || len(ex.st.delayed) > 0 {
 		return false
 	}
-	if t.alonePolls.see(obj) < ex.cfg.FairBlocks {
+	ts := ex.th(t)
+	if ts.alonePolls.see(obj) < ex.opt.FairBlocks {
 		return false
 	}
-	if !ex.eng.timerPending() {
+	if !ex.eng.TimerPending() {
 		return false
 	}
-	t.alonePolls.repeats = 0
+	ts.alonePolls.repeats = 0
 	return true
 }
 
 // letTimePass ends the block of a goroutine that polls alone and delays it
 // (as a yield does) so that loop ticks.
-func (ex *explorer) letTimePass() *thread {
+func (ex *explorer) letTimePass() int32 {
 	t := ex.blk.thread
 	ex.endBlock(true)
 	ex.giveWay(t, true)
@@ -649,8 +666,8 @@ func (ex *explorer) othersRanSince(t int32, from int) bool {
 // park: "if (curThread does a wait()) move curThread from enabled set to wait
 // set; count as lock_exit". Blocking channel operations, WaitGroup.Wait and
 // a writer waiting for readers to leave an RWMutex park the same way.
-func (ex *explorer) park() *thread {
-	ex.st.enabled.Remove(ex.blk.thread.idx)
+func (ex *explorer) Park() int32 {
+	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(true)
 	return ex.loop()
@@ -662,8 +679,8 @@ func (ex *explorer) park() *thread {
 // locking discipline a final block touches no shared data, so this changes
 // nothing for the programs the thesis considers, and it keeps a program that
 // breaks the discipline from hiding an order.
-func (ex *explorer) exit() *thread {
-	ex.st.enabled.Remove(ex.blk.thread.idx)
+func (ex *explorer) Exit() int32 {
+	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(false)
 	return ex.loop()
@@ -684,22 +701,22 @@ func (ex *explorer) endBlock(lockExit bool) {
 	// under ExitBlock-RW it differs (the delayed entry carries this
 	// execution's reads and writes, which the other choice may not have
 	// touched) and is needed.
-	others := lockExit && !(b.planned && !ex.rw)
+	others := lockExit && !(b.planned && !ex.opt.ReadWrite)
 	retick := ex.plan != nil && ex.plan.tick
 	if retick {
 		others = false
 	}
-	if ex.cfg.oracle {
+	if ex.opt.Oracle {
 		if others {
 			ex.pushOracle(&b.old, nil)
 		}
-	} else if others && b.old.enabled.HasOther(cur.idx) {
+	} else if others && b.old.enabled.HasOther(cur) {
 		br := branch{depth: b.retPt, st: ebState{
 			enabled: b.old.enabled.Clone(),
 			delayed: ex.saveDelayed(b.old.delayed, &b.rw, cur, b.allocs0),
 			blocked: append([]sched.Blocked(nil), b.old.blocked...),
 		}}
-		br.st.enabled.Remove(cur.idx)
+		br.st.enabled.Remove(cur)
 		ex.push(br)
 	}
 	if !retick {
@@ -709,7 +726,7 @@ func (ex *explorer) endBlock(lockExit bool) {
 	if len(b.choices) > 0 {
 		ch = append(ch, b.choices...)
 	}
-	ex.path = append(ex.path, decision{Thread: cur.idx, End: ex.eng.eventCount(), Choices: ch})
+	ex.path = append(ex.path, decision{Thread: cur, End: ex.eng.EventCount(), Choices: ch})
 	ex.tickPlan = nil
 	if retick {
 		ex.tickPlan = ex.plan
@@ -721,21 +738,21 @@ func (ex *explorer) endBlock(lockExit bool) {
 // saveDelayed returns delayed plus (cur, rw), with rw in execution-independent
 // form. Objects cur registered after it had made `allocs` registrations are
 // its own (made after the branch point) and cannot be shared yet.
-func (ex *explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur *thread, allocs int32) []delayedThread {
+func (ex *explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur, allocs int32) []delayedThread {
 	out := make([]delayedThread, 0, len(delayed)+1)
 	out = append(out, delayed...)
 	var c *sched.CanonRW
-	if ex.rw {
-		c = ex.eng.canon(rw, cur.idx, allocs)
+	if ex.opt.ReadWrite {
+		c = ex.eng.Canon(rw, cur, allocs)
 	}
-	return append(out, delayedThread{t: cur.idx, rw: c})
+	return append(out, delayedThread{t: cur, rw: c})
 }
 
 // pushSpawnBranches pushes, for each `go` statement of the block after which
 // the block did something the child could observe, a branch that stops the
 // parent right after the statement.
 func (ex *explorer) pushSpawnBranches() {
-	if ex.cfg.oracle || ex.cfg.noSpawnBranches {
+	if ex.opt.Oracle || ex.opt.NoSpawnBranches {
 		return
 	}
 	b := &ex.blk
@@ -750,12 +767,12 @@ func (ex *explorer) pushSpawnBranches() {
 			rest.UnknownR, rest.UnknownW = b.rw.UnknownR, b.rw.UnknownW
 		}
 		st := sp.st
-		st.enabled.Remove(cur.idx)
+		st.enabled.Remove(cur)
 		st.delayed = ex.saveDelayed(st.delayed, rest, cur, sp.allocs)
 		if st.enabled.Empty() {
 			continue
 		}
-		extra := &decision{Thread: cur.idx, End: sp.event, Choices: append([]int32(nil), b.choices[:sp.choices]...)}
+		extra := &decision{Thread: cur, End: sp.event, Choices: append([]int32(nil), b.choices[:sp.choices]...)}
 		ex.push(branch{depth: b.retPt, extra: extra, st: st})
 	}
 }
@@ -763,7 +780,7 @@ func (ex *explorer) pushSpawnBranches() {
 // pushOracle pushes, for every thread of st other than the current one, a
 // branch that runs it first from the block's start (or from extra).
 func (ex *explorer) pushOracle(st *ebState, extra *decision) {
-	cur := ex.blk.thread.idx
+	cur := ex.blk.thread
 	st.enabled.Each(func(u int32) {
 		if u != cur {
 			ex.push(branch{depth: ex.blk.retPt, extra: extra, st: ebState{enabled: st.enabled.Clone(), blocked: append([]sched.Blocked(nil), st.blocked...)}, plan: &blockPlan{thread: u}})
@@ -780,7 +797,7 @@ func (ex *explorer) push(b branch) {
 // current block (Fig 2.9): "select a thread T not in no_notify to wake up;
 // if (there are still threads waiting) push on stack (RetPt, enabled,
 // delayed_thread, wait, no_notify+T)".
-func (ex *explorer) choose(options []int32) (int32, bool) {
+func (ex *explorer) Choose(options []int32) (int32, bool) {
 	b := &ex.blk
 	i := len(b.choices)
 	var pick int32 = -1
@@ -810,7 +827,7 @@ func (ex *explorer) choose(options []int32) (int32, bool) {
 		}
 		if more {
 			ex.push(branch{depth: b.retPt, st: b.old.clone(), plan: &blockPlan{
-				thread:  b.thread.idx,
+				thread:  b.thread,
 				fixed:   append([]int32(nil), b.choices...),
 				exclude: append(append([]int32(nil), exclude...), pick),
 			}})
@@ -827,13 +844,13 @@ func (ex *explorer) choose(options []int32) (int32, bool) {
 // resumes from a failed lock acquisition with nothing enabled) has no block
 // of this execution before it: its branch resumes at the same point with a
 // plan for the tick alone (thread -1).
-func (ex *explorer) chooseTick(options []int32) int32 {
+func (ex *explorer) ChooseTick(options []int32) int32 {
 	b := &ex.blk
 	d := &ex.path[len(ex.path)-1]
-	if b.thread == nil {
+	if b.thread < 0 {
 		return ex.pickTick(options, d, len(ex.path), &ex.start.st, -1)
 	}
-	return ex.pickTick(options, d, b.retPt, &b.old, b.thread.idx)
+	return ex.pickTick(options, d, b.retPt, &b.old, b.thread)
 }
 
 func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebState, thread int32) int32 {
@@ -842,7 +859,7 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
 		if !contains(options, pick) {
-			ex.eng.diverge("a re-executed tick offered other timers")
+			ex.eng.Diverge("a re-executed tick offered other timers")
 		}
 	} else {
 		var exclude []int32
@@ -861,7 +878,7 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 			}
 		}
 		if !found {
-			ex.eng.diverge("a re-executed tick offered no other timer")
+			ex.eng.Diverge("a re-executed tick offered no other timer")
 		}
 		if more {
 			ex.push(branch{depth: depth, st: st.clone(), plan: &blockPlan{
@@ -882,7 +899,7 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 // enabled), the rest were taken at a tick that opened an earlier execution,
 // which this one takes again (chooseTick); they are dropped. It returns the
 // decision it cut, or nil.
-func (ex *explorer) retick(n int) *decision {
+func (ex *explorer) Retick(n int) *decision {
 	if !ex.start.st.enabled.Empty() || ex.start.extra != nil {
 		return nil
 	}
@@ -893,18 +910,18 @@ func (ex *explorer) retick(n int) *decision {
 
 // chosen records choice c of the current block that the engine took (a
 // guided execution's recorded notify or select choice) instead of choose.
-func (ex *explorer) chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
+func (ex *explorer) Chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
 
 // tickChosen records choice c that the engine took at a tick (a guided
 // execution's recorded order of timers) instead of chooseTick.
-func (ex *explorer) tickChosen(c int32) {
+func (ex *explorer) TickChosen(c int32) {
 	d := &ex.path[len(ex.path)-1]
 	d.Choices = append(d.Choices, c)
 }
 
 // ticked: virtual time advances after the last block of the path (clock.go),
 // which then cannot merge with the next one (mergePath).
-func (ex *explorer) ticked() {
+func (ex *explorer) Ticked() {
 	if n := len(ex.path); n > 0 {
 		ex.path[n-1].Tick = true
 	}
@@ -913,7 +930,7 @@ func (ex *explorer) ticked() {
 // startThread returns the thread the next execution resumes with, for a
 // replayed prefix to tick up to (see clock.go): the plan's, the first
 // enabled, or the one whose lock acquisition failed; -1 if none.
-func (ex *explorer) startThread() int32 {
+func (ex *explorer) StartThread() int32 {
 	st := &ex.start.st
 	switch {
 	case ex.start.plan != nil && ex.start.plan.thread >= 0:
@@ -939,19 +956,19 @@ func contains(s []int32, x int32) bool {
 // curThread from enabled to lock's block set; change execution state back to
 // RetPt; goto LOOP". The execution ends; the next one replays the path to
 // RetPt and continues from the old state with the thread blocked.
-func (ex *explorer) lockFailed(lock int32, pc uintptr) {
+func (ex *explorer) LockFailed(lock int32, pc uintptr) {
 	b := &ex.blk
-	if ex.cfg.oracle && b.planned {
+	if ex.opt.Oracle && b.planned {
 		// The oracle's child "this thread first" is infeasible; its
 		// siblings are on the stack already.
 		ex.abandoned = true
 		return
 	}
 	st := b.old.clone()
-	st.enabled.Remove(b.thread.idx)
-	st.blocked = append(st.blocked, sched.Blocked{Thread: b.thread.idx, Lock: lock, PC: pc})
+	st.enabled.Remove(b.thread)
+	st.blocked = append(st.blocked, sched.Blocked{Thread: b.thread, Lock: lock, PC: pc})
 	if ex.dir != nil {
-		ex.dir.blockedAt(b.retPt, sched.Blocked{Thread: b.thread.idx, Lock: lock, PC: pc})
+		ex.dir.BlockedAt(b.retPt, sched.Blocked{Thread: b.thread, Lock: lock, PC: pc})
 	} else if st.enabled.Empty() && len(st.delayed) > 0 {
 		// No thread can run first: the others are delayed or blocked (at
 		// access granularity a delayed thread may hold the lock). The path
@@ -966,8 +983,8 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 // freeze stops the current thread for good (it exceeded the step bound, the
 // thesis's terminateAfter): "if (curThread ... reaches execution limit)
 // remove curThread from both enabled and old_enabled; goto LOOP".
-func (ex *explorer) freeze() *thread {
-	ex.st.enabled.Remove(ex.blk.thread.idx)
+func (ex *explorer) Freeze() int32 {
+	ex.st.enabled.Remove(ex.blk.thread)
 	ex.endBlock(false)
 	return ex.loop()
 }
@@ -976,7 +993,7 @@ func (ex *explorer) freeze() *thread {
 // unless the execution ended at a failed lock enter (aborted: lockFailed
 // set the start to its RetPt), the next start is popped. It reports false
 // when the exploration is over ("goto DONE").
-func (ex *explorer) next(aborted bool) bool {
+func (ex *explorer) Next(aborted bool) bool {
 	if (!aborted || ex.abandoned) && !ex.nextStart() {
 		return false
 	}
@@ -986,34 +1003,34 @@ func (ex *explorer) next(aborted bool) bool {
 
 // startDepth is the depth of the next start: the decisions of the current
 // path its execution replays (a fork checkpoint's branch point).
-func (ex *explorer) startDepth() int { return ex.start.depth }
+func (ex *explorer) StartDepth() int { return ex.start.depth }
 
 // pending is the number of branches left on the stack.
-func (ex *explorer) pending() int { return len(ex.stack) }
+func (ex *explorer) Pending() int { return len(ex.stack) }
 
 // maxDepth is the deepest RetPt (path depth of a block start) explored.
-func (ex *explorer) maxDepth() int { return ex.deepest }
+func (ex *explorer) MaxDepth() int { return ex.deepest }
 
 // forked: this process is a new child (fork checkpoints); what it saves is
 // relative to the stack it has now.
-func (ex *explorer) forked() { ex.low = len(ex.stack) }
+func (ex *explorer) Forked() { ex.low = len(ex.stack) }
 
 // depth is the number of blocks of the path so far: the index of the block
 // under way.
-func (ex *explorer) depth() int { return len(ex.path) }
+func (ex *explorer) Depth() int { return len(ex.path) }
 
 // currentPath is the path of the execution under way (its blocks so far).
-func (ex *explorer) currentPath() []decision { return ex.path }
+func (ex *explorer) CurrentPath() []decision { return ex.path }
 
 // blocked is the block sets of the locks: the threads known to wait for a
 // lock another holds (reports, ExitBlock-DD's deadlock check).
-func (ex *explorer) blocked() []sched.Blocked { return ex.st.blocked }
+func (ex *explorer) Blocked() []sched.Blocked { return ex.st.blocked }
 
 // delayedCount is the size of the delayed set.
-func (ex *explorer) delayedCount() int { return len(ex.st.delayed) }
+func (ex *explorer) DelayedCount() int { return len(ex.st.delayed) }
 
 // othersCanRun reports whether a thread other than t is enabled or delayed.
-func (ex *explorer) othersCanRun(t int32) bool {
+func (ex *explorer) OthersCanRun(t int32) bool {
 	return ex.st.enabled.HasOther(t) || len(ex.st.delayed) > 0
 }
 
@@ -1021,7 +1038,7 @@ func (ex *explorer) othersCanRun(t int32) bool {
 // execution's schedule ends a block at a boundary (or, lockExit false, at a
 // go statement or a wake-up that is not one) where the current thread could
 // go on.
-func (ex *explorer) preempt(lockExit bool) *thread {
+func (ex *explorer) Preempt(lockExit bool) int32 {
 	ex.reenableDelayed()
 	ex.endBlock(lockExit)
 	return ex.loop()
@@ -1045,10 +1062,22 @@ func (ex *explorer) nextStart() bool {
 
 // pathPrefix returns a copy of the path so far plus the current block up to
 // now, which replays the execution to the current event.
-func (ex *explorer) pathPrefix() []decision {
+func (ex *explorer) PathPrefix() []decision {
 	p := append([]decision(nil), ex.path...)
 	if b := &ex.blk; b.open {
-		p = append(p, decision{Thread: b.thread.idx, End: ex.eng.eventCount(), Choices: append([]int32(nil), b.choices...), Mid: true})
+		p = append(p, decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...), Mid: true})
 	}
 	return p
+}
+
+// NewExecution: the threads of the new execution start with no polls and
+// no yield (see threadState).
+func (ex *explorer) NewExecution() { ex.thr = ex.thr[:0] }
+
+// th returns thread i's state, growing the table as threads appear.
+func (ex *explorer) th(i int32) *threadState {
+	for int(i) >= len(ex.thr) {
+		ex.thr = append(ex.thr, threadState{yieldAt: -1})
+	}
+	return &ex.thr[i]
 }

@@ -35,6 +35,7 @@ import (
 
 // guide is the schedule a guided execution follows, and what it observed.
 type guide struct {
+	r       *run // the executions it guides
 	blocks  []result.Block
 	i       int // the block under way
 	choiceN int // its choices taken so far
@@ -60,7 +61,7 @@ type hint struct {
 
 const maxSteps = 100000 // steps kept for a report
 
-var _ director = (*guide)(nil)
+var _ sched.Director = (*guide)(nil)
 
 func (g *guide) reset() {
 	g.i, g.choiceN, g.div, g.midRun, g.owed = 0, 0, "", false, -1
@@ -108,7 +109,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	var next *thread
 	switch kind {
 	case ptBoundary, ptSpawn, ptWake, ptYield, ptPass:
-		next = r.strat.preempt(kind != ptSpawn && kind != ptWake)
+		next = r.threadOf(r.strat.Preempt(kind != ptSpawn && kind != ptWake))
 	default:
 		next = r.dispatch(t, kind)
 	}
@@ -123,39 +124,39 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 func (r *run) dispatch(t *thread, kind pointKind) *thread {
 	switch kind {
 	case ptBoundary:
-		return r.strat.boundary()
+		return r.threadOf(r.strat.Boundary())
 	case ptYield:
-		return r.strat.yielded()
+		return r.threadOf(r.strat.Yielded())
 	case ptPark:
-		return r.strat.park()
+		return r.threadOf(r.strat.Park())
 	case ptExit:
-		return r.strat.exit()
+		return r.threadOf(r.strat.Exit())
 	case ptFreeze:
-		return r.strat.freeze()
+		return r.threadOf(r.strat.Freeze())
 	}
 	return t
 }
 
 // pick implements director: loop's choice in a guided execution.
-func (g *guide) pick(depth int, st *ebState, e engine) (int32, bool) {
-	t := g.pickThread(depth, st, e)
+func (g *guide) Pick(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) (int32, bool) {
+	t := g.pickThread(depth, enabled, blocked)
 	return t, g.div != ""
 }
 
 // blockedAt implements director: an aborted attempt learnt that b is
 // blocked on a lock at depth; the next attempt starts over knowing it.
-func (g *guide) blockedAt(depth int, b sched.Blocked) {
+func (g *guide) BlockedAt(depth int, b sched.Blocked) {
 	g.hints = append(g.hints, hint{depth, b})
 }
 
 // pickThread is the schedule's goroutine for the block that starts at path
 // depth, or -1 when the schedule is used up. It applies to st what earlier
 // attempts learnt about goroutines blocked on locks.
-func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
+func (g *guide) pickThread(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) int32 {
 	for _, h := range g.hints {
-		if h.depth == depth && st.enabled.Has(h.b.Thread) {
-			st.enabled.Remove(h.b.Thread)
-			st.blocked = append(st.blocked, h.b)
+		if h.depth == depth && enabled.Has(h.b.Thread) {
+			enabled.Remove(h.b.Thread)
+			*blocked = append(*blocked, h.b)
 		}
 	}
 	if g.owed >= 0 && g.div == "" {
@@ -170,9 +171,9 @@ func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
 	}
 	b := &g.blocks[g.i]
 	g.midRun = b.Mid
-	if !st.enabled.Has(b.Thread) && g.div == "" {
+	if !enabled.Has(b.Thread) && g.div == "" {
 		why := "has exited or does not exist"
-		if t := e.threadAt(b.Thread); t != nil {
+		if t := g.r.threadAt(b.Thread); t != nil {
 			switch {
 			case t.status == stWaiting:
 				why = "is waiting on " + t.on

@@ -61,7 +61,7 @@ func (d *driver) Save() []byte {
 	}
 	var e sched.Enc
 	e.Uint(handoverMagic)
-	d.strat.save(&e, d.over)
+	d.strat.Save(&e, d.over)
 	for _, set := range []struct {
 		all bool
 		m   map[sched.CanonAccess]bool
@@ -74,7 +74,7 @@ func (d *driver) Save() []byte {
 	}
 	e.Int(int64(d.stats.schedules))
 	e.Int(int64(d.stats.aborted))
-	e.Int(int64(max(d.left, d.strat.pending())))
+	e.Int(int64(max(d.left, d.strat.Pending())))
 
 	e.Uint(uint64(d.last))
 	e.Bool(d.stop)
@@ -103,7 +103,7 @@ func (d *driver) Load(b []byte) error {
 	if x.Uint() != handoverMagic {
 		return errors.New("a forked child handed back something that is not exploration state")
 	}
-	apply, err := d.strat.load(x)
+	apply, err := d.strat.Load(x)
 	if err != nil {
 		return err
 	}

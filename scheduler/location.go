@@ -2,12 +2,13 @@ package scheduler
 
 import (
 	"fmt"
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Locations across executions.

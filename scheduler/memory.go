@@ -1,11 +1,12 @@
 package scheduler
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"reflect"
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Pos names a source position of instrumented code (see RegisterPositions);
@@ -143,7 +144,7 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 		r.accessed = true
 	}
 	if r.exploring {
-		r.strat.access(uintptr(addr), size, write)
+		r.strat.Access(uintptr(addr), size, write)
 	}
 	if r.raceOn() {
 		r.raceAccess(t, addr, size, write, pos)

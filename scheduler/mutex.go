@@ -61,16 +61,16 @@ func (r *run) syncEnter(addr unsafe.Pointer, always bool) {
 		return
 	}
 	if r.cfg.SyncDeps || always {
-		r.strat.access(uintptr(addr), 1, true)
+		r.strat.Access(uintptr(addr), 1, true)
 	}
-	r.strat.observe(uintptr(addr))
+	r.strat.Observe(uintptr(addr))
 }
 
 // dataAccess records a read or write of data the operation itself touches
 // (a channel's buffer, a WaitGroup counter, an atomic variable).
 func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 	if r.exploring {
-		r.strat.syncAccess(uintptr(addr), size, write || r.cfg.SyncDeps)
+		r.strat.SyncAccess(uintptr(addr), size, write || r.cfg.SyncDeps)
 	}
 }
 
@@ -108,7 +108,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 		r.reverseLockChain(t, l, mode)
 	}
 	r.stats.aborted++
-	r.strat.lockFailed(l.id, callerPC(3))
+	r.strat.LockFailed(l.id, callerPC(3))
 	r.end(endAbort)
 	t.sleep()
 }
@@ -192,7 +192,7 @@ func (r *run) acquired(t *thread, l *lockState, read bool) {
 		if l.tried == 1 && r.exploring {
 			// A TryLock reads the lock: taking it is a write to it
 			// even without -sync-deps (ExitBlock-RW).
-			r.strat.access(uintptr(l.addr), 1, true)
+			r.strat.Access(uintptr(l.addr), 1, true)
 		}
 		r.yield(t)
 	case read:
@@ -279,11 +279,11 @@ func (r *run) lockExit(t *thread, l *lockState) {
 // Cond.Wait letting go of c.L).
 func (r *run) released(l *lockState) {
 	if r.exploring {
-		r.strat.lockReleased(l.id)
+		r.strat.LockReleased(l.id)
 		if l.tried == 1 {
 			// A TryLock observes the release: the block that releases
 			// and the one that tries do not commute (ExitBlock-RW).
-			r.strat.access(uintptr(l.addr), 1, true)
+			r.strat.Access(uintptr(l.addr), 1, true)
 		}
 	}
 }

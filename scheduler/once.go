@@ -1,9 +1,10 @@
 package scheduler
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Once is a drop-in replacement for sync.Once, built like Go's: a done flag

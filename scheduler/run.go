@@ -17,6 +17,7 @@ import (
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/eraser"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -79,19 +80,14 @@ type thread struct {
 	started  bool
 	returned bool
 	goexit   bool // it called runtime.Goexit: its goroutine ends whatever else happens
-	yieldAt  int  // the path's length at its last runtime.Gosched (-1: none)
-	// fairness (exitblock.go): the blocks it ended in a row at the objects
-	// of its last few (spinning), and the boundaries it reached so with
-	// nothing else enabled (pollsAlone)
-	polls, alonePolls pollCount
-	gone              bool // the goroutine has finished
-	status            threadStatus
-	frozen            bool   // stopped by the step bound
-	on                string // what a waiting thread waits for, for reports
-	onObj             int32  // the object it waits on (-1: none)
-	steps             int64
-	wroteAt           int64 // steps when it last wrote shared memory (tooManySteps)
-	allocs            int32 // heap objects registered so far (names them, see location.go)
+	gone     bool // the goroutine has finished
+	status   threadStatus
+	frozen   bool   // stopped by the step bound
+	on       string // what a waiting thread waits for, for reports
+	onObj    int32  // the object it waits on (-1: none)
+	steps    int64
+	wroteAt  int64 // steps when it last wrote shared memory (tooManySteps)
+	allocs   int32 // heap objects registered so far (names them, see location.go)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
@@ -145,9 +141,9 @@ const (
 )
 
 type run struct {
-	strat    strategy // the exploration strategy: the engine reaches it only through its events
-	guide    *guide   // a guided execution's schedule (guide.go), or nil
-	known    *learnt  // what the exploration learnt about block boundaries (mutex.go)
+	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
+	guide    *guide         // a guided execution's schedule (guide.go), or nil
+	known    *learnt        // what the exploration learnt about block boundaries (mutex.go)
 	stats    *exploreStats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
 	restart  bool // the exploration must start over, knowing more (mutex.go)
@@ -240,13 +236,14 @@ type run struct {
 // s, g, known and stats are the exploration's: its strategy, the schedule a
 // guided execution follows (nil when exploring), what it learnt about block
 // boundaries and where it counts paths.
-func (r *run) reset(s strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
+func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 		r.ack = make(chan struct{})
 		r.chans = make(map[unsafe.Pointer]any)
 	}
 	r.strat, r.guide, r.known, r.stats = s, g, known, stats
+	s.NewExecution()
 	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
 	r.cfg, r.name, r.body, r.replay = cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
@@ -306,7 +303,7 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 		t = new(thread)
 		r.spare = append(r.spare, t)
 	}
-	t.r, t.idx, t.parent, t.fn, t.onObj, t.yieldAt = r, int32(len(r.threads)), parent, fn, -1, -1
+	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
 	t.ranAt = r.decisions()
 	if !r.multi && len(r.threads) > 0 {
 		r.multi = true
@@ -493,9 +490,9 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	case !last:
 		r.catchUp(t, r.replay[r.k+1].Thread)
 	case !r.traceOnly:
-		r.catchUp(t, r.strat.startThread())
+		r.catchUp(t, r.strat.StartThread())
 		if r.choiceN < len(d.Choices) {
-			if cut := r.strat.retick(r.choiceN); cut != nil {
+			if cut := r.strat.Retick(r.choiceN); cut != nil {
 				d = cut
 			}
 		}
@@ -521,7 +518,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 			return nil
 		}
 		r.exploring = true
-		return r.strat.begin(r)
+		return r.threadOf(r.strat.Begin(r))
 	}
 	n := r.replay[r.k].Thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
@@ -536,7 +533,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 // while exploring.
 func (r *run) decisions() int {
 	if r.exploring {
-		return r.strat.depth()
+		return r.strat.Depth()
 	}
 	return r.k
 }
@@ -555,7 +552,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 		// path and start are those the snapshot received from its last
 		// child. Replay from d toward the start.
 		r.started = time.Now()
-		r.replay = r.strat.replayPrefix()
+		r.replay = r.strat.ReplayPrefix()
 		r.k, r.choiceN = d, 0
 		r.number = r.stats.schedules + 1
 	}
@@ -566,7 +563,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 // loop: either the start is right here, or a prefix remains to replay.
 func (r *run) redirected() *thread {
 	if r.k == len(r.replay) {
-		return r.strat.begin(r)
+		return r.threadOf(r.strat.Begin(r))
 	}
 	r.exploring = false
 	n := r.replay[r.k].Thread
@@ -602,11 +599,11 @@ func (r *run) choice(t *thread, options []int32) int32 {
 			r.guideDiverged(t, why)
 		}
 		if recorded {
-			r.strat.chosen(c)
+			r.strat.Chosen(c)
 			return c
 		}
 	}
-	c, ok := r.strat.choose(options)
+	c, ok := r.strat.Choose(options)
 	if !ok {
 		r.diverged(t, "a re-executed block offered other notify or select choices")
 	}
@@ -654,7 +651,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	w.wait.woken = true
 	w.ranAt = r.decisions()
 	if r.exploring {
-		r.strat.woken(w, relock)
+		r.strat.Woken(w.idx, relock)
 	}
 }
 
@@ -851,7 +848,7 @@ func (r *run) endPath() {
 			r.checkStuck()
 		}
 		if r.cfg.onPath != nil && r.guide == nil { // not minimisation's executions
-			r.cfg.onPath(r.strat.currentPath(), r.strat.delayedCount())
+			r.cfg.onPath(r.strat.CurrentPath(), r.strat.DelayedCount())
 		}
 	}
 	r.end(endPath)
@@ -873,7 +870,7 @@ func (r *run) tooManySteps(t *thread) {
 	// reads while nothing else can run never sees a change: it waits for
 	// a value that cannot come.
 	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
-	if r.exploring && r.strat.othersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
+	if r.exploring && r.strat.OthersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
 		next := r.point(t, ptFreeze)
 		if next == t {
 			r.internalError(t, "a frozen goroutine was scheduled")
@@ -986,7 +983,7 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 		f.Log = append([]string(nil), r.t0.logs...)
 	}
 	if r.exploring {
-		f.path = r.strat.pathPrefix()
+		f.path = r.strat.PathPrefix()
 		if g := r.guide; g != nil {
 			if r.trace {
 				r.notePositions(f)
