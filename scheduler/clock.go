@@ -364,7 +364,7 @@ func (r *run) tickChoice(t *thread, opts []int32) int32 {
 		return r.strat.ChooseTick(opts)
 	}
 	d := &r.replay[r.k]
-	if r.choiceN >= len(d.Choices) || !contains(opts, d.Choices[r.choiceN]) {
+	if r.choiceN >= len(d.Choices) || !slices.Contains(opts, d.Choices[r.choiceN]) {
 		r.diverged(t, "a recorded order of timers with equal deadlines is not available")
 	}
 	c := d.Choices[r.choiceN]

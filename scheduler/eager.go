@@ -41,7 +41,7 @@ import (
 // meanwhile. So the clock fires eagerly only while no goroutine that can
 // run has waited Config.FairBlocks blocks or more since it last ran or was
 // woken (starved); then it waits for the goroutines to run, as a goroutine
-// that polls gives way (exitblock.go, "Fairness"). For the same reason the
+// that polls gives way (internal/exitblock, "Fairness"). For the same reason the
 // clock's blocks do not reset the poll counts of goroutines, nor end the
 // giving way of one that gave way. What is not explored: more than
 // FairBlocks eager firings while a goroutine waits to run.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -202,7 +203,7 @@ func (g *guide) choice(options []int32) (int32, bool, bool) {
 	}
 	c := b.Choices[g.choiceN]
 	g.choiceN++
-	return c, contains(options, c), true
+	return c, slices.Contains(options, c), true
 }
 
 // tickChoice returns the schedule's choice at a tick: which of the timers
@@ -223,7 +224,7 @@ func (g *guide) tickChoice(options []int32) (c int32, recorded bool, why string)
 	}
 	c = b.Choices[g.owedN]
 	g.owedN++
-	if !contains(options, c) {
+	if !slices.Contains(options, c) {
 		return c, true, fmt.Sprintf("block %d: the recorded timer choice %d is not among those due at the tick after it (%v)", g.owed, c, options)
 	}
 	return c, true, ""

@@ -7,6 +7,7 @@ import (
 	randv2 "math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -439,7 +440,7 @@ const (
 	ptSpawn                     // the thread started a goroutine
 	ptWake                      // the thread woke a waiter that can run at once (a Cond signalled without its lock)
 	ptFreeze                    // the thread exceeded the step bound
-	ptYield                     // runtime.Gosched: a boundary that gives way (exitblock.go)
+	ptYield                     // runtime.Gosched: a boundary that gives way (internal/exitblock, "Fairness")
 	// ptPass: a read lock of an RWMutex not known to be write-locked too
 	// (mutex.go, "A waiting writer"). It ends no block while exploring, but
 	// counts as a scheduling point of schedules, so that a schedule recorded
@@ -582,7 +583,7 @@ func (r *run) choice(t *thread, options []int32) int32 {
 	}
 	if !r.exploring {
 		d := &r.replay[r.k]
-		if r.choiceN >= len(d.Choices) || !contains(options, d.Choices[r.choiceN]) {
+		if r.choiceN >= len(d.Choices) || !slices.Contains(options, d.Choices[r.choiceN]) {
 			r.diverged(t, "a recorded notify or select choice is not available")
 		}
 		c := d.Choices[r.choiceN]

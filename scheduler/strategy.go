@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/exitblock"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -13,7 +14,7 @@ import (
 // steers a guided execution (guide.go). All the configured algorithms are
 // members of the ExitBlock family (Brute is its oracle).
 func newStrategy(cfg *Config, dir sched.Director) sched.Strategy {
-	return newExplorer(explorerOptions{
+	return exitblock.New(exitblock.Options{
 		// Deadlock detection (ExitBlock-DD, Brute) is the engine's
 		// (deadlock.go).
 		ReadWrite:       cfg.Algorithm == settings.ExitBlockRW || cfg.Algorithm == settings.ExitBlockRWDD,

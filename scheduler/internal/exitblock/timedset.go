@@ -1,4 +1,4 @@
-package scheduler
+package exitblock
 
 import "github.com/xbtest/xbtest/scheduler/internal/sched"
 

@@ -1,4 +1,4 @@
-package scheduler
+package exitblock
 
 import "github.com/xbtest/xbtest/scheduler/internal/sched"
 
@@ -8,20 +8,23 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 // The thesis writes the algorithm as one loop that runs the current thread
 // "until one of the following events occurs". Here the controlled goroutines
 // run the program and call into the explorer at those events, through the
-// strategy interface (strategy.go), so the loop is cut into its event
+// strategy interface (sched.Strategy), so the loop is cut into its event
 // handlers; the names and comments follow Figs 2.7, 2.9 and 2.12:
 //
 //	LOOP:                                   loop
-//	  if (enabled is empty) ... pop ...      run.endPath; next, nextStart
+//	  if (enabled is empty) ... pop ...      (engine: run.endPath); Next, nextStart
 //	  curThread = choose a member of enabled loop
 //	  RetPt = make new checkpoint            block.retPt (a depth of the path)
-//	  if (lock_enter && held by another)     lockFailed
-//	  if (curThread dies)                    exit
-//	  if (thread T starts)                   spawned
-//	  if (curThread performs a read/write)   access
-//	  if (lock_exit)                         lockReleased + boundary
-//	  if (curThread does a wait())           park
-//	  if (notify())                          choose
+//	  if (lock_enter && held by another)     LockFailed
+//	  if (curThread dies)                    Exit
+//	  if (thread T starts)                   Spawned
+//	  if (curThread performs a read/write)   Access
+//	  if (lock_exit)                         LockReleased + Boundary
+//	  if (curThread does a wait())           Park
+//	  if (notify())                          Choose
+//
+// The engine (package scheduler) calls the handlers; the files it names
+// below (mutex.go, clock.go, eager.go, tso.go) are that package's.
 //
 // Three decisions the thesis leaves to its implementation (3.3.1) are made as
 // it made them, because its path counts depend on them: a lock exit ends a
@@ -52,7 +55,7 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 //   - Ticks. When nothing is enabled or delayed, virtual time advances to the
 //     next deadline and the timers due fire (clock.go), which may enable
 //     threads again (loop). The order of equal deadlines is a choice point
-//     recorded with the block before the tick (chooseTick).
+//     recorded with the block before the tick (ChooseTick).
 
 // delayedThread is an entry of ExitBlock-RW's delayed set: the thread and the
 // reads and writes of the block it executed just before the branch point.
@@ -63,7 +66,7 @@ type delayedThread struct {
 	rw *sched.CanonRW
 	// yield: the thread yielded (runtime.Gosched) a second time while
 	// others could run and none did: it gives way until another thread's
-	// block ends, whatever that block touches (see yielded).
+	// block ends, whatever that block touches (see Yielded).
 	yield bool
 }
 
@@ -112,7 +115,7 @@ type blockPlan struct {
 // block to re-execute.
 type branch struct {
 	depth int
-	extra *decision
+	extra *sched.Decision
 	st    ebState
 	plan  *blockPlan
 }
@@ -145,14 +148,14 @@ type block struct {
 	solo bool
 }
 
-// explorer is the ExitBlock family for one test: the stack of branches and
+// Explorer is the ExitBlock family for one test: the stack of branches and
 // the current path persist across executions; the rest describes the
-// execution under way. It is the engine's strategy (strategy.go): the
-// engine reaches it only through that interface.
-type explorer struct {
-	opt   explorerOptions
+// execution under way. It implements sched.Strategy, the only way the
+// engine reaches it.
+type Explorer struct {
+	opt   Options
 	stack []branch
-	path  []decision
+	path  []sched.Decision
 	start branch // where the next execution resumes exploring
 	done  bool
 	// abandoned: the execution's path leads nowhere (the oracle's infeasible
@@ -167,7 +170,7 @@ type explorer struct {
 	dir sched.Director
 
 	// The execution under way, which the explorer reaches only through
-	// the engine interface (engine.go).
+	// the engine interface (sched.Engine).
 	eng         sched.Engine
 	st          ebState
 	plan        *blockPlan
@@ -177,8 +180,11 @@ type explorer struct {
 	needUnknown bool           // some delayed set has unknown accesses
 	// thr is what the explorer keeps per thread of the execution under
 	// way, by creation index (fairness: polls, yields). It starts over
-	// with each execution (NewExecution), as the engine's threads do.
-	thr []threadState
+	// with each execution (NewExecution), as the engine's threads do;
+	// thrBuf holds the first few, so that a small test's table costs no
+	// allocation.
+	thr    []threadState
+	thrBuf [8]threadState
 }
 
 // threadState is what the explorer keeps per thread: the blocks it ended
@@ -190,9 +196,9 @@ type threadState struct {
 	yieldAt           int
 }
 
-// explorerOptions configure an explorer: which member of the family it is
-// and the knobs the tests turn.
-type explorerOptions struct {
+// Options configure an Explorer: which member of the family it is and the
+// knobs the tests turn. Package scheduler fills them from its Config.
+type Options struct {
 	// ReadWrite is ExitBlock-RW's pruning (Fig 2.12): a delayed thread
 	// carries the reads and writes of its block and is re-enabled only by
 	// a block they intersect. Without it (ExitBlock, ExitBlock-DD), any
@@ -212,8 +218,13 @@ type explorerOptions struct {
 	Director sched.Director
 }
 
-func newExplorer(o explorerOptions) *explorer {
-	ex := &explorer{opt: o, dir: o.Director}
+var _ sched.Strategy = (*Explorer)(nil)
+
+// New returns an explorer at the start of an exploration: its first
+// execution runs the test from the beginning.
+func New(o Options) *Explorer {
+	ex := &Explorer{opt: o, dir: o.Director}
+	ex.thr = ex.thrBuf[:0]
 	ex.blk.thread = -1
 	// The first execution starts from the beginning with the test goroutine
 	// enabled; before a second goroutine exists no block can end, so the
@@ -223,8 +234,8 @@ func newExplorer(o explorerOptions) *explorer {
 	return ex
 }
 
-// replayPrefix returns the decisions the next execution must replay.
-func (ex *explorer) ReplayPrefix() []decision {
+// ReplayPrefix returns the decisions the next execution must replay.
+func (ex *Explorer) ReplayPrefix() []sched.Decision {
 	p := ex.path[:ex.start.depth]
 	if ex.start.extra != nil {
 		p = append(p[:len(p):len(p)], *ex.start.extra)
@@ -232,9 +243,9 @@ func (ex *explorer) ReplayPrefix() []decision {
 	return p
 }
 
-// begin is called when an execution has replayed its prefix: the explorer
+// Begin is called when an execution has replayed its prefix: the explorer
 // restores the branch's sets and returns the thread that runs next.
-func (ex *explorer) Begin(e sched.Engine) int32 {
+func (ex *Explorer) Begin(e sched.Engine) int32 {
 	ex.eng = e
 	b := &ex.start
 	ex.path = ex.path[:b.depth]
@@ -276,7 +287,7 @@ func (ex *explorer) Begin(e sched.Engine) int32 {
 // first reaches the same state with it done, and ticks there. (Ticking here
 // would explore a time-out firing while a goroutine that is not blocked has
 // yet to act, which no real execution does.)
-func (ex *explorer) loop() int32 {
+func (ex *Explorer) loop() int32 {
 	if ex.st.enabled.Empty() {
 		// Threads that only gave way (yield, fairness, polling alone) do
 		// not stop time: they are waiting for others (see pollsAlone).
@@ -347,21 +358,21 @@ func (ex *explorer) loop() int32 {
 	return b.thread
 }
 
-// spawned: "if (thread T starts) add T to enabled set; continue running curThread".
-func (ex *explorer) Spawned(child int32) {
+// Spawned: "if (thread T starts) add T to enabled set; continue running curThread".
+func (ex *Explorer) Spawned(child int32) {
 	ex.st.enabled.Add(child)
 	ex.EnabledMidBlock()
 }
 
-// enabledMidBlock: a thread became enabled in the middle of the current
+// EnabledMidBlock: a thread became enabled in the middle of the current
 // block (a go statement, or a Cond.Signal that woke a waiter whose lock is
 // free), where in Java only a lock exit enables one. The spawn branch
 // (pushSpawnBranches) lets it run first if the rest of the block does
 // something it could observe.
-func (ex *explorer) EnabledMidBlock() {
+func (ex *Explorer) EnabledMidBlock() {
 	b := &ex.blk
 	if ex.opt.OracleSpawns {
-		ex.pushOracle(&ex.st, &decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...)})
+		ex.pushOracle(&ex.st, &sched.Decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...)})
 	}
 	b.spawns = append(b.spawns, spawnPoint{
 		event:   ex.eng.EventCount(),
@@ -371,8 +382,8 @@ func (ex *explorer) EnabledMidBlock() {
 	})
 }
 
-// access: "if (curThread performs a read/write) record it in the reads/writes set".
-func (ex *explorer) Access(addr, size uintptr, write bool) {
+// Access: "if (curThread performs a read/write) record it in the reads/writes set".
+func (ex *Explorer) Access(addr, size uintptr, write bool) {
 	b := &ex.blk
 	if !b.solo {
 		b.rw.Add(addr, size, write)
@@ -391,25 +402,25 @@ func (ex *explorer) Access(addr, size uintptr, write bool) {
 	}
 }
 
-// syncAccess is an access to the data of a synchronization object (a
+// SyncAccess is an access to the data of a synchronization object (a
 // channel's buffer, a WaitGroup counter, an atomic variable): recorded as
 // access does, and obj is the object the block touched last (fairness).
-func (ex *explorer) SyncAccess(addr, size uintptr, write bool) {
+func (ex *Explorer) SyncAccess(addr, size uintptr, write bool) {
 	ex.Access(addr, size, write)
 	ex.blk.lastObj = addr
 }
 
-// observe notes a synchronization on obj a child goroutine could interfere
+// Observe notes a synchronization on obj a child goroutine could interfere
 // with that is not recorded as an access (a lock enter or notify under
 // -sync-deps=false); it makes the part of the block after a spawn relevant,
 // and obj the object the block touched last (fairness).
-func (ex *explorer) Observe(obj uintptr) {
+func (ex *Explorer) Observe(obj uintptr) {
 	ex.blk.lastSync = ex.eng.EventCount()
 	ex.blk.lastObj = obj
 }
 
-// lockReleased: "add all threads on lock's blocked set to enabled set".
-func (ex *explorer) LockReleased(lock int32) {
+// LockReleased: "add all threads on lock's blocked set to enabled set".
+func (ex *Explorer) LockReleased(lock int32) {
 	bl := ex.st.blocked[:0]
 	for _, b := range ex.st.blocked {
 		if b.Lock == lock {
@@ -421,11 +432,11 @@ func (ex *explorer) LockReleased(lock int32) {
 	ex.st.blocked = bl
 }
 
-// woken: a waiting thread was woken by the current block (a notify, a
+// Woken: a waiting thread was woken by the current block (a notify, a
 // channel partner, a WaitGroup reaching zero). relock is the lock it must
 // reacquire first if that lock is held ("move T from wait set to block set
 // of notify lock"), or -1.
-func (ex *explorer) Woken(t, relock int32) {
+func (ex *Explorer) Woken(t, relock int32) {
 	if relock >= 0 {
 		ex.st.blocked = append(ex.st.blocked, sched.Blocked{Thread: t, Lock: relock})
 		return
@@ -433,9 +444,9 @@ func (ex *explorer) Woken(t, relock int32) {
 	ex.st.enabled.Add(t)
 }
 
-// disable removes thread t from the enabled and delayed sets: a flush
+// Disable removes thread t from the enabled and delayed sets: a flush
 // pseudo-thread whose buffer another block drained (tso.go).
-func (ex *explorer) Disable(t int32) {
+func (ex *Explorer) Disable(t int32) {
 	ex.st.enabled.Remove(t)
 	for i, d := range ex.st.delayed {
 		if d.t == t {
@@ -450,7 +461,7 @@ func (ex *explorer) Disable(t int32) {
 // (reads,writes)) move thread from delayed set to enabled set". Without
 // read/write pruning the delayed thread is re-enabled after any block
 // ("add delayed_thread to enabled set").
-func (ex *explorer) reenableDelayed() {
+func (ex *Explorer) reenableDelayed() {
 	if len(ex.st.delayed) == 0 {
 		return
 	}
@@ -471,7 +482,7 @@ func (ex *explorer) reenableDelayed() {
 	ex.st.delayed, ex.delayedRW = keep, keepRW
 }
 
-func (ex *explorer) onlyYieldersDelayed() bool {
+func (ex *Explorer) onlyYieldersDelayed() bool {
 	for _, d := range ex.st.delayed {
 		if !d.yield {
 			return false
@@ -480,7 +491,7 @@ func (ex *explorer) onlyYieldersDelayed() bool {
 	return true
 }
 
-func (ex *explorer) reenableYielders() {
+func (ex *Explorer) reenableYielders() {
 	for _, d := range ex.st.delayed {
 		ex.st.enabled.Add(d.t)
 	}
@@ -494,10 +505,10 @@ func intersectsBlock(d, cur *sched.RWSet) bool {
 	return d.Intersects(cur)
 }
 
-// boundary is a lock exit or an operation that counts as one (a channel,
+// Boundary is a lock exit or an operation that counts as one (a channel,
 // atomic, WaitGroup or Once operation). The block ends there only if another
 // thread is enabled; it returns the thread to run next.
-func (ex *explorer) Boundary() int32 {
+func (ex *Explorer) Boundary() int32 {
 	ex.reenableDelayed()
 	cur := ex.blk.thread
 	if !ex.st.enabled.HasOther(cur) {
@@ -531,7 +542,7 @@ func (ex *explorer) Boundary() int32 {
 // spinning reports whether the block that just ended makes its thread one
 // that polls: one more block ending at an object one of its last blocks
 // ended at, FairBlocks in a row.
-func (ex *explorer) spinning() bool {
+func (ex *Explorer) spinning() bool {
 	t := ex.th(ex.blk.thread)
 	if b := ex.opt.FairBlocks; t.polls.see(ex.blk.lastObj) >= b && b > 0 {
 		t.polls.repeats = 0
@@ -570,7 +581,7 @@ func (p *pollCount) see(obj uintptr) int {
 
 // giveWay delays t until another thread's block ends; fair: because of
 // the fairness bound (the run notes it), not a second yield.
-func (ex *explorer) giveWay(t int32, fair bool) {
+func (ex *Explorer) giveWay(t int32, fair bool) {
 	ex.st.enabled.Remove(t)
 	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t, yield: true})
 	ex.delayedRW = append(ex.delayedRW, nil)
@@ -579,7 +590,7 @@ func (ex *explorer) giveWay(t int32, fair bool) {
 	}
 }
 
-// yielded is runtime.Gosched: a block boundary, which also gives way.
+// Yielded is runtime.Gosched: a block boundary, which also gives way.
 //
 // Go's Gosched lets the other goroutines run; a goroutine that waits for
 // another by polling (for !ready() { runtime.Gosched() }) relies on it. If
@@ -593,7 +604,7 @@ func (ex *explorer) giveWay(t int32, fair bool) {
 // Musuvathi and Qadeer, PLDI 2008, with one unfair step allowed). What is
 // not explored: a goroutine that yields twice in a row, both times going on
 // while others wait; a polling loop does the same thing in each round.
-func (ex *explorer) Yielded() int32 {
+func (ex *Explorer) Yielded() int32 {
 	ex.reenableDelayed()
 	t := ex.blk.thread
 	if !ex.st.enabled.HasOther(t) {
@@ -628,7 +639,7 @@ const yieldObj = ^uintptr(0)
 
 // pollsAlone counts t's boundary at obj with nothing else enabled and
 // reports whether it should now let time pass.
-func (ex *explorer) pollsAlone(t int32, obj uintptr) bool {
+func (ex *Explorer) pollsAlone(t int32, obj uintptr) bool {
 	if ex.opt.FairBlocks <= 0 || len(ex.st.delayed) > 0 {
 		return false
 	}
@@ -645,7 +656,7 @@ func (ex *explorer) pollsAlone(t int32, obj uintptr) bool {
 
 // letTimePass ends the block of a goroutine that polls alone and delays it
 // (as a yield does) so that loop ticks.
-func (ex *explorer) letTimePass() int32 {
+func (ex *Explorer) letTimePass() int32 {
 	t := ex.blk.thread
 	ex.endBlock(true)
 	ex.giveWay(t, true)
@@ -654,7 +665,7 @@ func (ex *explorer) letTimePass() int32 {
 
 // othersRanSince reports whether a thread other than t ran a block of the
 // path from depth from on.
-func (ex *explorer) othersRanSince(t int32, from int) bool {
+func (ex *Explorer) othersRanSince(t int32, from int) bool {
 	for _, d := range ex.path[min(from, len(ex.path)):] {
 		if d.Thread != t {
 			return true
@@ -663,23 +674,23 @@ func (ex *explorer) othersRanSince(t int32, from int) bool {
 	return false
 }
 
-// park: "if (curThread does a wait()) move curThread from enabled set to wait
+// Park: "if (curThread does a wait()) move curThread from enabled set to wait
 // set; count as lock_exit". Blocking channel operations, WaitGroup.Wait and
 // a writer waiting for readers to leave an RWMutex park the same way.
-func (ex *explorer) Park() int32 {
+func (ex *Explorer) Park() int32 {
 	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(true)
 	return ex.loop()
 }
 
-// exit: "if (curThread dies) remove curThread from both enabled and
+// Exit: "if (curThread dies) remove curThread from both enabled and
 // old_enabled; goto LOOP". A death pushes no branch of its own. Delayed
 // threads whose sets the final block touched are re-enabled: under the
 // locking discipline a final block touches no shared data, so this changes
 // nothing for the programs the thesis considers, and it keeps a program that
 // breaks the discipline from hiding an order.
-func (ex *explorer) Exit() int32 {
+func (ex *Explorer) Exit() int32 {
 	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(false)
@@ -692,7 +703,7 @@ func (ex *explorer) Exit() int32 {
 //	save_enabled = old_enabled minus curThread
 //	save_delayed = delayed plus (curThread, reads, writes)
 //	push on stack (RetPt, save_enabled, save_delayed, wait, {})
-func (ex *explorer) endBlock(lockExit bool) {
+func (ex *Explorer) endBlock(lockExit bool) {
 	b := &ex.blk
 	cur := b.thread
 	// A block re-executed for another notify or select choice has had its
@@ -726,7 +737,7 @@ func (ex *explorer) endBlock(lockExit bool) {
 	if len(b.choices) > 0 {
 		ch = append(ch, b.choices...)
 	}
-	ex.path = append(ex.path, decision{Thread: cur, End: ex.eng.EventCount(), Choices: ch})
+	ex.path = append(ex.path, sched.Decision{Thread: cur, End: ex.eng.EventCount(), Choices: ch})
 	ex.tickPlan = nil
 	if retick {
 		ex.tickPlan = ex.plan
@@ -738,7 +749,7 @@ func (ex *explorer) endBlock(lockExit bool) {
 // saveDelayed returns delayed plus (cur, rw), with rw in execution-independent
 // form. Objects cur registered after it had made `allocs` registrations are
 // its own (made after the branch point) and cannot be shared yet.
-func (ex *explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur, allocs int32) []delayedThread {
+func (ex *Explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur, allocs int32) []delayedThread {
 	out := make([]delayedThread, 0, len(delayed)+1)
 	out = append(out, delayed...)
 	var c *sched.CanonRW
@@ -751,7 +762,7 @@ func (ex *explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur, a
 // pushSpawnBranches pushes, for each `go` statement of the block after which
 // the block did something the child could observe, a branch that stops the
 // parent right after the statement.
-func (ex *explorer) pushSpawnBranches() {
+func (ex *Explorer) pushSpawnBranches() {
 	if ex.opt.Oracle || ex.opt.NoSpawnBranches {
 		return
 	}
@@ -772,14 +783,14 @@ func (ex *explorer) pushSpawnBranches() {
 		if st.enabled.Empty() {
 			continue
 		}
-		extra := &decision{Thread: cur, End: sp.event, Choices: append([]int32(nil), b.choices[:sp.choices]...)}
+		extra := &sched.Decision{Thread: cur, End: sp.event, Choices: append([]int32(nil), b.choices[:sp.choices]...)}
 		ex.push(branch{depth: b.retPt, extra: extra, st: st})
 	}
 }
 
 // pushOracle pushes, for every thread of st other than the current one, a
 // branch that runs it first from the block's start (or from extra).
-func (ex *explorer) pushOracle(st *ebState, extra *decision) {
+func (ex *Explorer) pushOracle(st *ebState, extra *sched.Decision) {
 	cur := ex.blk.thread
 	st.enabled.Each(func(u int32) {
 		if u != cur {
@@ -788,16 +799,16 @@ func (ex *explorer) pushOracle(st *ebState, extra *decision) {
 	})
 }
 
-func (ex *explorer) push(b branch) {
+func (ex *Explorer) push(b branch) {
 	ex.stack = append(ex.stack, b)
 	ex.pushed++
 }
 
-// choose picks one of options at a notify or select choice point of the
+// Choose picks one of options at a notify or select choice point of the
 // current block (Fig 2.9): "select a thread T not in no_notify to wake up;
 // if (there are still threads waiting) push on stack (RetPt, enabled,
 // delayed_thread, wait, no_notify+T)".
-func (ex *explorer) Choose(options []int32) (int32, bool) {
+func (ex *Explorer) Choose(options []int32) (int32, bool) {
 	b := &ex.blk
 	i := len(b.choices)
 	var pick int32 = -1
@@ -837,14 +848,14 @@ func (ex *explorer) Choose(options []int32) (int32, bool) {
 	return pick, true
 }
 
-// chooseTick picks the timer that fires first among equal deadlines at a
+// ChooseTick picks the timer that fires first among equal deadlines at a
 // tick (or -1, see fireDue). The choices are recorded after the last
 // block's; a branch re-executes that block with a tick plan (the same
 // choices inside it, another one here). A tick that opens an execution (it
 // resumes from a failed lock acquisition with nothing enabled) has no block
 // of this execution before it: its branch resumes at the same point with a
 // plan for the tick alone (thread -1).
-func (ex *explorer) ChooseTick(options []int32) int32 {
+func (ex *Explorer) ChooseTick(options []int32) int32 {
 	b := &ex.blk
 	d := &ex.path[len(ex.path)-1]
 	if b.thread < 0 {
@@ -853,9 +864,9 @@ func (ex *explorer) ChooseTick(options []int32) int32 {
 	return ex.pickTick(options, d, b.retPt, &b.old, b.thread)
 }
 
-func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebState, thread int32) int32 {
+func (ex *Explorer) pickTick(options []int32, d *sched.Decision, depth int, st *ebState, thread int32) int32 {
 	i := len(d.Choices)
-	var pick int32 // options include -1 (see fireDue)
+	var pick int32 // options include -1 (see the engine's fireDue, clock.go)
 	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
 		if !contains(options, pick) {
@@ -893,13 +904,13 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 	return pick
 }
 
-// retick is called at the end of a replayed prefix whose last decision
+// Retick is called at the end of a replayed prefix whose last decision
 // records more choices than its block took (n): if the next execution
 // resumes with a tick of its own (a failed lock acquisition left nothing
 // enabled), the rest were taken at a tick that opened an earlier execution,
-// which this one takes again (chooseTick); they are dropped. It returns the
+// which this one takes again (ChooseTick); they are dropped. It returns the
 // decision it cut, or nil.
-func (ex *explorer) Retick(n int) *decision {
+func (ex *Explorer) Retick(n int) *sched.Decision {
 	if !ex.start.st.enabled.Empty() || ex.start.extra != nil {
 		return nil
 	}
@@ -908,29 +919,29 @@ func (ex *explorer) Retick(n int) *decision {
 	return d
 }
 
-// chosen records choice c of the current block that the engine took (a
-// guided execution's recorded notify or select choice) instead of choose.
-func (ex *explorer) Chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
+// Chosen records choice c of the current block that the engine took (a
+// guided execution's recorded notify or select choice) instead of Choose.
+func (ex *Explorer) Chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
 
-// tickChosen records choice c that the engine took at a tick (a guided
-// execution's recorded order of timers) instead of chooseTick.
-func (ex *explorer) TickChosen(c int32) {
+// TickChosen records choice c that the engine took at a tick (a guided
+// execution's recorded order of timers) instead of ChooseTick.
+func (ex *Explorer) TickChosen(c int32) {
 	d := &ex.path[len(ex.path)-1]
 	d.Choices = append(d.Choices, c)
 }
 
-// ticked: virtual time advances after the last block of the path (clock.go),
-// which then cannot merge with the next one (mergePath).
-func (ex *explorer) Ticked() {
+// Ticked: virtual time advances after the last block of the path (clock.go),
+// which then cannot merge with the next one (the driver's mergePath).
+func (ex *Explorer) Ticked() {
 	if n := len(ex.path); n > 0 {
 		ex.path[n-1].Tick = true
 	}
 }
 
-// startThread returns the thread the next execution resumes with, for a
+// StartThread returns the thread the next execution resumes with, for a
 // replayed prefix to tick up to (see clock.go): the plan's, the first
 // enabled, or the one whose lock acquisition failed; -1 if none.
-func (ex *explorer) StartThread() int32 {
+func (ex *Explorer) StartThread() int32 {
 	st := &ex.start.st
 	switch {
 	case ex.start.plan != nil && ex.start.plan.thread >= 0:
@@ -952,11 +963,11 @@ func contains(s []int32, x int32) bool {
 	return false
 }
 
-// lockFailed: "if (lock_enter && another thread holds that lock) move
+// LockFailed: "if (lock_enter && another thread holds that lock) move
 // curThread from enabled to lock's block set; change execution state back to
 // RetPt; goto LOOP". The execution ends; the next one replays the path to
 // RetPt and continues from the old state with the thread blocked.
-func (ex *explorer) LockFailed(lock int32, pc uintptr) {
+func (ex *Explorer) LockFailed(lock int32, pc uintptr) {
 	b := &ex.blk
 	if ex.opt.Oracle && b.planned {
 		// The oracle's child "this thread first" is infeasible; its
@@ -980,20 +991,20 @@ func (ex *explorer) LockFailed(lock int32, pc uintptr) {
 	ex.start = branch{depth: b.retPt, st: st}
 }
 
-// freeze stops the current thread for good (it exceeded the step bound, the
+// Freeze stops the current thread for good (it exceeded the step bound, the
 // thesis's terminateAfter): "if (curThread ... reaches execution limit)
 // remove curThread from both enabled and old_enabled; goto LOOP".
-func (ex *explorer) Freeze() int32 {
+func (ex *Explorer) Freeze() int32 {
 	ex.st.enabled.Remove(ex.blk.thread)
 	ex.endBlock(false)
 	return ex.loop()
 }
 
-// next is the end of an iteration of Fig 2.7's loop, after an execution:
-// unless the execution ended at a failed lock enter (aborted: lockFailed
+// Next is the end of an iteration of Fig 2.7's loop, after an execution:
+// unless the execution ended at a failed lock enter (aborted: LockFailed
 // set the start to its RetPt), the next start is popped. It reports false
 // when the exploration is over ("goto DONE").
-func (ex *explorer) Next(aborted bool) bool {
+func (ex *Explorer) Next(aborted bool) bool {
 	if (!aborted || ex.abandoned) && !ex.nextStart() {
 		return false
 	}
@@ -1001,44 +1012,44 @@ func (ex *explorer) Next(aborted bool) bool {
 	return true
 }
 
-// startDepth is the depth of the next start: the decisions of the current
+// StartDepth is the depth of the next start: the decisions of the current
 // path its execution replays (a fork checkpoint's branch point).
-func (ex *explorer) StartDepth() int { return ex.start.depth }
+func (ex *Explorer) StartDepth() int { return ex.start.depth }
 
-// pending is the number of branches left on the stack.
-func (ex *explorer) Pending() int { return len(ex.stack) }
+// Pending is the number of branches left on the stack.
+func (ex *Explorer) Pending() int { return len(ex.stack) }
 
-// maxDepth is the deepest RetPt (path depth of a block start) explored.
-func (ex *explorer) MaxDepth() int { return ex.deepest }
+// MaxDepth is the deepest RetPt (path depth of a block start) explored.
+func (ex *Explorer) MaxDepth() int { return ex.deepest }
 
-// forked: this process is a new child (fork checkpoints); what it saves is
+// Forked: this process is a new child (fork checkpoints); what it saves is
 // relative to the stack it has now.
-func (ex *explorer) Forked() { ex.low = len(ex.stack) }
+func (ex *Explorer) Forked() { ex.low = len(ex.stack) }
 
-// depth is the number of blocks of the path so far: the index of the block
+// Depth is the number of blocks of the path so far: the index of the block
 // under way.
-func (ex *explorer) Depth() int { return len(ex.path) }
+func (ex *Explorer) Depth() int { return len(ex.path) }
 
-// currentPath is the path of the execution under way (its blocks so far).
-func (ex *explorer) CurrentPath() []decision { return ex.path }
+// CurrentPath is the path of the execution under way (its blocks so far).
+func (ex *Explorer) CurrentPath() []sched.Decision { return ex.path }
 
-// blocked is the block sets of the locks: the threads known to wait for a
+// Blocked is the block sets of the locks: the threads known to wait for a
 // lock another holds (reports, ExitBlock-DD's deadlock check).
-func (ex *explorer) Blocked() []sched.Blocked { return ex.st.blocked }
+func (ex *Explorer) Blocked() []sched.Blocked { return ex.st.blocked }
 
-// delayedCount is the size of the delayed set.
-func (ex *explorer) DelayedCount() int { return len(ex.st.delayed) }
+// DelayedCount is the size of the delayed set.
+func (ex *Explorer) DelayedCount() int { return len(ex.st.delayed) }
 
-// othersCanRun reports whether a thread other than t is enabled or delayed.
-func (ex *explorer) OthersCanRun(t int32) bool {
+// OthersCanRun reports whether a thread other than t is enabled or delayed.
+func (ex *Explorer) OthersCanRun(t int32) bool {
 	return ex.st.enabled.HasOther(t) || len(ex.st.delayed) > 0
 }
 
-// preempt ends the current block here whatever the enabled set: a guided
+// Preempt ends the current block here whatever the enabled set: a guided
 // execution's schedule ends a block at a boundary (or, lockExit false, at a
 // go statement or a wake-up that is not one) where the current thread could
 // go on.
-func (ex *explorer) Preempt(lockExit bool) int32 {
+func (ex *Explorer) Preempt(lockExit bool) int32 {
 	ex.reenableDelayed()
 	ex.endBlock(lockExit)
 	return ex.loop()
@@ -1047,7 +1058,7 @@ func (ex *explorer) Preempt(lockExit bool) int32 {
 // nextStart pops the next branch: "pop (RetPt, saved_enabled, saved_delayed,
 // wait, no_notify) off of stack; change execution state back to RetPt". It
 // reports false when the stack is empty: "goto DONE".
-func (ex *explorer) nextStart() bool {
+func (ex *Explorer) nextStart() bool {
 	n := len(ex.stack)
 	if n == 0 {
 		ex.done = true
@@ -1060,22 +1071,22 @@ func (ex *explorer) nextStart() bool {
 	return true
 }
 
-// pathPrefix returns a copy of the path so far plus the current block up to
+// PathPrefix returns a copy of the path so far plus the current block up to
 // now, which replays the execution to the current event.
-func (ex *explorer) PathPrefix() []decision {
-	p := append([]decision(nil), ex.path...)
+func (ex *Explorer) PathPrefix() []sched.Decision {
+	p := append([]sched.Decision(nil), ex.path...)
 	if b := &ex.blk; b.open {
-		p = append(p, decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...), Mid: true})
+		p = append(p, sched.Decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...), Mid: true})
 	}
 	return p
 }
 
 // NewExecution: the threads of the new execution start with no polls and
 // no yield (see threadState).
-func (ex *explorer) NewExecution() { ex.thr = ex.thr[:0] }
+func (ex *Explorer) NewExecution() { ex.thr = ex.thr[:0] }
 
 // th returns thread i's state, growing the table as threads appear.
-func (ex *explorer) th(i int32) *threadState {
+func (ex *Explorer) th(i int32) *threadState {
 	for int(i) >= len(ex.thr) {
 		ex.thr = append(ex.thr, threadState{yieldAt: -1})
 	}

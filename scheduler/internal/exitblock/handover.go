@@ -1,4 +1,4 @@
-package scheduler
+package exitblock
 
 import (
 	"fmt"
@@ -7,8 +7,9 @@ import (
 )
 
 // The explorer's part of the hand-over between processes (fork
-// checkpoints, handover.go): the branches it pushed, the path, the next
-// start.
+// checkpoints; the driver's part is package scheduler's handover.go): the
+// branches it pushed, the path, the next start. The encoding is
+// sched.Enc's, private to one test binary.
 
 // encState encodes the sets of a branch.
 func encState(e *sched.Enc, s *ebState) {
@@ -71,10 +72,10 @@ func decBranch(d *sched.Dec) branch {
 	return b
 }
 
-// save implements strategy: the explorer's part of what this process
+// Save implements sched.Strategy: the explorer's part of what this process
 // changed since it was forked: the branches it pushed above the lowest
 // point it popped to, the path, the next start.
-func (ex *explorer) Save(e *sched.Enc, over bool) {
+func (ex *Explorer) Save(e *sched.Enc, over bool) {
 	keep := min(ex.low, len(ex.stack))
 	pushed := ex.stack[keep:]
 	path := ex.path
@@ -96,9 +97,9 @@ func (ex *explorer) Save(e *sched.Enc, over bool) {
 	e.Int(int64(ex.deepest))
 }
 
-// load implements strategy. Decoding errors are the caller's to check
-// (x.err), before it applies the state.
-func (ex *explorer) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) {
+// Load implements sched.Strategy. Decoding errors are the caller's to
+// check (x.Err), before it applies the state.
+func (ex *Explorer) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) {
 	keep := x.N()
 	if keep > len(ex.stack) {
 		return nil, fmt.Errorf("a forked child kept %d branches of %d", keep, len(ex.stack))
@@ -115,7 +116,7 @@ func (ex *explorer) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) 
 		to := ex
 		if fresh {
 			// The child started the exploration over: its explorer is new.
-			to, keep = newExplorer(ex.opt), 0
+			to, keep = New(ex.opt), 0
 		}
 		for i := keep; i < len(to.stack); i++ {
 			to.stack[i] = branch{}
