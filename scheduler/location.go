@@ -30,6 +30,10 @@ import (
 //     unknown memory was read or written, and a delayed thread holding such a
 //     fact is re-enabled by any block that touches unknown memory. That is
 //     conservative (more schedules, never fewer).
+//
+// The names are package sched's (CanonRW, CanonAccess, HeapKey), which a
+// strategy stores and hands back; the translations are the heap index's
+// (canon, uncanon), which the engine offers a strategy (engine.go).
 
 const pageShift = 12
 
