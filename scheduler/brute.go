@@ -3,10 +3,11 @@ package scheduler
 // The brute-force reference explorer (Algorithm Brute), for checking the
 // ExitBlock family on generated programs (package difftest).
 //
-// It is the exhaustive oracle (Config.oracle, exitblock.go: at every block
-// end, and after every go statement, every other enabled goroutine gets a
-// branch that runs it first; no delayed sets, no pruning) with one more
-// thing: every synchronization operation starts with a scheduling point.
+// It is the exhaustive oracle (Config.oracle, exitblock.Options.Oracle: at
+// every block end, and after every go statement, every other enabled
+// goroutine gets a branch that runs it first; no delayed sets, no pruning)
+// with one more thing: every synchronization operation starts with a
+// scheduling point.
 // Under ExitBlock a block runs from one lock exit (or an operation that
 // counts as one) to the next, so a lock enter, a Cond.Signal or Broadcast, a
 // TryLock or an RLock inside a block is never a place where another

@@ -182,7 +182,7 @@ func (r *run) advance(t *thread, enough func() bool) bool {
 			return false
 		}
 		if r.exploring {
-			r.strat.ticked()
+			r.strat.Ticked()
 			if g := r.guide; g != nil && r.trace && len(g.steps) < maxSteps {
 				g.steps = append(g.steps, result.TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
 			}
@@ -357,17 +357,17 @@ func (r *run) tickChoice(t *thread, opts []int32) int32 {
 				if why != "" {
 					r.guideDiverged(r.cur, why)
 				}
-				r.strat.tickChosen(c)
+				r.strat.TickChosen(c)
 				return c
 			}
 		}
-		return r.strat.chooseTick(opts)
+		return r.strat.ChooseTick(opts)
 	}
 	d := &r.replay[r.k]
-	if r.choiceN >= len(d.choices) || !contains(opts, d.choices[r.choiceN]) {
+	if r.choiceN >= len(d.Choices) || !slices.Contains(opts, d.Choices[r.choiceN]) {
 		r.diverged(t, "a recorded order of timers with equal deadlines is not available")
 	}
-	c := d.choices[r.choiceN]
+	c := d.Choices[r.choiceN]
 	r.choiceN++
 	return c
 }
@@ -405,13 +405,13 @@ func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Po
 			r.raceObserve(c, key, roleSend)
 		}
 		if r.exploring {
-			r.strat.woken(c, -1) // enabled, as a goroutine a timer wakes
+			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
 		}
 		return c
 	}
 	r.raceStart(t, c)
 	if r.exploring {
-		r.strat.spawned(c)
+		r.strat.Spawned(c.idx)
 	}
 	return c
 }

@@ -122,10 +122,10 @@ func (c *Cond) Signal() {
 // wokeMidBlock: the signaller woke a waiter whose lock nobody holds (it
 // signalled without holding c.L, which Go allows and Java's notify does
 // not), so the waiter may run before the rest of the signaller's block; the
-// explorer branches there as after a go statement (exitblock.go).
+// explorer branches there as after a go statement (internal/exitblock, "Spawn branches").
 func (r *run) wokeMidBlock(t *thread) {
 	if r.exploring {
-		r.strat.enabledMidBlock()
+		r.strat.EnabledMidBlock()
 	}
 	r.transfer(t, r.point(t, ptWake))
 }

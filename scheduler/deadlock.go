@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Deadlock detection (thesis 2.5): reverse lock chain analysis at every
@@ -148,8 +149,8 @@ func (r *run) stateOf(t *thread) string {
 		return "stopped"
 	}
 	if r.exploring {
-		for _, b := range r.strat.blocked() {
-			if b.t == t.idx {
+		for _, b := range r.strat.Blocked() {
+			if b.Thread == t.idx {
 				return "blocked"
 			}
 		}
@@ -162,12 +163,12 @@ func (r *run) stateOf(t *thread) string {
 // cannot tell a deadlock from pruning while a delayed thread could still
 // run), any goroutine that is waiting or blocked on a lock is stuck for good.
 func (r *run) checkStuck() {
-	if r.strat.delayedCount() > 0 {
+	if r.strat.DelayedCount() > 0 {
 		return
 	}
-	blockedOn := map[int32]blockedThread{}
-	for _, b := range r.strat.blocked() {
-		blockedOn[b.t] = b
+	blockedOn := map[int32]sched.Blocked{}
+	for _, b := range r.strat.Blocked() {
+		blockedOn[b.Thread] = b
 	}
 	var stuck []result.Goroutine
 	var sites []string
@@ -182,15 +183,15 @@ func (r *run) checkStuck() {
 		g := result.Goroutine{ID: t.id()}
 		if b, ok := blockedOn[t.idx]; ok {
 			g.State, g.On = "blocked", "mutex"
-			if l := r.lockByID(b.lock); l != nil {
+			if l := r.lockByID(b.Lock); l != nil {
 				g.On = l.kind()
 				g.Note = "wants " + r.lockName(l)
 				if len(l.owners()) > 0 {
 					g.Note += " held by " + l.owners()[0].id()
 				}
 			}
-			if b.pc != 0 {
-				g.Pos = firstUserPos([]uintptr{b.pc})
+			if b.PC != 0 {
+				g.Pos = firstUserPos([]uintptr{b.PC})
 			}
 		} else if t.status == stWaiting {
 			if t0done && r.timerWakes(t) {
@@ -260,9 +261,9 @@ func (r *run) lockCycleAmong(stuck []result.Goroutine) bool {
 	}
 	for _, t := range r.threads {
 		var l *lockState
-		for _, b := range r.strat.blocked() {
-			if b.t == t.idx {
-				l = r.lockByID(b.lock)
+		for _, b := range r.strat.Blocked() {
+			if b.Thread == t.idx {
+				l = r.lockByID(b.Lock)
 			}
 		}
 		if t.status == stWaiting && t.onObj >= 0 {

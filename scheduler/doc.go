@@ -37,16 +37,23 @@
 // hooks above; clock.go and eager.go for virtual time, tso.go for store
 // buffers under -memory tso|pso, deadlock.go, race.go feeding package
 // eraser, location.go naming memory the same way in every execution,
-// fingerprint.go for package-level state) runs one execution and calls the
-// explorer at the thesis's events. The ExitBlock explorer (exitblock.go,
-// where the thesis's pseudocode is mapped to its event handlers; rwset.go
-// and tset.go; brute.go for the reference explorer) decides which
-// goroutine runs each atomic block, and keeps the stack of branches. The
-// driver (explore.go; follow.go and guide.go follow a recorded schedule
-// and shorten a finding's; handover.go carries state across fork
-// checkpoints)
-// repeats executions until the explorer's stack is empty, a bound is hit
-// or a finding stops it, and turns what it saw into a result.Result.
+// fingerprint.go for package-level state; brute.go for the extra
+// scheduling points of Algorithm Brute) runs one execution and calls the
+// exploration strategy at the thesis's events. The strategy decides which
+// goroutine runs each atomic block and keeps the stack of branches; it is
+// package internal/exitblock, the ExitBlock family, whose exitblock.go maps
+// the thesis's pseudocode to its event handlers. The driver (explore.go;
+// follow.go and guide.go follow a recorded schedule and shorten a
+// finding's; handover.go carries state across fork checkpoints) repeats
+// executions until the strategy has nothing left, a bound is hit or a
+// finding stops it, and turns what it saw into a result.Result.
+//
+// The engine and the driver reach the strategy only through the interface
+// sched.Strategy, and the strategy reaches the execution only through
+// sched.Engine, which run implements (engine.go); package internal/sched
+// holds both and the types they exchange (paths, thread sets, read/write
+// sets). newStrategy (strategy.go) builds the strategy from a Config: a
+// second strategy would be another package implementing sched.Strategy.
 //
 // Explore and Replay are the in-process entry points (xbtest's own tests
 // use them with a Config); RunTest reads the command's settings from the

@@ -41,7 +41,7 @@ import (
 // meanwhile. So the clock fires eagerly only while no goroutine that can
 // run has waited Config.FairBlocks blocks or more since it last ran or was
 // woken (starved); then it waits for the goroutines to run, as a goroutine
-// that polls gives way (exitblock.go, "Fairness"). For the same reason the
+// that polls gives way (internal/exitblock, "Fairness"). For the same reason the
 // clock's blocks do not reset the poll counts of goroutines, nor end the
 // giving way of one that gave way. What is not explored: more than
 // FairBlocks eager firings while a goroutine waits to run.
@@ -57,7 +57,7 @@ func init() {
 // may fire eagerly (otherwise no block is ordered against a firing).
 func (r *run) clockAccess(write bool) {
 	if r.exploring && r.cfg.Timers.Horizon() > 0 {
-		r.strat.access(uintptr(unsafe.Pointer(&clockCell)), 1, write)
+		r.strat.Access(uintptr(unsafe.Pointer(&clockCell)), 1, write)
 	}
 }
 
@@ -128,14 +128,14 @@ func (r *run) syncClock(t *thread) bool {
 		c.status = stRunnable
 		c.on, c.onObj = "", -1
 		if r.exploring {
-			r.strat.woken(c, -1)
+			r.strat.Woken(c.idx, -1)
 		}
 		return true
 	case !fire && c != nil && c.status == stRunnable:
 		c.status = stWaiting
 		c.on, c.onObj = "a timer", -1
 		if r.exploring {
-			r.strat.disable(c.idx)
+			r.strat.Disable(c.idx)
 		}
 	}
 	return false

@@ -1,52 +1,34 @@
 package scheduler
 
-import "github.com/xbtest/xbtest/checkpoint"
+import (
+	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+)
 
-// engine is what a strategy needs of the execution under way; run
-// implements it. It is the other half of strategy (strategy.go): the
-// explorer sees the program only as numbered events, threads named by
-// creation index, virtual time, and the heap's execution-independent names
-// for the addresses in its read/write sets.
-type engine interface {
-	// eventCount is the number of events so far: blocks end at event
-	// numbers (decision.end), which a replay stops at.
-	eventCount() int64
-	// threadAt returns the thread with creation index i (nil if there is
-	// none yet).
-	threadAt(i int32) *thread
-	// running is the thread whose hook called the strategy.
-	running() *thread
-	// tick advances virtual time, firing the timers due, until enabled
-	// has a member (clock.go); t is the thread whose code runs it. It
-	// reports false when no timer could fire.
-	tick(t *thread, enabled *tset) bool
-	// timerPending reports whether a timer is pending, so time can pass.
-	timerPending() bool
-	// branchPoint offers a fork checkpoint the program state after depth
-	// decisions. redirected: this process is a new child of that
-	// snapshot and has moved on to the next start; next is the thread
-	// that runs then (nil if the path ended).
-	branchPoint(depth int) (next *thread, redirected bool)
-	// diverge ends the execution: a re-executed part of the path did not
-	// offer what it offered before (the test is not deterministic).
-	diverge(why string)
-	// gaveWayFairly notes that the fairness bound made a thread give way
-	// (a note of the result).
-	gaveWayFairly()
-	// canon returns rw with execution-independent names; the objects
-	// thread registered after its first allocs registrations are its own
-	// and are left out. uncanon translates back into this execution's
-	// addresses. unknownAddr reports whether addr is memory with no such
-	// name.
-	canon(rw *rwSet, thread, allocs int32) *canonRW
-	uncanon(c *canonRW) *rwSet
-	unknownAddr(addr uintptr) bool
+// run is the strategy's engine (sched.Engine): what a strategy may ask of
+// the execution under way. Threads cross the interface as creation
+// indices (-1: none); threadOf and idxOf translate.
+
+var _ sched.Engine = (*run)(nil)
+
+// threadOf is the thread with creation index i, nil for -1.
+func (r *run) threadOf(i int32) *thread {
+	if i < 0 {
+		return nil
+	}
+	return r.threads[i]
 }
 
-var _ engine = (*run)(nil)
+// idxOf is t's creation index, -1 for nil.
+func idxOf(t *thread) int32 {
+	if t == nil {
+		return -1
+	}
+	return t.idx
+}
 
-func (r *run) eventCount() int64 { return r.events }
-
+// threadAt returns the thread with creation index i (nil if there is none
+// yet).
 func (r *run) threadAt(i int32) *thread {
 	if int(i) >= len(r.threads) {
 		return nil
@@ -54,38 +36,59 @@ func (r *run) threadAt(i int32) *thread {
 	return r.threads[i]
 }
 
-func (r *run) running() *thread { return r.cur }
+// EventCount implements sched.Engine.
+func (r *run) EventCount() int64 { return r.events }
 
-func (r *run) tick(t *thread, enabled *tset) bool {
-	return r.advance(t, func() bool { return !enabled.empty() })
+// Running implements sched.Engine.
+func (r *run) Running() int32 { return r.cur.idx }
+
+// BlockStarted implements sched.Engine.
+func (r *run) BlockStarted(t int32, depth int) { r.threads[t].ranAt = depth }
+
+// Allocs implements sched.Engine.
+func (r *run) Allocs(t int32) int32 { return r.threads[t].allocs }
+
+// IsClock implements sched.Engine.
+func (r *run) IsClock(t int32) bool { return r.threads[t].isClock }
+
+// Tick implements sched.Engine.
+func (r *run) Tick(t int32, enabled *sched.TSet) bool {
+	return r.advance(r.threadOf(t), func() bool { return !enabled.Empty() })
 }
 
-func (r *run) timerPending() bool {
+// TimerPending implements sched.Engine.
+func (r *run) TimerPending() bool {
 	_, ok := r.clock.next()
 	return ok
 }
 
-func (r *run) branchPoint(depth int) (*thread, bool) {
+// BranchPoint implements sched.Engine.
+func (r *run) BranchPoint(depth int) (int32, bool) {
 	if !r.snapshots {
-		return nil, false
+		return -1, false
 	}
 	if r.offerSnapshot(depth) == checkpoint.Redirect {
-		return r.redirected(), true
+		return idxOf(r.redirected()), true
 	}
-	return nil, false
+	return -1, false
 }
 
-func (r *run) diverge(why string) { r.diverged(r.cur, why) }
+// Diverge implements sched.Engine.
+func (r *run) Diverge(why string) { r.diverged(r.cur, why) }
 
-func (r *run) gaveWayFairly() { r.gaveWay++ }
+// GaveWayFairly implements sched.Engine.
+func (r *run) GaveWayFairly() { r.gaveWay++ }
 
-func (r *run) canon(rw *rwSet, thread, allocs int32) *canonRW {
-	return r.heap.canon(rw, func(k heapKey) bool { return k.thread == thread && k.seq >= allocs })
+// Canon implements sched.Engine.
+func (r *run) Canon(rw *sched.RWSet, thread, allocs int32) *sched.CanonRW {
+	return r.heap.canon(rw, func(k sched.HeapKey) bool { return k.Thread == thread && k.Seq >= allocs })
 }
 
-func (r *run) uncanon(c *canonRW) *rwSet { return r.heap.uncanon(c) }
+// Uncanon implements sched.Engine.
+func (r *run) Uncanon(c *sched.CanonRW) *sched.RWSet { return r.heap.uncanon(c) }
 
-func (r *run) unknownAddr(addr uintptr) bool {
+// UnknownAddr implements sched.Engine.
+func (r *run) UnknownAddr(addr uintptr) bool {
 	kind, _ := r.heap.classify(addr)
-	return kind == regionUnknown
+	return kind == sched.RegionUnknown
 }

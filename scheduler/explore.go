@@ -8,6 +8,7 @@ import (
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -45,7 +46,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 		defer tm.Stop()
 	}
 	start := time.Now()
-	d := &driver{strat: newStrategy(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
+	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
@@ -69,9 +70,9 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 	res = d.res
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.schedules
-	res.Depth = d.strat.maxDepth()
+	res.Depth = d.strat.MaxDepth()
 	if !res.Complete {
-		res.Left = max(d.left, d.strat.pending())
+		res.Left = max(d.left, d.strat.Pending())
 	}
 	res.Aborted = d.stats.aborted
 	res.Elapsed = time.Since(start)
@@ -91,7 +92,7 @@ func (d *driver) advance() {
 		d.restart()
 		return
 	}
-	if !d.strat.next(d.last == endAbort) {
+	if !d.strat.Next(d.last == endAbort) {
 		d.over = true
 		return
 	}
@@ -125,7 +126,7 @@ type exploreStats struct {
 // RWMutexes): findings so far were found on schedules of the old tree and
 // are found again.
 func (d *driver) restart() {
-	d.strat = newStrategy(d.cfg) // d.known stays
+	d.strat = newStrategy(d.cfg, nil) // d.known stays
 	d.found = nil
 	clear(d.seen)
 	d.restarts++
@@ -134,7 +135,7 @@ func (d *driver) restart() {
 // driver runs the executions of one exploration; it is the checkpoint
 // package's Target.
 type driver struct {
-	strat    strategy
+	strat    sched.Strategy
 	known    *learnt // what the exploration learnt; kept when it starts over
 	stats    exploreStats
 	cfg      *Config
@@ -171,7 +172,7 @@ func (d *driver) Next() int {
 		d.bounded(s)
 		return -1
 	}
-	return d.strat.startDepth()
+	return d.strat.StartDepth()
 }
 
 // bounded ends exploration early: a bound or a request to stop.
@@ -187,12 +188,12 @@ func (d *driver) bounded(s checkpoint.Stop) {
 // the test body that replays the current path to the next start, then
 // explores; then the explorer advances to the following start.
 func (d *driver) RunFrom(n int) {
-	if n != d.strat.startDepth() {
+	if n != d.strat.StartDepth() {
 		d.Fail("internal error: backer asked for another depth than the explorer's branch point")
 		return
 	}
 	r := &d.r
-	r.reset(d.strat, nil, d.known, &d.stats, d.cfg, d.name, d.body, d.strat.replayPrefix())
+	r.reset(d.strat, nil, d.known, &d.stats, d.cfg, d.name, d.body, d.strat.ReplayPrefix())
 	r.number = d.stats.schedules + 1
 	r.drv, r.started = d, time.Now()
 	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
@@ -215,7 +216,7 @@ func (d *driver) Clean() (bool, string) {
 
 // Forked implements checkpoint.Target: this process is a new child; what it
 // saves is relative to the stack it has now.
-func (d *driver) Forked() { d.strat.forked() }
+func (d *driver) Forked() { d.strat.Forked() }
 
 // Alive implements checkpoint.Target: the driver's watchdog counts it as
 // progress of the execution this process holds as a snapshot.
@@ -254,7 +255,7 @@ func (d *driver) execute(r *run) endReason {
 	r.cur = t0
 	if len(r.replay) == 0 {
 		r.exploring = true
-		if first := r.strat.begin(r); first != t0 {
+		if first := r.strat.Begin(r); first != t0.idx {
 			r.internal = "internal error: the first block is not the test goroutine's"
 			return endInternal
 		}
@@ -445,7 +446,7 @@ func (d *driver) trace(path []decision) (*run, []result.Block) {
 	blocks := make([]result.Block, len(path))
 	for i, s := range path {
 		b := r.stepAt[i]
-		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.thread].id(), s.thread, s.end, s.choices, s.mid
+		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.Thread].id(), s.Thread, s.End, s.Choices, s.Mid
 		blocks[i] = b
 	}
 	return r, blocks
@@ -457,10 +458,10 @@ func (d *driver) trace(path []decision) (*run, []result.Block) {
 func mergePath(p []decision) []decision {
 	var out []decision
 	for _, s := range p {
-		if n := len(out); n > 0 && out[n-1].thread == s.thread && !out[n-1].tick {
+		if n := len(out); n > 0 && out[n-1].Thread == s.Thread && !out[n-1].Tick {
 			last := &out[n-1]
-			last.end, last.mid, last.tick = s.end, s.mid, s.tick
-			last.choices = append(append([]int32(nil), last.choices...), s.choices...)
+			last.End, last.Mid, last.Tick = s.End, s.Mid, s.Tick
+			last.Choices = append(append([]int32(nil), last.Choices...), s.Choices...)
 			continue
 		}
 		out = append(out, s)

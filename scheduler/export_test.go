@@ -39,7 +39,7 @@ func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
 		}
 		var b []byte
 		for _, d := range p {
-			b = fmt.Appendf(b, "%d@%d%v ", d.thread, d.end, d.choices)
+			b = fmt.Appendf(b, "%d@%d%v ", d.Thread, d.End, d.Choices)
 		}
 		maximal = append(maximal, string(b))
 	}
@@ -59,7 +59,7 @@ func WorstSchedule(name string, body func(*T), cfg Config, k result.Kind) []resu
 		}
 	}
 	Explore(name, body, cfg)
-	d := &driver{strat: newExplorer(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
 	// The most switches between goroutines, then the longest: traced once.
 	var most []decision
 	for _, p := range paths {
@@ -74,7 +74,7 @@ func WorstSchedule(name string, body func(*T), cfg Config, k result.Kind) []resu
 // MinimiseSchedule shortens a schedule leading to a finding of kind k as
 // exploration does before reporting it.
 func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
-	d := &driver{strat: newExplorer(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
 	f, _, _ := d.follow(blocks, false, func(f *finding) int { return wantMatches(result.Want{Kind: k}, f) })
 	if f == nil {
 		return nil, nil

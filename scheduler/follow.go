@@ -28,12 +28,11 @@ func (d *driver) follow(blocks []result.Block, trace bool, match func(*finding) 
 	cfg := *d.cfg
 	cfg.Algorithm = settings.ExitBlockDD
 	cfg.Trace = trace
-	g := &guide{blocks: blocks, check: trace}
+	g := &guide{r: &d.r, blocks: blocks, check: trace}
 	for range 64 + 4*len(blocks) {
 		// Guided executions are ExitBlock-DD's (see guide.go), whatever
 		// strategy found the schedule; their paths are not counted.
-		ex := newExplorer(&cfg)
-		ex.dir = g
+		ex := newStrategy(&cfg, g)
 		g.reset()
 		hints := len(g.hints)
 		r := &d.r
@@ -232,7 +231,7 @@ func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want 
 		res.Elapsed = time.Since(start)
 	}()
 	cfg.Minimise = false
-	d := &driver{strat: newStrategy(&cfg), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}}
+	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
 		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()

@@ -15,7 +15,7 @@ func Go(f func()) {
 	c := r.newThread(t, f)
 	r.raceStart(t, c)
 	if r.exploring {
-		r.strat.spawned(c)
+		r.strat.Spawned(c.idx)
 	}
 	// A recorded spawn branch may stop the parent right here.
 	r.transfer(t, r.point(t, ptSpawn))
@@ -38,7 +38,7 @@ func goAndJoin(f func()) {
 	r.raceStart(t, c)
 	c.joiner = t
 	if r.exploring {
-		r.strat.spawned(c)
+		r.strat.Spawned(c.idx)
 	}
 	r.parkHere(t, "subtest", -1)
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Guided executions follow a recorded schedule (xbtest -replay, and the
@@ -34,6 +36,7 @@ import (
 
 // guide is the schedule a guided execution follows, and what it observed.
 type guide struct {
+	r       *run // the executions it guides
 	blocks  []result.Block
 	i       int // the block under way
 	choiceN int // its choices taken so far
@@ -54,12 +57,12 @@ type guide struct {
 // the same way and starts again).
 type hint struct {
 	depth int
-	b     blockedThread
+	b     sched.Blocked
 }
 
 const maxSteps = 100000 // steps kept for a report
 
-var _ director = (*guide)(nil)
+var _ sched.Director = (*guide)(nil)
 
 func (g *guide) reset() {
 	g.i, g.choiceN, g.div, g.midRun, g.owed = 0, 0, "", false, -1
@@ -107,7 +110,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	var next *thread
 	switch kind {
 	case ptBoundary, ptSpawn, ptWake, ptYield, ptPass:
-		next = r.strat.preempt(kind != ptSpawn && kind != ptWake)
+		next = r.threadOf(r.strat.Preempt(kind != ptSpawn && kind != ptWake))
 	default:
 		next = r.dispatch(t, kind)
 	}
@@ -122,39 +125,39 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 func (r *run) dispatch(t *thread, kind pointKind) *thread {
 	switch kind {
 	case ptBoundary:
-		return r.strat.boundary()
+		return r.threadOf(r.strat.Boundary())
 	case ptYield:
-		return r.strat.yielded()
+		return r.threadOf(r.strat.Yielded())
 	case ptPark:
-		return r.strat.park()
+		return r.threadOf(r.strat.Park())
 	case ptExit:
-		return r.strat.exit()
+		return r.threadOf(r.strat.Exit())
 	case ptFreeze:
-		return r.strat.freeze()
+		return r.threadOf(r.strat.Freeze())
 	}
 	return t
 }
 
 // pick implements director: loop's choice in a guided execution.
-func (g *guide) pick(depth int, st *ebState, e engine) (int32, bool) {
-	t := g.pickThread(depth, st, e)
+func (g *guide) Pick(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) (int32, bool) {
+	t := g.pickThread(depth, enabled, blocked)
 	return t, g.div != ""
 }
 
 // blockedAt implements director: an aborted attempt learnt that b is
 // blocked on a lock at depth; the next attempt starts over knowing it.
-func (g *guide) blockedAt(depth int, b blockedThread) {
+func (g *guide) BlockedAt(depth int, b sched.Blocked) {
 	g.hints = append(g.hints, hint{depth, b})
 }
 
 // pickThread is the schedule's goroutine for the block that starts at path
 // depth, or -1 when the schedule is used up. It applies to st what earlier
 // attempts learnt about goroutines blocked on locks.
-func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
+func (g *guide) pickThread(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) int32 {
 	for _, h := range g.hints {
-		if h.depth == depth && st.enabled.has(h.b.t) {
-			st.enabled.remove(h.b.t)
-			st.blocked = append(st.blocked, h.b)
+		if h.depth == depth && enabled.Has(h.b.Thread) {
+			enabled.Remove(h.b.Thread)
+			*blocked = append(*blocked, h.b)
 		}
 	}
 	if g.owed >= 0 && g.div == "" {
@@ -169,9 +172,9 @@ func (g *guide) pickThread(depth int, st *ebState, e engine) int32 {
 	}
 	b := &g.blocks[g.i]
 	g.midRun = b.Mid
-	if !st.enabled.has(b.Thread) && g.div == "" {
+	if !enabled.Has(b.Thread) && g.div == "" {
 		why := "has exited or does not exist"
-		if t := e.threadAt(b.Thread); t != nil {
+		if t := g.r.threadAt(b.Thread); t != nil {
 			switch {
 			case t.status == stWaiting:
 				why = "is waiting on " + t.on
@@ -200,7 +203,7 @@ func (g *guide) choice(options []int32) (int32, bool, bool) {
 	}
 	c := b.Choices[g.choiceN]
 	g.choiceN++
-	return c, contains(options, c), true
+	return c, slices.Contains(options, c), true
 }
 
 // tickChoice returns the schedule's choice at a tick: which of the timers
@@ -221,7 +224,7 @@ func (g *guide) tickChoice(options []int32) (c int32, recorded bool, why string)
 	}
 	c = b.Choices[g.owedN]
 	g.owedN++
-	if !contains(options, c) {
+	if !slices.Contains(options, c) {
 		return c, true, fmt.Sprintf("block %d: the recorded timer choice %d is not among those due at the tick after it (%v)", g.owed, c, options)
 	}
 	return c, true, ""

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Locations across executions.
@@ -28,25 +30,16 @@ import (
 //     unknown memory was read or written, and a delayed thread holding such a
 //     fact is re-enabled by any block that touches unknown memory. That is
 //     conservative (more schedules, never fewer).
+//
+// The names are package sched's (CanonRW, CanonAccess, HeapKey), which a
+// strategy stores and hands back; the translations are the heap index's
+// (canon, uncanon), which the engine offers a strategy (engine.go).
 
 const pageShift = 12
 
-type regionKind uint8
-
-const (
-	regionUnknown regionKind = iota
-	regionGlobal
-	regionHeap
-)
-
-// heapKey names a heap object across executions of a common prefix: the
-// creation index of the goroutine that allocated it and how many objects
-// that goroutine had registered before.
-type heapKey struct{ thread, seq int32 }
-
 type region struct {
 	base, end uintptr
-	key       heapKey
+	key       sched.HeapKey
 	name      string         // a package-level variable's name
 	typ       reflect.Type   // the object's type, or the element type of an array, if known
 	keep      unsafe.Pointer // keeps the object alive, so its address is not reused within the run
@@ -114,7 +107,7 @@ func (h *heapIndex) reset() {
 	}
 }
 
-func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey, typ reflect.Type) {
+func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key sched.HeapKey, typ reflect.Type) {
 	if p == nil {
 		return
 	}
@@ -135,10 +128,10 @@ func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key heapKey, typ reflect
 			h.pages[pg] = int32(len(h.links))
 		}
 	}
-	for int(key.thread) >= len(h.byThread) {
+	for int(key.Thread) >= len(h.byThread) {
 		h.byThread = append(h.byThread, nil)
 	}
-	h.byThread[key.thread] = append(h.byThread[key.thread], i)
+	h.byThread[key.Thread] = append(h.byThread[key.Thread], i)
 }
 
 // lookup returns the most recently registered region containing addr.
@@ -153,60 +146,43 @@ func (h *heapIndex) lookup(addr uintptr) *region {
 }
 
 // byKey returns the region registered under k in this execution.
-func (h *heapIndex) byKey(k heapKey) (*region, bool) {
-	if int(k.thread) >= len(h.byThread) || int(k.seq) >= len(h.byThread[k.thread]) {
+func (h *heapIndex) byKey(k sched.HeapKey) (*region, bool) {
+	if int(k.Thread) >= len(h.byThread) || int(k.Seq) >= len(h.byThread[k.Thread]) {
 		return nil, false
 	}
-	return &h.regs[h.byThread[k.thread][k.seq]], true
-}
-
-// canonAccess is an access named so that another execution can find it.
-type canonAccess struct {
-	kind  regionKind
-	addr  uintptr // regionGlobal: the address itself
-	key   heapKey // regionHeap
-	off   uintptr // regionHeap: offset in the object
-	size  uintptr
-	write bool
-}
-
-// canonRW is a block's read/write set in execution-independent form. It is
-// immutable once built and shared by every branch that delays the block.
-type canonRW struct {
-	acc                []canonAccess
-	unknownR, unknownW bool
+	return &h.regs[h.byThread[k.Thread][k.Seq]], true
 }
 
 // classify names addr in the current execution.
-func (h *heapIndex) classify(addr uintptr) (regionKind, *region) {
+func (h *heapIndex) classify(addr uintptr) (sched.RegionKind, *region) {
 	if r := h.lookup(addr); r != nil {
-		return regionHeap, r
+		return sched.RegionHeap, r
 	}
 	if r := lookupGlobal(addr); r != nil {
-		return regionGlobal, r
+		return sched.RegionGlobal, r
 	}
-	return regionUnknown, nil
+	return sched.RegionUnknown, nil
 }
 
 // canon translates a block's accesses. Objects registered at or after
 // firstLocal belong to the block's own execution after the branch point: no
 // other thread can reach them before the block runs, so they are dropped.
-func (h *heapIndex) canon(s *rwSet, isLocal func(heapKey) bool) *canonRW {
-	c := &canonRW{unknownR: s.unknownR, unknownW: s.unknownW}
-	for _, a := range s.acc {
-		switch kind, r := h.classify(a.addr); kind {
-		case regionHeap:
+func (h *heapIndex) canon(s *sched.RWSet, isLocal func(sched.HeapKey) bool) *sched.CanonRW {
+	c := &sched.CanonRW{UnknownR: s.UnknownR, UnknownW: s.UnknownW}
+	for _, a := range s.Acc {
+		switch kind, r := h.classify(a.Addr); kind {
+		case sched.RegionHeap:
 			if isLocal(r.key) {
 				continue
 			}
-			c.acc = append(c.acc, canonAccess{kind: regionHeap, key: r.key, off: a.addr - r.base, size: a.size, write: a.write})
-		case regionGlobal:
-			c.acc = append(c.acc, canonAccess{kind: regionGlobal, addr: a.addr, size: a.size, write: a.write})
+			c.Acc = append(c.Acc, sched.CanonAccess{Kind: sched.RegionHeap, Key: r.key, Off: a.Addr - r.base, Size: a.Size, Write: a.Write})
+		case sched.RegionGlobal:
+			c.Acc = append(c.Acc, sched.CanonAccess{Kind: sched.RegionGlobal, Addr: a.Addr, Size: a.Size, Write: a.Write})
 		default:
-			if a.write {
-				c.unknownW = true
+			if a.Write {
+				c.UnknownW = true
 			} else {
-				c.unknownR = true
+				c.UnknownR = true
 			}
 		}
 	}
@@ -216,15 +192,15 @@ func (h *heapIndex) canon(s *rwSet, isLocal func(heapKey) bool) *canonRW {
 // uncanon translates a stored set into this execution's addresses. A heap
 // object the stored set names but this execution has not registered cannot
 // be touched by anyone here either, so its accesses are dropped.
-func (h *heapIndex) uncanon(c *canonRW) *rwSet {
-	s := &rwSet{unknownR: c.unknownR, unknownW: c.unknownW}
-	for _, a := range c.acc {
-		switch a.kind {
-		case regionGlobal:
-			s.add(a.addr, a.size, a.write)
-		case regionHeap:
-			if r, ok := h.byKey(a.key); ok {
-				s.add(r.base+a.off, a.size, a.write)
+func (h *heapIndex) uncanon(c *sched.CanonRW) *sched.RWSet {
+	s := &sched.RWSet{UnknownR: c.UnknownR, UnknownW: c.UnknownW}
+	for _, a := range c.Acc {
+		switch a.Kind {
+		case sched.RegionGlobal:
+			s.Add(a.Addr, a.Size, a.Write)
+		case sched.RegionHeap:
+			if r, ok := h.byKey(a.Key); ok {
+				s.Add(r.base+a.Off, a.Size, a.Write)
 			}
 		}
 	}
@@ -235,7 +211,7 @@ func (h *heapIndex) uncanon(c *canonRW) *rwSet {
 // variable's name or an object's type, then the field or element path.
 func (h *heapIndex) describe(addr uintptr) string {
 	kind, r := h.classify(addr)
-	if kind == regionUnknown {
+	if kind == sched.RegionUnknown {
 		return ""
 	}
 	name := r.name

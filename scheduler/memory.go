@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Pos names a source position of instrumented code (see RegisterPositions);
@@ -142,7 +144,7 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 		r.accessed = true
 	}
 	if r.exploring {
-		r.strat.access(uintptr(addr), size, write)
+		r.strat.Access(uintptr(addr), size, write)
 	}
 	if r.raceOn() {
 		r.raceAccess(t, addr, size, write, pos)
@@ -176,7 +178,7 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 }
 
 func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
-	r.heap.add(addr, size, heapKey{t.idx, t.allocs}, typ)
+	r.heap.add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
 	t.allocs++
 }
 

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // lockState is the scheduler's model of a Mutex or RWMutex during one
@@ -60,16 +61,16 @@ func (r *run) syncEnter(addr unsafe.Pointer, always bool) {
 		return
 	}
 	if r.cfg.SyncDeps || always {
-		r.strat.access(uintptr(addr), 1, true)
+		r.strat.Access(uintptr(addr), 1, true)
 	}
-	r.strat.observe(uintptr(addr))
+	r.strat.Observe(uintptr(addr))
 }
 
 // dataAccess records a read or write of data the operation itself touches
 // (a channel's buffer, a WaitGroup counter, an atomic variable).
 func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 	if r.exploring {
-		r.strat.syncAccess(uintptr(addr), size, write || r.cfg.SyncDeps)
+		r.strat.SyncAccess(uintptr(addr), size, write || r.cfg.SyncDeps)
 	}
 }
 
@@ -107,7 +108,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 		r.reverseLockChain(t, l, mode)
 	}
 	r.stats.aborted++
-	r.strat.lockFailed(l.id, callerPC(3))
+	r.strat.LockFailed(l.id, callerPC(3))
 	r.end(endAbort)
 	t.sleep()
 }
@@ -139,23 +140,23 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // schedule. It is the driver's, not the strategy's: where blocks end is
 // the engine's business, whatever explores them.
 type learnt struct {
-	tried, mixed       map[canonAccess]bool
+	tried, mixed       map[sched.CanonAccess]bool
 	triedAll, mixedAll bool
 }
 
 func newLearnt() *learnt {
-	return &learnt{tried: map[canonAccess]bool{}, mixed: map[canonAccess]bool{}}
+	return &learnt{tried: map[sched.CanonAccess]bool{}, mixed: map[sched.CanonAccess]bool{}}
 }
 
 // lockKey names a lock across executions, as read/write sets do.
-func (r *run) lockKey(addr unsafe.Pointer) (canonAccess, bool) {
+func (r *run) lockKey(addr unsafe.Pointer) (sched.CanonAccess, bool) {
 	switch kind, reg := r.heap.classify(uintptr(addr)); kind {
-	case regionHeap:
-		return canonAccess{kind: regionHeap, key: reg.key, off: uintptr(addr) - reg.base}, true
-	case regionGlobal:
-		return canonAccess{kind: regionGlobal, addr: uintptr(addr)}, true
+	case sched.RegionHeap:
+		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.key, Off: uintptr(addr) - reg.base}, true
+	case sched.RegionGlobal:
+		return sched.CanonAccess{Kind: sched.RegionGlobal, Addr: uintptr(addr)}, true
 	}
-	return canonAccess{}, false
+	return sched.CanonAccess{}, false
 }
 
 // triedLock is called by TryLock and TryRLock.
@@ -191,7 +192,7 @@ func (r *run) acquired(t *thread, l *lockState, read bool) {
 		if l.tried == 1 && r.exploring {
 			// A TryLock reads the lock: taking it is a write to it
 			// even without -sync-deps (ExitBlock-RW).
-			r.strat.access(uintptr(l.addr), 1, true)
+			r.strat.Access(uintptr(l.addr), 1, true)
 		}
 		r.yield(t)
 	case read:
@@ -253,7 +254,7 @@ func (r *run) mixedRW(l *lockState) bool {
 // learnt looks the lock at addr up, once per execution, in what the
 // exploration learnt (set, all): flag is 0 until then, 1 if the lock is
 // in it, 2 if not. It reports whether it is.
-func (r *run) learnt(flag *int8, addr unsafe.Pointer, set map[canonAccess]bool, all bool) bool {
+func (r *run) learnt(flag *int8, addr unsafe.Pointer, set map[sched.CanonAccess]bool, all bool) bool {
 	if *flag == 0 {
 		*flag = 2
 		if all {
@@ -278,11 +279,11 @@ func (r *run) lockExit(t *thread, l *lockState) {
 // Cond.Wait letting go of c.L).
 func (r *run) released(l *lockState) {
 	if r.exploring {
-		r.strat.lockReleased(l.id)
+		r.strat.LockReleased(l.id)
 		if l.tried == 1 {
 			// A TryLock observes the release: the block that releases
 			// and the one that tries do not commute (ExitBlock-RW).
-			r.strat.access(uintptr(l.addr), 1, true)
+			r.strat.Access(uintptr(l.addr), 1, true)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // Once is a drop-in replacement for sync.Once, built like Go's: a done flag
@@ -60,7 +62,7 @@ func (o *Once) Do(f func()) {
 				r.dataAccess(unsafe.Pointer(&o.done), 4, true)
 				r.racePublish(t2, unsafe.Pointer(o), roleObject)
 				o.done.Store(1)
-				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != regionHeap {
+				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != sched.RegionHeap {
 					// A Once the body did not make (a package's, or
 					// one OnceValue keeps): the next execution would
 					// not run its function. The fingerprint may not

@@ -185,7 +185,7 @@ var outcomePrograms = []struct {
 	}},
 	{"spawn-then-lock", func(out func(string)) func(*xb.T) {
 		// Go-specific: the child can run between the go statement and the
-		// parent's next lock exit (see the spawn branches in exitblock.go).
+		// parent's next lock exit (see the spawn branches in internal/exitblock).
 		return func(t *xb.T) {
 			mu, cfg := xb.New(new(xb.Mutex)), xb.New(new(int))
 			seen := xb.New(new(int))

@@ -7,6 +7,7 @@ import (
 	randv2 "math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/eraser"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -79,19 +81,14 @@ type thread struct {
 	started  bool
 	returned bool
 	goexit   bool // it called runtime.Goexit: its goroutine ends whatever else happens
-	yieldAt  int  // the path's length at its last runtime.Gosched (-1: none)
-	// fairness (exitblock.go): the blocks it ended in a row at the objects
-	// of its last few (spinning), and the boundaries it reached so with
-	// nothing else enabled (pollsAlone)
-	polls, alonePolls pollCount
-	gone              bool // the goroutine has finished
-	status            threadStatus
-	frozen            bool   // stopped by the step bound
-	on                string // what a waiting thread waits for, for reports
-	onObj             int32  // the object it waits on (-1: none)
-	steps             int64
-	wroteAt           int64 // steps when it last wrote shared memory (tooManySteps)
-	allocs            int32 // heap objects registered so far (names them, see location.go)
+	gone     bool // the goroutine has finished
+	status   threadStatus
+	frozen   bool   // stopped by the step bound
+	on       string // what a waiting thread waits for, for reports
+	onObj    int32  // the object it waits on (-1: none)
+	steps    int64
+	wroteAt  int64 // steps when it last wrote shared memory (tooManySteps)
+	allocs   int32 // heap objects registered so far (names them, see location.go)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
@@ -145,9 +142,9 @@ const (
 )
 
 type run struct {
-	strat    strategy // the exploration strategy: the engine reaches it only through its events
-	guide    *guide   // a guided execution's schedule (guide.go), or nil
-	known    *learnt  // what the exploration learnt about block boundaries (mutex.go)
+	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
+	guide    *guide         // a guided execution's schedule (guide.go), or nil
+	known    *learnt        // what the exploration learnt about block boundaries (mutex.go)
 	stats    *exploreStats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
 	restart  bool // the exploration must start over, knowing more (mutex.go)
@@ -240,13 +237,14 @@ type run struct {
 // s, g, known and stats are the exploration's: its strategy, the schedule a
 // guided execution follows (nil when exploring), what it learnt about block
 // boundaries and where it counts paths.
-func (r *run) reset(s strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
+func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 		r.ack = make(chan struct{})
 		r.chans = make(map[unsafe.Pointer]any)
 	}
 	r.strat, r.guide, r.known, r.stats = s, g, known, stats
+	s.NewExecution()
 	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
 	r.cfg, r.name, r.body, r.replay = cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
@@ -306,7 +304,7 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 		t = new(thread)
 		r.spare = append(r.spare, t)
 	}
-	t.r, t.idx, t.parent, t.fn, t.onObj, t.yieldAt = r, int32(len(r.threads)), parent, fn, -1, -1
+	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
 	t.ranAt = r.decisions()
 	if !r.multi && len(r.threads) > 0 {
 		r.multi = true
@@ -399,7 +397,7 @@ func (r *run) event(t *thread) {
 	if r.trace {
 		t.record()
 		if r.traceOnly && r.k == len(r.replay)-1 {
-			if d := &r.replay[r.k]; d.mid && r.events == d.end {
+			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
 				r.stepAt[r.k] = r.anchor(t, ptBoundary)
 				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
 				r.end(endReplay)
@@ -410,11 +408,11 @@ func (r *run) event(t *thread) {
 	if r.maxSteps > 0 && t.steps > r.maxSteps && !t.frozen {
 		r.tooManySteps(t)
 	}
-	if !r.exploring && r.k < len(r.replay) && r.events > r.replay[r.k].end {
+	if !r.exploring && r.k < len(r.replay) && r.events > r.replay[r.k].End {
 		// A replayed block went past the event it ended at without
 		// reaching a scheduling point (it computes or spins differently):
 		// stop now, not when it next reaches one, which may be never.
-		r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine went on without a scheduling point", r.k, r.threads[r.replay[r.k].thread].id(), r.replay[r.k].end))
+		r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine went on without a scheduling point", r.k, r.threads[r.replay[r.k].Thread].id(), r.replay[r.k].End))
 	}
 }
 
@@ -442,7 +440,7 @@ const (
 	ptSpawn                     // the thread started a goroutine
 	ptWake                      // the thread woke a waiter that can run at once (a Cond signalled without its lock)
 	ptFreeze                    // the thread exceeded the step bound
-	ptYield                     // runtime.Gosched: a boundary that gives way (exitblock.go)
+	ptYield                     // runtime.Gosched: a boundary that gives way (internal/exitblock, "Fairness")
 	// ptPass: a read lock of an RWMutex not known to be write-locked too
 	// (mutex.go, "A waiting writer"). It ends no block while exploring, but
 	// counts as a scheduling point of schedules, so that a schedule recorded
@@ -480,9 +478,9 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if r.multi {
 		r.bpoints++
 	}
-	if r.events != d.end {
-		if kind == ptPark || kind == ptExit || kind == ptFreeze || r.events > d.end {
-			r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine reached a scheduling point at event %d", r.k, r.threads[d.thread].id(), d.end, r.events))
+	if r.events != d.End {
+		if kind == ptPark || kind == ptExit || kind == ptFreeze || r.events > d.End {
+			r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine reached a scheduling point at event %d", r.k, r.threads[d.Thread].id(), d.End, r.events))
 		}
 		return t
 	}
@@ -491,17 +489,17 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	last := r.k == len(r.replay)-1
 	switch {
 	case !last:
-		r.catchUp(t, r.replay[r.k+1].thread)
+		r.catchUp(t, r.replay[r.k+1].Thread)
 	case !r.traceOnly:
-		r.catchUp(t, r.strat.startThread())
-		if r.choiceN < len(d.choices) {
-			if cut := r.strat.retick(r.choiceN); cut != nil {
+		r.catchUp(t, r.strat.StartThread())
+		if r.choiceN < len(d.Choices) {
+			if cut := r.strat.Retick(r.choiceN); cut != nil {
 				d = cut
 			}
 		}
 	}
-	if r.choiceN != len(d.choices) && !(last && r.traceOnly) {
-		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.choices)))
+	if r.choiceN != len(d.Choices) && !(last && r.traceOnly) {
+		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.Choices)))
 	}
 	if r.stepAt != nil {
 		r.stepAt[r.k] = r.anchor(t, kind)
@@ -521,9 +519,9 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 			return nil
 		}
 		r.exploring = true
-		return r.strat.begin(r)
+		return r.threadOf(r.strat.Begin(r))
 	}
-	n := r.replay[r.k].thread
+	n := r.replay[r.k].Thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
@@ -536,7 +534,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 // while exploring.
 func (r *run) decisions() int {
 	if r.exploring {
-		return r.strat.depth()
+		return r.strat.Depth()
 	}
 	return r.k
 }
@@ -555,7 +553,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 		// path and start are those the snapshot received from its last
 		// child. Replay from d toward the start.
 		r.started = time.Now()
-		r.replay = r.strat.replayPrefix()
+		r.replay = r.strat.ReplayPrefix()
 		r.k, r.choiceN = d, 0
 		r.number = r.stats.schedules + 1
 	}
@@ -566,10 +564,10 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 // loop: either the start is right here, or a prefix remains to replay.
 func (r *run) redirected() *thread {
 	if r.k == len(r.replay) {
-		return r.strat.begin(r)
+		return r.threadOf(r.strat.Begin(r))
 	}
 	r.exploring = false
-	n := r.replay[r.k].thread
+	n := r.replay[r.k].Thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
@@ -585,10 +583,10 @@ func (r *run) choice(t *thread, options []int32) int32 {
 	}
 	if !r.exploring {
 		d := &r.replay[r.k]
-		if r.choiceN >= len(d.choices) || !contains(options, d.choices[r.choiceN]) {
+		if r.choiceN >= len(d.Choices) || !slices.Contains(options, d.Choices[r.choiceN]) {
 			r.diverged(t, "a recorded notify or select choice is not available")
 		}
-		c := d.choices[r.choiceN]
+		c := d.Choices[r.choiceN]
 		r.choiceN++
 		return c
 	}
@@ -602,11 +600,11 @@ func (r *run) choice(t *thread, options []int32) int32 {
 			r.guideDiverged(t, why)
 		}
 		if recorded {
-			r.strat.chosen(c)
+			r.strat.Chosen(c)
 			return c
 		}
 	}
-	c, ok := r.strat.choose(options)
+	c, ok := r.strat.Choose(options)
 	if !ok {
 		r.diverged(t, "a re-executed block offered other notify or select choices")
 	}
@@ -654,7 +652,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	w.wait.woken = true
 	w.ranAt = r.decisions()
 	if r.exploring {
-		r.strat.woken(w, relock)
+		r.strat.Woken(w.idx, relock)
 	}
 }
 
@@ -851,7 +849,7 @@ func (r *run) endPath() {
 			r.checkStuck()
 		}
 		if r.cfg.onPath != nil && r.guide == nil { // not minimisation's executions
-			r.cfg.onPath(r.strat.currentPath(), r.strat.delayedCount())
+			r.cfg.onPath(r.strat.CurrentPath(), r.strat.DelayedCount())
 		}
 	}
 	r.end(endPath)
@@ -873,7 +871,7 @@ func (r *run) tooManySteps(t *thread) {
 	// reads while nothing else can run never sees a change: it waits for
 	// a value that cannot come.
 	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
-	if r.exploring && r.strat.othersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
+	if r.exploring && r.strat.OthersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
 		next := r.point(t, ptFreeze)
 		if next == t {
 			r.internalError(t, "a frozen goroutine was scheduled")
@@ -986,7 +984,7 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 		f.Log = append([]string(nil), r.t0.logs...)
 	}
 	if r.exploring {
-		f.path = r.strat.pathPrefix()
+		f.path = r.strat.PathPrefix()
 		if g := r.guide; g != nil {
 			if r.trace {
 				r.notePositions(f)
@@ -995,7 +993,7 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 		}
 	} else {
 		f.path = append([]decision(nil), r.replay[:r.k]...)
-		f.path = append(f.path, decision{thread: r.cur.idx, end: r.events, choices: append([]int32(nil), r.replay[r.k].choices[:r.choiceN]...), mid: true})
+		f.path = append(f.path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
 	}
 	r.findings = append(r.findings, f)
 }

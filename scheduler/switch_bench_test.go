@@ -9,7 +9,7 @@ func BenchmarkControlledSwitch(b *testing.B) {
 	cfg := DefaultConfig()
 	cfg.Watchdog = 0
 	var r run
-	r.reset(newExplorer(&cfg), nil, newLearnt(), &exploreStats{}, &cfg, "switch", nil, nil)
+	r.reset(newStrategy(&cfg, nil), nil, newLearnt(), &exploreStats{}, &cfg, "switch", nil, nil)
 	active.Store(&r)
 	defer active.Store(nil)
 	n := b.N

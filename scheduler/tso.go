@@ -181,7 +181,7 @@ func wrote[T any](p *T, pos Pos) {
 		*p = v
 	}
 	if r.exploring {
-		r.strat.access(uintptr(unsafe.Pointer(p)), size, true)
+		r.strat.Access(uintptr(unsafe.Pointer(p)), size, true)
 	}
 	if r.raceOn() {
 		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
@@ -214,7 +214,7 @@ func load[T any](p *T, pos Pos) T {
 	r.yield(t) // the load starts a block (access granularity)
 	r.accessed = true
 	if r.exploring {
-		r.strat.access(addr, size, false)
+		r.strat.Access(addr, size, false)
 	}
 	if r.raceOn() {
 		r.raceAccess(t, unsafe.Pointer(p), size, false, pos)
@@ -345,7 +345,7 @@ func (r *run) wakeFlusher(b *storeBuf) {
 	f.status = stRunnable
 	f.on, f.onObj = "", -1
 	if r.exploring {
-		r.strat.woken(f, -1)
+		r.strat.Woken(f.idx, -1)
 	}
 }
 
@@ -357,7 +357,7 @@ func (r *run) flushLoop(f *thread, b *storeBuf) {
 		b.flushed = b.q[b.head].where()
 		addr, size := r.commitOldest(b)
 		if r.exploring {
-			r.strat.access(addr, size, true)
+			r.strat.Access(addr, size, true)
 		}
 		if b.len() == 0 {
 			r.parkHere(f, "store", -1)
@@ -403,14 +403,14 @@ func (r *run) drain(t *thread) {
 		for b.len() > 0 {
 			addr, size := r.commitOldest(b)
 			if r.exploring {
-				r.strat.access(addr, size, true)
+				r.strat.Access(addr, size, true)
 			}
 		}
 		if f := b.flusher; f != nil && f.status == stRunnable {
 			f.status = stWaiting
 			f.on, f.onObj = "store", -1
 			if r.exploring {
-				r.strat.disable(f.idx)
+				r.strat.Disable(f.idx)
 			}
 		}
 	}

@@ -1,6 +1,6 @@
-package scheduler
+package exitblock
 
-import "github.com/xbtest/xbtest/settings"
+import "github.com/xbtest/xbtest/scheduler/internal/sched"
 
 // The ExitBlock family (Bruening, "Systematic Testing of Multithreaded Java
 // Programs", 1999, Ch. 2), as it reacts to the events of one execution.
@@ -8,20 +8,23 @@ import "github.com/xbtest/xbtest/settings"
 // The thesis writes the algorithm as one loop that runs the current thread
 // "until one of the following events occurs". Here the controlled goroutines
 // run the program and call into the explorer at those events, through the
-// strategy interface (strategy.go), so the loop is cut into its event
+// strategy interface (sched.Strategy), so the loop is cut into its event
 // handlers; the names and comments follow Figs 2.7, 2.9 and 2.12:
 //
 //	LOOP:                                   loop
-//	  if (enabled is empty) ... pop ...      run.endPath; next, nextStart
+//	  if (enabled is empty) ... pop ...      (engine: run.endPath); Next, nextStart
 //	  curThread = choose a member of enabled loop
 //	  RetPt = make new checkpoint            block.retPt (a depth of the path)
-//	  if (lock_enter && held by another)     lockFailed
-//	  if (curThread dies)                    exit
-//	  if (thread T starts)                   spawned
-//	  if (curThread performs a read/write)   access
-//	  if (lock_exit)                         lockReleased + boundary
-//	  if (curThread does a wait())           park
-//	  if (notify())                          choose
+//	  if (lock_enter && held by another)     LockFailed
+//	  if (curThread dies)                    Exit
+//	  if (thread T starts)                   Spawned
+//	  if (curThread performs a read/write)   Access
+//	  if (lock_exit)                         LockReleased + Boundary
+//	  if (curThread does a wait())           Park
+//	  if (notify())                          Choose
+//
+// The engine (package scheduler) calls the handlers; the files it names
+// below (mutex.go, clock.go, eager.go, tso.go) are that package's.
 //
 // Three decisions the thesis leaves to its implementation (3.3.1) are made as
 // it made them, because its path counts depend on them: a lock exit ends a
@@ -52,7 +55,7 @@ import "github.com/xbtest/xbtest/settings"
 //   - Ticks. When nothing is enabled or delayed, virtual time advances to the
 //     next deadline and the timers due fire (clock.go), which may enable
 //     threads again (loop). The order of equal deadlines is a choice point
-//     recorded with the block before the tick (chooseTick).
+//     recorded with the block before the tick (ChooseTick).
 
 // delayedThread is an entry of ExitBlock-RW's delayed set: the thread and the
 // reads and writes of the block it executed just before the branch point.
@@ -60,19 +63,11 @@ import "github.com/xbtest/xbtest/settings"
 // after the next block, whatever it touched.
 type delayedThread struct {
 	t  int32
-	rw *canonRW
+	rw *sched.CanonRW
 	// yield: the thread yielded (runtime.Gosched) a second time while
 	// others could run and none did: it gives way until another thread's
-	// block ends, whatever that block touches (see yielded).
+	// block ends, whatever that block touches (see Yielded).
 	yield bool
-}
-
-// blockedThread is a member of a lock's block set: a thread that will not be
-// able to acquire lock (an object id) until that lock is released.
-type blockedThread struct {
-	t    int32
-	lock int32
-	pc   uintptr // where it tried, for reports
 }
 
 // ebState is what a branch restores besides the program state: the thesis's
@@ -80,35 +75,24 @@ type blockedThread struct {
 // stored: threads parked on a Cond, channel or WaitGroup are parked in the
 // re-executed program too.
 type ebState struct {
-	enabled tset
+	enabled sched.TSet
 	delayed []delayedThread
-	blocked []blockedThread
+	blocked []sched.Blocked
 }
 
 func (s *ebState) clone() ebState {
 	return ebState{
-		enabled: s.enabled.clone(),
+		enabled: s.enabled.Clone(),
 		delayed: append([]delayedThread(nil), s.delayed...),
-		blocked: append([]blockedThread(nil), s.blocked...),
+		blocked: append([]sched.Blocked(nil), s.blocked...),
 	}
 }
 
 // copyFrom makes s a copy of o, reusing s's storage.
 func (s *ebState) copyFrom(o *ebState) {
-	s.enabled.w = append(s.enabled.w[:0], o.enabled.w...)
+	s.enabled.CopyFrom(&o.enabled)
 	s.delayed = append(s.delayed[:0], o.delayed...)
 	s.blocked = append(s.blocked[:0], o.blocked...)
-}
-
-// decision is one step of a path: thread ran one atomic block, which ended at
-// event number end of the execution, taking the given choices at the notify
-// and select points inside it.
-type decision struct {
-	thread  int32
-	end     int64
-	choices []int32
-	mid     bool // ends at an event that is not a scheduling point (the last step of a finding's schedule)
-	tick    bool // virtual time advanced after the block (see clock.go): it cannot merge with the next
 }
 
 // blockPlan makes a branch re-execute the block of its RetPt with another
@@ -131,7 +115,7 @@ type blockPlan struct {
 // block to re-execute.
 type branch struct {
 	depth int
-	extra *decision
+	extra *sched.Decision
 	st    ebState
 	plan  *blockPlan
 }
@@ -146,12 +130,12 @@ type spawnPoint struct {
 
 // block is the atomic block being executed.
 type block struct {
-	thread   *thread
-	open     bool    // the block is under way (not yet appended to the path)
-	planned  bool    // the block re-executes a block for another notify/select choice (or is an oracle sibling)
-	retPt    int     // RetPt: the path depth at which the block started
-	old      ebState // the state at RetPt ("the old State" of 3.3.1)
-	rw       rwSet   // reads and writes of the block
+	thread   int32       // -1: none yet in this execution
+	open     bool        // the block is under way (not yet appended to the path)
+	planned  bool        // the block re-executes a block for another notify/select choice (or is an oracle sibling)
+	retPt    int         // RetPt: the path depth at which the block started
+	old      ebState     // the state at RetPt ("the old State" of 3.3.1)
+	rw       sched.RWSet // reads and writes of the block
 	choices  []int32
 	spawns   []spawnPoint
 	after    timedSet // accesses after the first spawn, to compute a spawn branch's set
@@ -164,15 +148,14 @@ type block struct {
 	solo bool
 }
 
-// explorer is the ExitBlock family for one test: the stack of branches and
+// Explorer is the ExitBlock family for one test: the stack of branches and
 // the current path persist across executions; the rest describes the
-// execution under way. It is the engine's strategy (strategy.go): the
-// engine reaches it only through that interface.
-type explorer struct {
-	cfg   *Config
-	rw    bool // ExitBlock-RW pruning (Fig 2.12)
+// execution under way. It implements sched.Strategy, the only way the
+// engine reaches it.
+type Explorer struct {
+	opt   Options
 	stack []branch
-	path  []decision
+	path  []sched.Decision
 	start branch // where the next execution resumes exploring
 	done  bool
 	// abandoned: the execution's path leads nowhere (the oracle's infeasible
@@ -183,48 +166,76 @@ type explorer struct {
 	low int
 	// The shape of the tree: branches pushed, the deepest block start.
 	pushed, deepest int
-	// dir steers a guided execution (guide.go); nil while exploring.
-	dir director
+	// dir steers a guided execution (Options.Director); nil while exploring.
+	dir sched.Director
 
 	// The execution under way, which the explorer reaches only through
-	// the engine interface (engine.go).
-	eng         engine
+	// the engine interface (sched.Engine).
+	eng         sched.Engine
 	st          ebState
 	plan        *blockPlan
 	tickPlan    *blockPlan // the plan continues into the tick after the block
 	blk         block
-	delayedRW   []*rwSet // st.delayed[i]'s set in this execution's addresses
-	needUnknown bool     // some delayed set has unknown accesses
+	delayedRW   []*sched.RWSet // st.delayed[i]'s set in this execution's addresses
+	needUnknown bool           // some delayed set has unknown accesses
+	// thr is what the explorer keeps per thread of the execution under
+	// way, by creation index (fairness: polls, yields). It starts over
+	// with each execution (NewExecution), as the engine's threads do;
+	// thrBuf holds the first few, so that a small test's table costs no
+	// allocation.
+	thr    []threadState
+	thrBuf [8]threadState
 }
 
-// director steers a guided execution (xbtest -replay, minimisation) through
-// the explorer's LOOP: it names the thread of each block while its schedule
-// lasts (guide.go). It is the engine's; the explorer only asks it.
-type director interface {
-	// pick names the thread of the block that starts at path depth
-	// (-1: the explorer chooses), after applying to st what earlier
-	// attempts learnt (threads blocked on locks there); stop: the
-	// schedule diverged and the execution ends.
-	pick(depth int, st *ebState, e engine) (t int32, stop bool)
-	// blockedAt notes that at path depth, b found its lock held
-	// (lockFailed): the next attempt knows it from the start.
-	blockedAt(depth int, b blockedThread)
+// threadState is what the explorer keeps per thread: the blocks it ended
+// in a row at the objects of its last few (spinning), the boundaries it
+// reached so with nothing else enabled (pollsAlone), and the path's length
+// at its last runtime.Gosched (-1: none; Yielded).
+type threadState struct {
+	polls, alonePolls pollCount
+	yieldAt           int
 }
 
-func newExplorer(cfg *Config) *explorer {
-	ex := &explorer{cfg: cfg}
-	// Deadlock detection (ExitBlock-DD, Brute) is the engine's (deadlock.go).
-	ex.rw = cfg.Algorithm == settings.ExitBlockRW || cfg.Algorithm == settings.ExitBlockRWDD
+// Options configure an Explorer: which member of the family it is and the
+// knobs the tests turn. Package scheduler fills them from its Config.
+type Options struct {
+	// ReadWrite is ExitBlock-RW's pruning (Fig 2.12): a delayed thread
+	// carries the reads and writes of its block and is re-enabled only by
+	// a block they intersect. Without it (ExitBlock, ExitBlock-DD), any
+	// block re-enables it. Deadlock detection (-DD) is the engine's.
+	ReadWrite bool
+	// FairBlocks is the fairness bound (settings.Settings.FairBlocks;
+	// 0: none): see "Fairness" and "Polling alone".
+	FairBlocks int
+	// Oracle replaces the algorithm by exhaustive enumeration (tests, and
+	// Algorithm Brute): at every block end, and with OracleSpawns at every
+	// go statement too, each other enabled thread gets a branch.
+	Oracle, OracleSpawns bool
+	// NoSpawnBranches turns the spawn branches off (tests only): the
+	// thesis's algorithm exactly.
+	NoSpawnBranches bool
+	// Director, if not nil, steers a guided execution.
+	Director sched.Director
+}
+
+var _ sched.Strategy = (*Explorer)(nil)
+
+// New returns an explorer at the start of an exploration: its first
+// execution runs the test from the beginning.
+func New(o Options) *Explorer {
+	ex := &Explorer{opt: o, dir: o.Director}
+	ex.thr = ex.thrBuf[:0]
+	ex.blk.thread = -1
 	// The first execution starts from the beginning with the test goroutine
 	// enabled; before a second goroutine exists no block can end, so the
 	// thesis's "run program normally until 2nd thread is started" needs no
 	// separate mode.
-	ex.start.st.enabled.add(0)
+	ex.start.st.enabled.Add(0)
 	return ex
 }
 
-// replayPrefix returns the decisions the next execution must replay.
-func (ex *explorer) replayPrefix() []decision {
+// ReplayPrefix returns the decisions the next execution must replay.
+func (ex *Explorer) ReplayPrefix() []sched.Decision {
 	p := ex.path[:ex.start.depth]
 	if ex.start.extra != nil {
 		p = append(p[:len(p):len(p)], *ex.start.extra)
@@ -232,9 +243,9 @@ func (ex *explorer) replayPrefix() []decision {
 	return p
 }
 
-// begin is called when an execution has replayed its prefix: the explorer
+// Begin is called when an execution has replayed its prefix: the explorer
 // restores the branch's sets and returns the thread that runs next.
-func (ex *explorer) begin(e engine) *thread {
+func (ex *Explorer) Begin(e sched.Engine) int32 {
 	ex.eng = e
 	b := &ex.start
 	ex.path = ex.path[:b.depth]
@@ -247,14 +258,14 @@ func (ex *explorer) begin(e engine) *thread {
 	if b.plan != nil && b.plan.thread < 0 {
 		ex.plan, ex.tickPlan = nil, b.plan // re-chooses at the tick that opens the execution
 	}
-	ex.blk.thread, ex.blk.open = nil, false
+	ex.blk.thread, ex.blk.open = -1, false
 	ex.delayedRW = ex.delayedRW[:0]
 	ex.needUnknown = false
 	for _, d := range ex.st.delayed {
-		var s *rwSet
+		var s *sched.RWSet
 		if d.rw != nil {
-			s = e.uncanon(d.rw)
-			if s.unknownR || s.unknownW {
+			s = e.Uncanon(d.rw)
+			if s.UnknownR || s.UnknownW {
 				ex.needUnknown = true
 			}
 		}
@@ -264,7 +275,7 @@ func (ex *explorer) begin(e engine) *thread {
 }
 
 // loop is the top of LOOP: choose the thread that runs the next atomic block
-// and remember the checkpoint (RetPt) and the state there. It returns nil
+// and remember the checkpoint (RetPt) and the state there. It returns -1
 // when the enabled set is empty: the path has ended.
 //
 // When the enabled set is empty, virtual time advances (a tick, clock.go):
@@ -276,17 +287,17 @@ func (ex *explorer) begin(e engine) *thread {
 // first reaches the same state with it done, and ticks there. (Ticking here
 // would explore a time-out firing while a goroutine that is not blocked has
 // yet to act, which no real execution does.)
-func (ex *explorer) loop() *thread {
-	if ex.st.enabled.empty() {
+func (ex *Explorer) loop() int32 {
+	if ex.st.enabled.Empty() {
 		// Threads that only gave way (yield, fairness, polling alone) do
 		// not stop time: they are waiting for others (see pollsAlone).
 		yielders := len(ex.st.delayed) > 0 && ex.onlyYieldersDelayed()
 		if len(ex.st.delayed) > 0 && !yielders {
-			return nil
+			return -1
 		}
-		if !ex.eng.tick(ex.blk.thread, &ex.st.enabled) {
+		if !ex.eng.Tick(ex.blk.thread, &ex.st.enabled) {
 			if !yielders {
-				return nil
+				return -1
 			}
 			ex.reenableYielders() // nothing to wake: the pollers go on
 		}
@@ -295,19 +306,19 @@ func (ex *explorer) loop() *thread {
 	var t int32 = -1
 	if ex.dir != nil {
 		var stop bool
-		t, stop = ex.dir.pick(len(ex.path), &ex.st, ex.eng)
+		t, stop = ex.dir.Pick(len(ex.path), &ex.st.enabled, &ex.st.blocked)
 		if stop {
-			return ex.eng.running() // the caller stops at the divergence
+			return ex.eng.Running() // the caller stops at the divergence
 		}
-		if ex.st.enabled.empty() {
-			return nil
+		if ex.st.enabled.Empty() {
+			return -1
 		}
 	}
 	if ex.dir == nil {
 		// A branch point: the program state after len(path) decisions
 		// (and the tick after the last, if time advanced), which a fork
 		// checkpoint may keep (see checkpoint.Fork).
-		if next, redirected := ex.eng.branchPoint(len(ex.path)); redirected {
+		if next, redirected := ex.eng.BranchPoint(len(ex.path)); redirected {
 			return next
 		}
 	}
@@ -315,105 +326,105 @@ func (ex *explorer) loop() *thread {
 	case t >= 0:
 	case ex.plan != nil:
 		t = ex.plan.thread
-	case ex.blk.thread != nil && ex.st.enabled.has(ex.blk.thread.idx):
-		t = ex.blk.thread.idx // the thesis's tester continues the current thread
+	case ex.blk.thread >= 0 && ex.st.enabled.Has(ex.blk.thread):
+		t = ex.blk.thread // the thesis's tester continues the current thread
 	default:
-		t = ex.st.enabled.first()
+		t = ex.st.enabled.First()
 	}
 	b := &ex.blk
-	if prev := b.thread; prev == nil || prev.idx != t && !prev.isClock {
+	if prev := b.thread; prev < 0 || prev != t && !ex.eng.IsClock(prev) {
 		// Another thread ran: whatever this one polls for may have come.
 		// (Not the clock: see eager.go, "Fairness".)
-		nt := ex.eng.threadAt(t)
+		nt := ex.th(t)
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
-	b.thread = ex.eng.threadAt(t)
-	b.thread.ranAt = len(ex.path)
+	b.thread = t
+	ex.eng.BlockStarted(t, len(ex.path))
 	b.open = true
 	b.planned = ex.plan != nil
 	b.retPt = len(ex.path)
 	b.old.copyFrom(&ex.st)
-	b.rw.reset()
+	b.rw.Reset()
 	b.choices = nil
 	b.spawns = b.spawns[:0]
 	b.after.reset()
 	b.lastSync = 0
 	b.lastObj = 0
-	b.allocs0 = b.thread.allocs
-	b.solo = !b.old.enabled.hasOther(t) && len(b.old.delayed) == 0 && !ex.cfg.oracle
+	b.allocs0 = ex.eng.Allocs(t)
+	b.solo = !b.old.enabled.HasOther(t) && len(b.old.delayed) == 0 && !ex.opt.Oracle
 	if b.retPt > ex.deepest {
 		ex.deepest = b.retPt
 	}
 	return b.thread
 }
 
-// spawned: "if (thread T starts) add T to enabled set; continue running curThread".
-func (ex *explorer) spawned(child *thread) {
-	ex.st.enabled.add(child.idx)
-	ex.enabledMidBlock()
+// Spawned: "if (thread T starts) add T to enabled set; continue running curThread".
+func (ex *Explorer) Spawned(child int32) {
+	ex.st.enabled.Add(child)
+	ex.EnabledMidBlock()
 }
 
-// enabledMidBlock: a thread became enabled in the middle of the current
+// EnabledMidBlock: a thread became enabled in the middle of the current
 // block (a go statement, or a Cond.Signal that woke a waiter whose lock is
 // free), where in Java only a lock exit enables one. The spawn branch
 // (pushSpawnBranches) lets it run first if the rest of the block does
 // something it could observe.
-func (ex *explorer) enabledMidBlock() {
+func (ex *Explorer) EnabledMidBlock() {
 	b := &ex.blk
-	if ex.cfg.oracleSpawns {
-		ex.pushOracle(&ex.st, &decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...)})
+	if ex.opt.OracleSpawns {
+		ex.pushOracle(&ex.st, &sched.Decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...)})
 	}
 	b.spawns = append(b.spawns, spawnPoint{
-		event:   ex.eng.eventCount(),
+		event:   ex.eng.EventCount(),
 		st:      ex.st.clone(),
 		choices: len(b.choices),
-		allocs:  b.thread.allocs,
+		allocs:  ex.eng.Allocs(b.thread),
 	})
 }
 
-// access: "if (curThread performs a read/write) record it in the reads/writes set".
-func (ex *explorer) access(addr, size uintptr, write bool) {
+// Access: "if (curThread performs a read/write) record it in the reads/writes set".
+func (ex *Explorer) Access(addr, size uintptr, write bool) {
 	b := &ex.blk
 	if !b.solo {
-		b.rw.add(addr, size, write)
+		b.rw.Add(addr, size, write)
 	}
 	if len(b.spawns) > 0 {
-		b.after.add(addr, size, write, ex.eng.eventCount())
+		b.after.add(addr, size, write, ex.eng.EventCount())
 	}
 	if ex.needUnknown {
-		if ex.eng.unknownAddr(addr) {
+		if ex.eng.UnknownAddr(addr) {
 			if write {
-				b.rw.unknownW = true
+				b.rw.UnknownW = true
 			} else {
-				b.rw.unknownR = true
+				b.rw.UnknownR = true
 			}
 		}
 	}
 }
 
-// syncAccess is an access to the data of a synchronization object (a
+// SyncAccess is an access to the data of a synchronization object (a
 // channel's buffer, a WaitGroup counter, an atomic variable): recorded as
 // access does, and obj is the object the block touched last (fairness).
-func (ex *explorer) syncAccess(addr, size uintptr, write bool) {
-	ex.access(addr, size, write)
+func (ex *Explorer) SyncAccess(addr, size uintptr, write bool) {
+	ex.Access(addr, size, write)
 	ex.blk.lastObj = addr
 }
 
-// observe notes a synchronization on obj a child goroutine could interfere
+// Observe notes a synchronization on obj a child goroutine could interfere
 // with that is not recorded as an access (a lock enter or notify under
 // -sync-deps=false); it makes the part of the block after a spawn relevant,
 // and obj the object the block touched last (fairness).
-func (ex *explorer) observe(obj uintptr) {
-	ex.blk.lastSync = ex.eng.eventCount()
+func (ex *Explorer) Observe(obj uintptr) {
+	ex.blk.lastSync = ex.eng.EventCount()
 	ex.blk.lastObj = obj
 }
 
-// lockReleased: "add all threads on lock's blocked set to enabled set".
-func (ex *explorer) lockReleased(lock int32) {
+// LockReleased: "add all threads on lock's blocked set to enabled set".
+func (ex *Explorer) LockReleased(lock int32) {
 	bl := ex.st.blocked[:0]
 	for _, b := range ex.st.blocked {
-		if b.lock == lock {
-			ex.st.enabled.add(b.t)
+		if b.Lock == lock {
+			ex.st.enabled.Add(b.Thread)
 		} else {
 			bl = append(bl, b)
 		}
@@ -421,22 +432,22 @@ func (ex *explorer) lockReleased(lock int32) {
 	ex.st.blocked = bl
 }
 
-// woken: a waiting thread was woken by the current block (a notify, a
+// Woken: a waiting thread was woken by the current block (a notify, a
 // channel partner, a WaitGroup reaching zero). relock is the lock it must
 // reacquire first if that lock is held ("move T from wait set to block set
 // of notify lock"), or -1.
-func (ex *explorer) woken(t *thread, relock int32) {
+func (ex *Explorer) Woken(t, relock int32) {
 	if relock >= 0 {
-		ex.st.blocked = append(ex.st.blocked, blockedThread{t: t.idx, lock: relock})
+		ex.st.blocked = append(ex.st.blocked, sched.Blocked{Thread: t, Lock: relock})
 		return
 	}
-	ex.st.enabled.add(t.idx)
+	ex.st.enabled.Add(t)
 }
 
-// disable removes thread t from the enabled and delayed sets: a flush
+// Disable removes thread t from the enabled and delayed sets: a flush
 // pseudo-thread whose buffer another block drained (tso.go).
-func (ex *explorer) disable(t int32) {
-	ex.st.enabled.remove(t)
+func (ex *Explorer) Disable(t int32) {
+	ex.st.enabled.Remove(t)
 	for i, d := range ex.st.delayed {
 		if d.t == t {
 			ex.st.delayed = append(ex.st.delayed[:i], ex.st.delayed[i+1:]...)
@@ -450,7 +461,7 @@ func (ex *explorer) disable(t int32) {
 // (reads,writes)) move thread from delayed set to enabled set". Without
 // read/write pruning the delayed thread is re-enabled after any block
 // ("add delayed_thread to enabled set").
-func (ex *explorer) reenableDelayed() {
+func (ex *Explorer) reenableDelayed() {
 	if len(ex.st.delayed) == 0 {
 		return
 	}
@@ -461,8 +472,8 @@ func (ex *explorer) reenableDelayed() {
 		s := ex.delayedRW[i]
 		// A goroutine that gave way waits for a goroutine's block, not
 		// the clock's (eager.go, "Fairness").
-		if d.yield && !b.thread.isClock || !d.yield && (!ex.rw || intersectsBlock(s, &b.rw)) {
-			ex.st.enabled.add(d.t)
+		if d.yield && !ex.eng.IsClock(b.thread) || !d.yield && (!ex.opt.ReadWrite || intersectsBlock(s, &b.rw)) {
+			ex.st.enabled.Add(d.t)
 			continue
 		}
 		keep = append(keep, d)
@@ -471,7 +482,7 @@ func (ex *explorer) reenableDelayed() {
 	ex.st.delayed, ex.delayedRW = keep, keepRW
 }
 
-func (ex *explorer) onlyYieldersDelayed() bool {
+func (ex *Explorer) onlyYieldersDelayed() bool {
 	for _, d := range ex.st.delayed {
 		if !d.yield {
 			return false
@@ -480,27 +491,27 @@ func (ex *explorer) onlyYieldersDelayed() bool {
 	return true
 }
 
-func (ex *explorer) reenableYielders() {
+func (ex *Explorer) reenableYielders() {
 	for _, d := range ex.st.delayed {
-		ex.st.enabled.add(d.t)
+		ex.st.enabled.Add(d.t)
 	}
 	ex.st.delayed, ex.delayedRW = ex.st.delayed[:0], ex.delayedRW[:0]
 }
 
-func intersectsBlock(d, cur *rwSet) bool {
-	if d.unknownW && (cur.unknownR || cur.unknownW) || d.unknownR && cur.unknownW {
+func intersectsBlock(d, cur *sched.RWSet) bool {
+	if d.UnknownW && (cur.UnknownR || cur.UnknownW) || d.UnknownR && cur.UnknownW {
 		return true
 	}
-	return d.intersects(cur)
+	return d.Intersects(cur)
 }
 
-// boundary is a lock exit or an operation that counts as one (a channel,
+// Boundary is a lock exit or an operation that counts as one (a channel,
 // atomic, WaitGroup or Once operation). The block ends there only if another
 // thread is enabled; it returns the thread to run next.
-func (ex *explorer) boundary() *thread {
+func (ex *Explorer) Boundary() int32 {
 	ex.reenableDelayed()
-	cur := ex.blk.thread.idx
-	if !ex.st.enabled.hasOther(cur) {
+	cur := ex.blk.thread
+	if !ex.st.enabled.HasOther(cur) {
 		if ex.pollsAlone(ex.blk.thread, ex.blk.lastObj) {
 			return ex.letTimePass()
 		}
@@ -531,9 +542,9 @@ func (ex *explorer) boundary() *thread {
 // spinning reports whether the block that just ended makes its thread one
 // that polls: one more block ending at an object one of its last blocks
 // ended at, FairBlocks in a row.
-func (ex *explorer) spinning() bool {
-	t := ex.blk.thread
-	if b := ex.cfg.FairBlocks; t.polls.see(ex.blk.lastObj) >= b && b > 0 {
+func (ex *Explorer) spinning() bool {
+	t := ex.th(ex.blk.thread)
+	if b := ex.opt.FairBlocks; t.polls.see(ex.blk.lastObj) >= b && b > 0 {
 		t.polls.repeats = 0
 		return true
 	}
@@ -570,16 +581,16 @@ func (p *pollCount) see(obj uintptr) int {
 
 // giveWay delays t until another thread's block ends; fair: because of
 // the fairness bound (the run notes it), not a second yield.
-func (ex *explorer) giveWay(t *thread, fair bool) {
-	ex.st.enabled.remove(t.idx)
-	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t.idx, yield: true})
+func (ex *Explorer) giveWay(t int32, fair bool) {
+	ex.st.enabled.Remove(t)
+	ex.st.delayed = append(ex.st.delayed, delayedThread{t: t, yield: true})
 	ex.delayedRW = append(ex.delayedRW, nil)
 	if fair {
-		ex.eng.gaveWayFairly()
+		ex.eng.GaveWayFairly()
 	}
 }
 
-// yielded is runtime.Gosched: a block boundary, which also gives way.
+// Yielded is runtime.Gosched: a block boundary, which also gives way.
 //
 // Go's Gosched lets the other goroutines run; a goroutine that waits for
 // another by polling (for !ready() { runtime.Gosched() }) relies on it. If
@@ -593,18 +604,19 @@ func (ex *explorer) giveWay(t *thread, fair bool) {
 // Musuvathi and Qadeer, PLDI 2008, with one unfair step allowed). What is
 // not explored: a goroutine that yields twice in a row, both times going on
 // while others wait; a polling loop does the same thing in each round.
-func (ex *explorer) yielded() *thread {
+func (ex *Explorer) Yielded() int32 {
 	ex.reenableDelayed()
 	t := ex.blk.thread
-	if !ex.st.enabled.hasOther(t.idx) {
+	if !ex.st.enabled.HasOther(t) {
 		if ex.pollsAlone(t, yieldObj) {
 			return ex.letTimePass()
 		}
 		return t
 	}
-	again := t.yieldAt >= 0 && !ex.othersRanSince(t.idx, t.yieldAt)
+	yieldAt := ex.th(t).yieldAt
+	again := yieldAt >= 0 && !ex.othersRanSince(t, yieldAt)
 	ex.endBlock(true)
-	t.yieldAt = len(ex.path)
+	ex.th(t).yieldAt = len(ex.path)
 	if fair := ex.spinning(); again || fair {
 		ex.giveWay(t, fair && !again)
 	}
@@ -627,23 +639,24 @@ const yieldObj = ^uintptr(0)
 
 // pollsAlone counts t's boundary at obj with nothing else enabled and
 // reports whether it should now let time pass.
-func (ex *explorer) pollsAlone(t *thread, obj uintptr) bool {
-	if ex.cfg.FairBlocks <= 0 || len(ex.st.delayed) > 0 {
+func (ex *Explorer) pollsAlone(t int32, obj uintptr) bool {
+	if ex.opt.FairBlocks <= 0 || len(ex.st.delayed) > 0 {
 		return false
 	}
-	if t.alonePolls.see(obj) < ex.cfg.FairBlocks {
+	ts := ex.th(t)
+	if ts.alonePolls.see(obj) < ex.opt.FairBlocks {
 		return false
 	}
-	if !ex.eng.timerPending() {
+	if !ex.eng.TimerPending() {
 		return false
 	}
-	t.alonePolls.repeats = 0
+	ts.alonePolls.repeats = 0
 	return true
 }
 
 // letTimePass ends the block of a goroutine that polls alone and delays it
 // (as a yield does) so that loop ticks.
-func (ex *explorer) letTimePass() *thread {
+func (ex *Explorer) letTimePass() int32 {
 	t := ex.blk.thread
 	ex.endBlock(true)
 	ex.giveWay(t, true)
@@ -652,33 +665,33 @@ func (ex *explorer) letTimePass() *thread {
 
 // othersRanSince reports whether a thread other than t ran a block of the
 // path from depth from on.
-func (ex *explorer) othersRanSince(t int32, from int) bool {
+func (ex *Explorer) othersRanSince(t int32, from int) bool {
 	for _, d := range ex.path[min(from, len(ex.path)):] {
-		if d.thread != t {
+		if d.Thread != t {
 			return true
 		}
 	}
 	return false
 }
 
-// park: "if (curThread does a wait()) move curThread from enabled set to wait
+// Park: "if (curThread does a wait()) move curThread from enabled set to wait
 // set; count as lock_exit". Blocking channel operations, WaitGroup.Wait and
 // a writer waiting for readers to leave an RWMutex park the same way.
-func (ex *explorer) park() *thread {
-	ex.st.enabled.remove(ex.blk.thread.idx)
+func (ex *Explorer) Park() int32 {
+	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(true)
 	return ex.loop()
 }
 
-// exit: "if (curThread dies) remove curThread from both enabled and
+// Exit: "if (curThread dies) remove curThread from both enabled and
 // old_enabled; goto LOOP". A death pushes no branch of its own. Delayed
 // threads whose sets the final block touched are re-enabled: under the
 // locking discipline a final block touches no shared data, so this changes
 // nothing for the programs the thesis considers, and it keeps a program that
 // breaks the discipline from hiding an order.
-func (ex *explorer) exit() *thread {
-	ex.st.enabled.remove(ex.blk.thread.idx)
+func (ex *Explorer) Exit() int32 {
+	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(false)
 	return ex.loop()
@@ -690,7 +703,7 @@ func (ex *explorer) exit() *thread {
 //	save_enabled = old_enabled minus curThread
 //	save_delayed = delayed plus (curThread, reads, writes)
 //	push on stack (RetPt, save_enabled, save_delayed, wait, {})
-func (ex *explorer) endBlock(lockExit bool) {
+func (ex *Explorer) endBlock(lockExit bool) {
 	b := &ex.blk
 	cur := b.thread
 	// A block re-executed for another notify or select choice has had its
@@ -699,22 +712,22 @@ func (ex *explorer) endBlock(lockExit bool) {
 	// under ExitBlock-RW it differs (the delayed entry carries this
 	// execution's reads and writes, which the other choice may not have
 	// touched) and is needed.
-	others := lockExit && !(b.planned && !ex.rw)
+	others := lockExit && !(b.planned && !ex.opt.ReadWrite)
 	retick := ex.plan != nil && ex.plan.tick
 	if retick {
 		others = false
 	}
-	if ex.cfg.oracle {
+	if ex.opt.Oracle {
 		if others {
 			ex.pushOracle(&b.old, nil)
 		}
-	} else if others && b.old.enabled.hasOther(cur.idx) {
+	} else if others && b.old.enabled.HasOther(cur) {
 		br := branch{depth: b.retPt, st: ebState{
-			enabled: b.old.enabled.clone(),
+			enabled: b.old.enabled.Clone(),
 			delayed: ex.saveDelayed(b.old.delayed, &b.rw, cur, b.allocs0),
-			blocked: append([]blockedThread(nil), b.old.blocked...),
+			blocked: append([]sched.Blocked(nil), b.old.blocked...),
 		}}
-		br.st.enabled.remove(cur.idx)
+		br.st.enabled.Remove(cur)
 		ex.push(br)
 	}
 	if !retick {
@@ -724,7 +737,7 @@ func (ex *explorer) endBlock(lockExit bool) {
 	if len(b.choices) > 0 {
 		ch = append(ch, b.choices...)
 	}
-	ex.path = append(ex.path, decision{thread: cur.idx, end: ex.eng.eventCount(), choices: ch})
+	ex.path = append(ex.path, sched.Decision{Thread: cur, End: ex.eng.EventCount(), Choices: ch})
 	ex.tickPlan = nil
 	if retick {
 		ex.tickPlan = ex.plan
@@ -736,21 +749,21 @@ func (ex *explorer) endBlock(lockExit bool) {
 // saveDelayed returns delayed plus (cur, rw), with rw in execution-independent
 // form. Objects cur registered after it had made `allocs` registrations are
 // its own (made after the branch point) and cannot be shared yet.
-func (ex *explorer) saveDelayed(delayed []delayedThread, rw *rwSet, cur *thread, allocs int32) []delayedThread {
+func (ex *Explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur, allocs int32) []delayedThread {
 	out := make([]delayedThread, 0, len(delayed)+1)
 	out = append(out, delayed...)
-	var c *canonRW
-	if ex.rw {
-		c = ex.eng.canon(rw, cur.idx, allocs)
+	var c *sched.CanonRW
+	if ex.opt.ReadWrite {
+		c = ex.eng.Canon(rw, cur, allocs)
 	}
-	return append(out, delayedThread{t: cur.idx, rw: c})
+	return append(out, delayedThread{t: cur, rw: c})
 }
 
 // pushSpawnBranches pushes, for each `go` statement of the block after which
 // the block did something the child could observe, a branch that stops the
 // parent right after the statement.
-func (ex *explorer) pushSpawnBranches() {
-	if ex.cfg.oracle || ex.cfg.noSpawnBranches {
+func (ex *Explorer) pushSpawnBranches() {
+	if ex.opt.Oracle || ex.opt.NoSpawnBranches {
 		return
 	}
 	b := &ex.blk
@@ -761,41 +774,41 @@ func (ex *explorer) pushSpawnBranches() {
 			continue
 		}
 		rest := b.after.since(sp.event)
-		if b.rw.unknownR || b.rw.unknownW {
-			rest.unknownR, rest.unknownW = b.rw.unknownR, b.rw.unknownW
+		if b.rw.UnknownR || b.rw.UnknownW {
+			rest.UnknownR, rest.UnknownW = b.rw.UnknownR, b.rw.UnknownW
 		}
 		st := sp.st
-		st.enabled.remove(cur.idx)
+		st.enabled.Remove(cur)
 		st.delayed = ex.saveDelayed(st.delayed, rest, cur, sp.allocs)
-		if st.enabled.empty() {
+		if st.enabled.Empty() {
 			continue
 		}
-		extra := &decision{thread: cur.idx, end: sp.event, choices: append([]int32(nil), b.choices[:sp.choices]...)}
+		extra := &sched.Decision{Thread: cur, End: sp.event, Choices: append([]int32(nil), b.choices[:sp.choices]...)}
 		ex.push(branch{depth: b.retPt, extra: extra, st: st})
 	}
 }
 
 // pushOracle pushes, for every thread of st other than the current one, a
 // branch that runs it first from the block's start (or from extra).
-func (ex *explorer) pushOracle(st *ebState, extra *decision) {
-	cur := ex.blk.thread.idx
-	st.enabled.each(func(u int32) {
+func (ex *Explorer) pushOracle(st *ebState, extra *sched.Decision) {
+	cur := ex.blk.thread
+	st.enabled.Each(func(u int32) {
 		if u != cur {
-			ex.push(branch{depth: ex.blk.retPt, extra: extra, st: ebState{enabled: st.enabled.clone(), blocked: append([]blockedThread(nil), st.blocked...)}, plan: &blockPlan{thread: u}})
+			ex.push(branch{depth: ex.blk.retPt, extra: extra, st: ebState{enabled: st.enabled.Clone(), blocked: append([]sched.Blocked(nil), st.blocked...)}, plan: &blockPlan{thread: u}})
 		}
 	})
 }
 
-func (ex *explorer) push(b branch) {
+func (ex *Explorer) push(b branch) {
 	ex.stack = append(ex.stack, b)
 	ex.pushed++
 }
 
-// choose picks one of options at a notify or select choice point of the
+// Choose picks one of options at a notify or select choice point of the
 // current block (Fig 2.9): "select a thread T not in no_notify to wake up;
 // if (there are still threads waiting) push on stack (RetPt, enabled,
 // delayed_thread, wait, no_notify+T)".
-func (ex *explorer) choose(options []int32) (int32, bool) {
+func (ex *Explorer) Choose(options []int32) (int32, bool) {
 	b := &ex.blk
 	i := len(b.choices)
 	var pick int32 = -1
@@ -825,7 +838,7 @@ func (ex *explorer) choose(options []int32) (int32, bool) {
 		}
 		if more {
 			ex.push(branch{depth: b.retPt, st: b.old.clone(), plan: &blockPlan{
-				thread:  b.thread.idx,
+				thread:  b.thread,
 				fixed:   append([]int32(nil), b.choices...),
 				exclude: append(append([]int32(nil), exclude...), pick),
 			}})
@@ -835,29 +848,29 @@ func (ex *explorer) choose(options []int32) (int32, bool) {
 	return pick, true
 }
 
-// chooseTick picks the timer that fires first among equal deadlines at a
+// ChooseTick picks the timer that fires first among equal deadlines at a
 // tick (or -1, see fireDue). The choices are recorded after the last
 // block's; a branch re-executes that block with a tick plan (the same
 // choices inside it, another one here). A tick that opens an execution (it
 // resumes from a failed lock acquisition with nothing enabled) has no block
 // of this execution before it: its branch resumes at the same point with a
 // plan for the tick alone (thread -1).
-func (ex *explorer) chooseTick(options []int32) int32 {
+func (ex *Explorer) ChooseTick(options []int32) int32 {
 	b := &ex.blk
 	d := &ex.path[len(ex.path)-1]
-	if b.thread == nil {
+	if b.thread < 0 {
 		return ex.pickTick(options, d, len(ex.path), &ex.start.st, -1)
 	}
-	return ex.pickTick(options, d, b.retPt, &b.old, b.thread.idx)
+	return ex.pickTick(options, d, b.retPt, &b.old, b.thread)
 }
 
-func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebState, thread int32) int32 {
-	i := len(d.choices)
-	var pick int32 // options include -1 (see fireDue)
+func (ex *Explorer) pickTick(options []int32, d *sched.Decision, depth int, st *ebState, thread int32) int32 {
+	i := len(d.Choices)
+	var pick int32 // options include -1 (see the engine's fireDue, clock.go)
 	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
 		if !contains(options, pick) {
-			ex.eng.diverge("a re-executed tick offered other timers")
+			ex.eng.Diverge("a re-executed tick offered other timers")
 		}
 	} else {
 		var exclude []int32
@@ -876,67 +889,67 @@ func (ex *explorer) pickTick(options []int32, d *decision, depth int, st *ebStat
 			}
 		}
 		if !found {
-			ex.eng.diverge("a re-executed tick offered no other timer")
+			ex.eng.Diverge("a re-executed tick offered no other timer")
 		}
 		if more {
 			ex.push(branch{depth: depth, st: st.clone(), plan: &blockPlan{
 				thread:  thread,
-				fixed:   append([]int32(nil), d.choices...),
+				fixed:   append([]int32(nil), d.Choices...),
 				exclude: append(append([]int32(nil), exclude...), pick),
 				tick:    true,
 			}})
 		}
 	}
-	d.choices = append(d.choices, pick)
+	d.Choices = append(d.Choices, pick)
 	return pick
 }
 
-// retick is called at the end of a replayed prefix whose last decision
+// Retick is called at the end of a replayed prefix whose last decision
 // records more choices than its block took (n): if the next execution
 // resumes with a tick of its own (a failed lock acquisition left nothing
 // enabled), the rest were taken at a tick that opened an earlier execution,
-// which this one takes again (chooseTick); they are dropped. It returns the
+// which this one takes again (ChooseTick); they are dropped. It returns the
 // decision it cut, or nil.
-func (ex *explorer) retick(n int) *decision {
-	if !ex.start.st.enabled.empty() || ex.start.extra != nil {
+func (ex *Explorer) Retick(n int) *sched.Decision {
+	if !ex.start.st.enabled.Empty() || ex.start.extra != nil {
 		return nil
 	}
 	d := &ex.path[ex.start.depth-1]
-	d.choices = append([]int32(nil), d.choices[:n]...)
+	d.Choices = append([]int32(nil), d.Choices[:n]...)
 	return d
 }
 
-// chosen records choice c of the current block that the engine took (a
-// guided execution's recorded notify or select choice) instead of choose.
-func (ex *explorer) chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
+// Chosen records choice c of the current block that the engine took (a
+// guided execution's recorded notify or select choice) instead of Choose.
+func (ex *Explorer) Chosen(c int32) { ex.blk.choices = append(ex.blk.choices, c) }
 
-// tickChosen records choice c that the engine took at a tick (a guided
-// execution's recorded order of timers) instead of chooseTick.
-func (ex *explorer) tickChosen(c int32) {
+// TickChosen records choice c that the engine took at a tick (a guided
+// execution's recorded order of timers) instead of ChooseTick.
+func (ex *Explorer) TickChosen(c int32) {
 	d := &ex.path[len(ex.path)-1]
-	d.choices = append(d.choices, c)
+	d.Choices = append(d.Choices, c)
 }
 
-// ticked: virtual time advances after the last block of the path (clock.go),
-// which then cannot merge with the next one (mergePath).
-func (ex *explorer) ticked() {
+// Ticked: virtual time advances after the last block of the path (clock.go),
+// which then cannot merge with the next one (the driver's mergePath).
+func (ex *Explorer) Ticked() {
 	if n := len(ex.path); n > 0 {
-		ex.path[n-1].tick = true
+		ex.path[n-1].Tick = true
 	}
 }
 
-// startThread returns the thread the next execution resumes with, for a
+// StartThread returns the thread the next execution resumes with, for a
 // replayed prefix to tick up to (see clock.go): the plan's, the first
 // enabled, or the one whose lock acquisition failed; -1 if none.
-func (ex *explorer) startThread() int32 {
+func (ex *Explorer) StartThread() int32 {
 	st := &ex.start.st
 	switch {
 	case ex.start.plan != nil && ex.start.plan.thread >= 0:
 		return ex.start.plan.thread
-	case !st.enabled.empty():
-		return st.enabled.first()
+	case !st.enabled.Empty():
+		return st.enabled.First()
 	case len(st.blocked) > 0:
-		return st.blocked[len(st.blocked)-1].t
+		return st.blocked[len(st.blocked)-1].Thread
 	}
 	return -1
 }
@@ -950,24 +963,24 @@ func contains(s []int32, x int32) bool {
 	return false
 }
 
-// lockFailed: "if (lock_enter && another thread holds that lock) move
+// LockFailed: "if (lock_enter && another thread holds that lock) move
 // curThread from enabled to lock's block set; change execution state back to
 // RetPt; goto LOOP". The execution ends; the next one replays the path to
 // RetPt and continues from the old state with the thread blocked.
-func (ex *explorer) lockFailed(lock int32, pc uintptr) {
+func (ex *Explorer) LockFailed(lock int32, pc uintptr) {
 	b := &ex.blk
-	if ex.cfg.oracle && b.planned {
+	if ex.opt.Oracle && b.planned {
 		// The oracle's child "this thread first" is infeasible; its
 		// siblings are on the stack already.
 		ex.abandoned = true
 		return
 	}
 	st := b.old.clone()
-	st.enabled.remove(b.thread.idx)
-	st.blocked = append(st.blocked, blockedThread{b.thread.idx, lock, pc})
+	st.enabled.Remove(b.thread)
+	st.blocked = append(st.blocked, sched.Blocked{Thread: b.thread, Lock: lock, PC: pc})
 	if ex.dir != nil {
-		ex.dir.blockedAt(b.retPt, blockedThread{b.thread.idx, lock, pc})
-	} else if st.enabled.empty() && len(st.delayed) > 0 {
+		ex.dir.BlockedAt(b.retPt, sched.Blocked{Thread: b.thread, Lock: lock, PC: pc})
+	} else if st.enabled.Empty() && len(st.delayed) > 0 {
 		// No thread can run first: the others are delayed or blocked (at
 		// access granularity a delayed thread may hold the lock). The path
 		// would end at once, running nothing that the order already
@@ -978,20 +991,20 @@ func (ex *explorer) lockFailed(lock int32, pc uintptr) {
 	ex.start = branch{depth: b.retPt, st: st}
 }
 
-// freeze stops the current thread for good (it exceeded the step bound, the
+// Freeze stops the current thread for good (it exceeded the step bound, the
 // thesis's terminateAfter): "if (curThread ... reaches execution limit)
 // remove curThread from both enabled and old_enabled; goto LOOP".
-func (ex *explorer) freeze() *thread {
-	ex.st.enabled.remove(ex.blk.thread.idx)
+func (ex *Explorer) Freeze() int32 {
+	ex.st.enabled.Remove(ex.blk.thread)
 	ex.endBlock(false)
 	return ex.loop()
 }
 
-// next is the end of an iteration of Fig 2.7's loop, after an execution:
-// unless the execution ended at a failed lock enter (aborted: lockFailed
+// Next is the end of an iteration of Fig 2.7's loop, after an execution:
+// unless the execution ended at a failed lock enter (aborted: LockFailed
 // set the start to its RetPt), the next start is popped. It reports false
 // when the exploration is over ("goto DONE").
-func (ex *explorer) next(aborted bool) bool {
+func (ex *Explorer) Next(aborted bool) bool {
 	if (!aborted || ex.abandoned) && !ex.nextStart() {
 		return false
 	}
@@ -999,44 +1012,44 @@ func (ex *explorer) next(aborted bool) bool {
 	return true
 }
 
-// startDepth is the depth of the next start: the decisions of the current
+// StartDepth is the depth of the next start: the decisions of the current
 // path its execution replays (a fork checkpoint's branch point).
-func (ex *explorer) startDepth() int { return ex.start.depth }
+func (ex *Explorer) StartDepth() int { return ex.start.depth }
 
-// pending is the number of branches left on the stack.
-func (ex *explorer) pending() int { return len(ex.stack) }
+// Pending is the number of branches left on the stack.
+func (ex *Explorer) Pending() int { return len(ex.stack) }
 
-// maxDepth is the deepest RetPt (path depth of a block start) explored.
-func (ex *explorer) maxDepth() int { return ex.deepest }
+// MaxDepth is the deepest RetPt (path depth of a block start) explored.
+func (ex *Explorer) MaxDepth() int { return ex.deepest }
 
-// forked: this process is a new child (fork checkpoints); what it saves is
+// Forked: this process is a new child (fork checkpoints); what it saves is
 // relative to the stack it has now.
-func (ex *explorer) forked() { ex.low = len(ex.stack) }
+func (ex *Explorer) Forked() { ex.low = len(ex.stack) }
 
-// depth is the number of blocks of the path so far: the index of the block
+// Depth is the number of blocks of the path so far: the index of the block
 // under way.
-func (ex *explorer) depth() int { return len(ex.path) }
+func (ex *Explorer) Depth() int { return len(ex.path) }
 
-// currentPath is the path of the execution under way (its blocks so far).
-func (ex *explorer) currentPath() []decision { return ex.path }
+// CurrentPath is the path of the execution under way (its blocks so far).
+func (ex *Explorer) CurrentPath() []sched.Decision { return ex.path }
 
-// blocked is the block sets of the locks: the threads known to wait for a
+// Blocked is the block sets of the locks: the threads known to wait for a
 // lock another holds (reports, ExitBlock-DD's deadlock check).
-func (ex *explorer) blocked() []blockedThread { return ex.st.blocked }
+func (ex *Explorer) Blocked() []sched.Blocked { return ex.st.blocked }
 
-// delayedCount is the size of the delayed set.
-func (ex *explorer) delayedCount() int { return len(ex.st.delayed) }
+// DelayedCount is the size of the delayed set.
+func (ex *Explorer) DelayedCount() int { return len(ex.st.delayed) }
 
-// othersCanRun reports whether a thread other than t is enabled or delayed.
-func (ex *explorer) othersCanRun(t int32) bool {
-	return ex.st.enabled.hasOther(t) || len(ex.st.delayed) > 0
+// OthersCanRun reports whether a thread other than t is enabled or delayed.
+func (ex *Explorer) OthersCanRun(t int32) bool {
+	return ex.st.enabled.HasOther(t) || len(ex.st.delayed) > 0
 }
 
-// preempt ends the current block here whatever the enabled set: a guided
+// Preempt ends the current block here whatever the enabled set: a guided
 // execution's schedule ends a block at a boundary (or, lockExit false, at a
 // go statement or a wake-up that is not one) where the current thread could
 // go on.
-func (ex *explorer) preempt(lockExit bool) *thread {
+func (ex *Explorer) Preempt(lockExit bool) int32 {
 	ex.reenableDelayed()
 	ex.endBlock(lockExit)
 	return ex.loop()
@@ -1045,7 +1058,7 @@ func (ex *explorer) preempt(lockExit bool) *thread {
 // nextStart pops the next branch: "pop (RetPt, saved_enabled, saved_delayed,
 // wait, no_notify) off of stack; change execution state back to RetPt". It
 // reports false when the stack is empty: "goto DONE".
-func (ex *explorer) nextStart() bool {
+func (ex *Explorer) nextStart() bool {
 	n := len(ex.stack)
 	if n == 0 {
 		ex.done = true
@@ -1058,12 +1071,24 @@ func (ex *explorer) nextStart() bool {
 	return true
 }
 
-// pathPrefix returns a copy of the path so far plus the current block up to
+// PathPrefix returns a copy of the path so far plus the current block up to
 // now, which replays the execution to the current event.
-func (ex *explorer) pathPrefix() []decision {
-	p := append([]decision(nil), ex.path...)
+func (ex *Explorer) PathPrefix() []sched.Decision {
+	p := append([]sched.Decision(nil), ex.path...)
 	if b := &ex.blk; b.open {
-		p = append(p, decision{thread: b.thread.idx, end: ex.eng.eventCount(), choices: append([]int32(nil), b.choices...), mid: true})
+		p = append(p, sched.Decision{Thread: b.thread, End: ex.eng.EventCount(), Choices: append([]int32(nil), b.choices...), Mid: true})
 	}
 	return p
+}
+
+// NewExecution: the threads of the new execution start with no polls and
+// no yield (see threadState).
+func (ex *Explorer) NewExecution() { ex.thr = ex.thr[:0] }
+
+// th returns thread i's state, growing the table as threads appear.
+func (ex *Explorer) th(i int32) *threadState {
+	for int(i) >= len(ex.thr) {
+		ex.thr = append(ex.thr, threadState{yieldAt: -1})
+	}
+	return &ex.thr[i]
 }
