@@ -1,0 +1,59 @@
+package refproc
+
+import (
+	"os"
+	"sync"
+	"testing"
+)
+
+func skipUnlessXBTest(t *testing.T) {
+	if os.Getenv("XBTEST") == "" {
+		t.Skip("corpus test of a known bug: run it under xbtest (go run ./cmd/xbtest ./corpus/gc/...)")
+	}
+}
+
+func run(t *testing.T, w *World, actions ...Action) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); w.Collector() }()
+	go func() { defer wg.Done(); w.Mutator(actions...) }()
+	wg.Wait()
+	// One line per property: xbtest tells findings apart by position.
+	if v := w.Violation("P1"); v != "" {
+		t.Errorf("safety: %s", v)
+	}
+	if v := w.Violation("P2"); v != "" {
+		t.Errorf("consistency: %s", v)
+	}
+	if v := w.Violation("P3"); v != "" {
+		t.Errorf("termination: %s", v)
+	}
+}
+
+// TestDeletionGetDrop: a get and a drop cannot stall the deletion-barrier
+// collector (P3), nor break P1 and P2.
+func TestDeletionGetDrop(t *testing.T) {
+	run(t, NewWorld(Deletion, true), Get(0), Drop)
+}
+
+// TestDeletionGetNext: P1 and P2 hold for a mutator that gets o2, then o0,
+// then loads o0.next.
+func TestDeletionGetNext(t *testing.T) {
+	run(t, NewWorld(Deletion, true), Get(2), Get(0), Next)
+}
+
+// TestInsertionGetDrop: the insertion-barrier collector's loop need not
+// end (P3).
+func TestInsertionGetDrop(t *testing.T) {
+	skipUnlessXBTest(t)
+	run(t, NewWorld(Insertion, true), Get(0), Drop)
+}
+
+// TestDeletionNoHandshake: without the handshake in the TRACING loop a
+// get of o0 that read REPEAT ends after the CAS to CLEARING, and o0.next is
+// reclaimed under the mutator (P1); and a get that keeps meeting TRACING
+// keeps the loop going (P3).
+func TestDeletionNoHandshake(t *testing.T) {
+	skipUnlessXBTest(t)
+	run(t, NewWorld(Deletion, false), Get(0), Next)
+}
