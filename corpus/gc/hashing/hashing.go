@@ -176,8 +176,8 @@ func (w *World) hashByAddress(o int) int {
 	return pseudo
 }
 
-// advancePhase is Model 19: set the phase and every mutator behind, then
-// wait until each has answered (or detached).
+// advancePhase is Model 19: set the phase and every attached mutator
+// behind, then wait until each has answered (or detached).
 func (w *World) advancePhase(p Phase) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -33,7 +33,16 @@
 // that gets a white referent (REPEAT) and drops it before the collector
 // scans its roots makes an iteration change nothing. Without the handshake
 // in the TRACING loop a get in flight crosses TRACING→CLEARING (§4.1's
-// argument for the handshake): P1 fails.
+// argument for the handshake): P1 fails; and a get that keeps meeting
+// TRACING, set again by each iteration, keeps the loop going: P3 fails too.
+//
+// The collector sets TRACING when the collection starts, as §4.1 says
+// ("When a collection is triggered, the collector starts TRACING"), and
+// again at the top of each iteration, as Algorithm 6 does. Read literally,
+// Algorithm 6b leaves refState NORMAL until its loop, after the root scan
+// that makes the mutators black; a get then returns a white referent
+// unshaded (case NORMAL), and P1 fails (o1 reclaimed under a mutator that
+// got o0 and loaded o0.next): TestDeletionAsPrinted.
 //
 // Every Promela atomic step is a critical section of the one mutex, mu. As
 // in Model 14, get is not atomic: its do-loop reads refState in one step and
@@ -97,6 +106,7 @@ type World struct {
 
 	barrier          Barrier
 	loopHandshake    bool // the handshake in the TRACING loop (Algorithm 6, line 9)
+	tracingAtStart   bool // refState ← TRACING when the collection starts
 	refState         RefState
 	mark             [N]Colour
 	reference        [N]bool // r_i still refers to o_i
@@ -112,10 +122,21 @@ type World struct {
 	log        []string
 }
 
+// Config chooses the collector.
+type Config struct {
+	Barrier Barrier
+	// NoLoopHandshake drops the handshake of the TRACING loop.
+	NoLoopHandshake bool
+	// AsPrinted leaves refState NORMAL until the loop, as Algorithm 6
+	// is printed.
+	AsPrinted bool
+}
+
 // NewWorld makes the initial state: every referent white and referred to,
 // refState NORMAL, x null.
-func NewWorld(b Barrier, loopHandshake bool) *World {
-	w := &World{barrier: b, loopHandshake: loopHandshake, x: Null, seen: map[string]int{}, violations: map[string]string{}, where: "between cases"}
+func NewWorld(c Config) *World {
+	w := &World{barrier: c.Barrier, loopHandshake: !c.NoLoopHandshake, tracingAtStart: !c.AsPrinted,
+		x: Null, seen: map[string]int{}, violations: map[string]string{}, where: "between cases"}
 	w.request = sync.NewCond(&w.mu)
 	w.answer = sync.NewCond(&w.mu)
 	for i := range N {
@@ -178,11 +199,13 @@ func obj(i int) string {
 // step.
 func (w *World) Collector() {
 	// 1: a collection is triggered: the collector starts TRACING (§4.1;
-	// Algorithm 6 sets it again at the top of each loop iteration),
-	// transitiveClosureFromRoot, and, with the deletion barrier,
-	// deletionBarrier ← ON.
+	// Algorithm 6 as printed sets it only at the top of each loop
+	// iteration: AsPrinted), transitiveClosureFromRoot, and, with the
+	// deletion barrier, deletionBarrier ← ON.
 	w.step(func() {
-		w.refState = Tracing
+		if w.tracingAtStart {
+			w.refState = Tracing
+		}
 		w.logf("collector: %v, trace from roots", w.refState)
 		w.scanRoot()
 		w.trace()

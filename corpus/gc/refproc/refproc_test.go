@@ -33,20 +33,20 @@ func run(t *testing.T, w *World, actions ...Action) {
 // TestDeletionGetDrop: a get and a drop cannot stall the deletion-barrier
 // collector (P3), nor break P1 and P2.
 func TestDeletionGetDrop(t *testing.T) {
-	run(t, NewWorld(Deletion, true), Get(0), Drop)
+	run(t, NewWorld(Config{Barrier: Deletion}), Get(0), Drop)
 }
 
 // TestDeletionGetNext: P1 and P2 hold for a mutator that gets o2, then o0,
 // then loads o0.next.
 func TestDeletionGetNext(t *testing.T) {
-	run(t, NewWorld(Deletion, true), Get(2), Get(0), Next)
+	run(t, NewWorld(Config{Barrier: Deletion}), Get(2), Get(0), Next)
 }
 
 // TestInsertionGetDrop: the insertion-barrier collector's loop need not
 // end (P3).
 func TestInsertionGetDrop(t *testing.T) {
 	skipUnlessXBTest(t)
-	run(t, NewWorld(Insertion, true), Get(0), Drop)
+	run(t, NewWorld(Config{Barrier: Insertion}), Get(0), Drop)
 }
 
 // TestDeletionNoHandshake: without the handshake in the TRACING loop a
@@ -55,5 +55,13 @@ func TestInsertionGetDrop(t *testing.T) {
 // keeps the loop going (P3).
 func TestDeletionNoHandshake(t *testing.T) {
 	skipUnlessXBTest(t)
-	run(t, NewWorld(Deletion, false), Get(0), Next)
+	run(t, NewWorld(Config{Barrier: Deletion, NoLoopHandshake: true}), Get(0), Next)
+}
+
+// TestDeletionAsPrinted: Algorithm 6b as printed sets TRACING only in its
+// loop, after the root scan that makes the mutator black: a get in NORMAL
+// returns o0 unshaded, the mutator loads o0.next, and o1 is reclaimed.
+func TestDeletionAsPrinted(t *testing.T) {
+	skipUnlessXBTest(t)
+	run(t, NewWorld(Config{Barrier: Deletion, AsPrinted: true}), Get(2), Get(0), Next)
 }
