@@ -42,6 +42,13 @@ func TestDeletionGetNext(t *testing.T) {
 	run(t, NewWorld(Config{Barrier: Deletion}), Get(2), Get(0), Next)
 }
 
+// TestDeletionAllCases: every case of Algorithm 8: get on r1 (which may
+// return null once r1 is cleared), get on r0 and o0.next (P2: o1 must not
+// be seen if r1's get returned null), get on r2, drop.
+func TestDeletionAllCases(t *testing.T) {
+	run(t, NewWorld(Config{Barrier: Deletion}), Get(1), Get(0), Next, Get(2), Drop)
+}
+
 // TestInsertionGetDrop: the insertion-barrier collector's loop need not
 // end (P3).
 func TestInsertionGetDrop(t *testing.T) {
