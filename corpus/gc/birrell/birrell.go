@@ -205,10 +205,11 @@ type World struct {
 	// Quiescence. Under go test the test waits for the model's
 	// goroutines with a WaitGroup. Under xbtest it sleeps: virtual time
 	// passes only when no goroutine can run (as in testing/synctest), so
-	// the sleep ends once the model is quiescent; one WaitGroup (or
-	// any object) that every goroutine updates as it ends would make the
-	// ends of any two goroutines, and so everything after them, depend on
-	// each other, and multiply the schedules by 10 to 100.
+	// the sleep ends once the model is quiescent. One WaitGroup (or any
+	// object) that every goroutine updates as it ends would make the ends
+	// of any two goroutines, and so everything after them, depend on each
+	// other: the cleaning scenario's 378 schedules become 9,584 with a
+	// done channel per goroutine and over 400,000 with one WaitGroup.
 	counting bool
 	wg       sync.WaitGroup
 
