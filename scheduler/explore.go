@@ -275,8 +275,7 @@ func (d *driver) execute(r *run) endReason {
 func (r *run) runBody(t0 *thread) {
 	tt := newT(r, r.name, nil)
 	r.t0, t0.tt = tt, tt
-	defer tt.runCleanups()
-	r.body(tt)
+	tt.runFunc(r.body)
 }
 
 // collect merges an execution's findings into the result.
