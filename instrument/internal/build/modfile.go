@@ -252,6 +252,15 @@ func (ws *Workspace) SetupModule(ctx context.Context, main *packages.Module) (*M
 			}
 			args = append(args, "-replace="+c.path+"="+c.to)
 		}
+		if len(ms.Flags) == 0 {
+			// A module replaced by a directory has its requirements
+			// loaded in full, where the module cache's copy let the go
+			// command prune them: the graph may now need go.mod files
+			// (a dependency's dependency's) that the user's go.sum never
+			// listed. The go.sum here is ours, a copy: let the go
+			// command add their checksums, as go mod download would.
+			ms.Flags = []string{"-mod=mod"}
+		}
 	}
 	args = append(args, modFile)
 	if _, err := runGo(ctx, dir, args...); err != nil {
