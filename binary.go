@@ -153,7 +153,7 @@ func rewriteBroke(ctx context.Context, plan *instrument.Plan, p instrument.Packa
 		return buildErr // the package does not build without xbtest either
 	}
 	var b strings.Builder
-	b.WriteString("xbtest: the rewritten package does not compile, although the package itself does: a bug of xbtest's rewrite (please report it with this output)\n")
+	b.WriteString(brokenBy(buildErr))
 	for _, l := range strings.Split(buildErr, "\n") {
 		b.WriteString(l + "\n")
 		if m := compileError.FindStringSubmatch(l); m != nil {
@@ -164,6 +164,16 @@ func rewriteBroke(ctx context.Context, plan *instrument.Plan, p instrument.Packa
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// brokenBy says which part of xbtest broke a build that works without it:
+// the go command's setup of the packages (the temporary go.mod, the module
+// copies), or the rewrite of their code.
+func brokenBy(buildErr string) string {
+	if strings.Contains(buildErr, "[setup failed]") || strings.Contains(buildErr, "missing go.sum entry") {
+		return "xbtest: the package cannot be set up for building with xbtest's temporary go.mod (-modfile), although it builds without it: a bug of xbtest's module setup (please report it with this output)\n"
+	}
+	return "xbtest: the rewritten package does not compile, although the package itself does: a bug of xbtest's rewrite (please report it with this output)\n"
 }
 
 var compileError = regexp.MustCompile(`^\s*(\S+\.go):(\d+):(?:\d+:)? `)

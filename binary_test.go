@@ -37,3 +37,16 @@ func TestRewriteBrokeIsOurs(t *testing.T) {
 		t.Errorf("a package that does not build: %q", got)
 	}
 }
+
+// A build that fails in the go command's setup (a go.sum entry the
+// temporary go.mod needs) is not blamed on the rewrite of the code.
+func TestBrokenBySaysWhichPartBroke(t *testing.T) {
+	setup := "# github.com/sourcegraph/conc/pool\n/m/pool/context_pool_test.go:12: github.com/sourcegraph/conc@v0.3.0 requires\n\tgopkg.in/yaml.v3@v3.0.1 requires\n\tgopkg.in/check.v1@v0.0.0-20161208181325-20d25e280405: missing go.sum entry for go.mod file; to add it:\n\tgo mod download gopkg.in/check.v1\nFAIL\tgithub.com/sourcegraph/conc/pool [setup failed]"
+	if got := brokenBy(setup); !strings.Contains(got, "module setup") || strings.Contains(got, "rewrite") {
+		t.Errorf("setup failure explained as %q", got)
+	}
+	compile := "# example.com/p\n./p.go:3:2: undefined: xb.Foo\nFAIL\texample.com/p [build failed]"
+	if got := brokenBy(compile); !strings.Contains(got, "bug of xbtest's rewrite") {
+		t.Errorf("compile failure explained as %q", got)
+	}
+}
