@@ -91,8 +91,9 @@ func (d *driver) advance() {
 	case d.r.restart:
 		d.restart()
 		return
-	}
-	if !d.strat.Next(d.last == endAbort) {
+	case d.known.flush.grew:
+		d.nextFlushPass(true) // tsoorder.go
+	case !d.strat.Next(d.last == endAbort) && !d.nextFlushPass(false):
 		d.over = true
 		return
 	}

@@ -1,0 +1,288 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/settings"
+)
+
+// The order of flushes, and which flushes are choices at all (issue 23,
+// item 6). The store buffers themselves (tso.go) are unchanged: every plain
+// store of a goroutine goes into its buffer and is committed by a flush
+// block of its flusher, or by a drain. What changes is how the explorer
+// treats a flusher: it runs an enabled flusher before any other thread
+// (eager flushes first), and a flush that is forced runs so with no
+// alternative explored (the explorer pushes no branch in which another
+// block runs first). Schedules keep every flush block, so a schedule file
+// replays without knowing which flushes were forced.
+//
+// Passes. Exploration under tso or pso runs in passes, each a complete
+// ExitBlock exploration over the same semantics with another rule for
+// which flushes are forced:
+//
+//   - pass 0 forces every flush: each store is committed at its
+//     goroutine's next scheduling point, the SC-like schedules of the
+//     program (call this machine M_all-forced). It is explored first, so
+//     what sc finds, tso and pso find at about the same schedule.
+//   - pass 1 and later force the flushes whose head store is to a location
+//     not known to race: none of its bytes lies in a word on which package
+//     eraser has reported a data race in any execution of the exploration
+//     so far (the set R; M_R is the machine whose flushes of stores
+//     outside R are forced). Learning a location that is not in R yet
+//     starts the pass over with it (learnRacy); a pass that ends without
+//     learning one ends the exploration. After pass 0, a pass is needed
+//     only if pass 0 learnt a racy location: pass 0 is M_R for R empty.
+//   - without happens-before race detection (-race=off|lockset) R cannot
+//     be learnt: pass 1 forces nothing (every location counts as racy).
+//
+// Findings are kept across passes with the schedule they were first found
+// at: every pass explores executions of the unchanged machine (a forced
+// flush is a flush the machine may take there), so each finding is real,
+// and a later pass explores a superset of the earlier one's executions.
+// The result's notes say what the passes did.
+//
+// Why forcing loses nothing (R fixed; the DRF-SC argument of Adve and
+// Hill, "Weak ordering: a new definition", ISCA 1990, for this machine).
+//
+//	(a) Every synchronization operation that gives a happens-before edge
+//	    out of a goroutine (a release: unlock, send, close, atomic write,
+//	    go statement, Done, ...) drains that goroutine's buffers first
+//	    (tso.go; the engine fences at each such event, run.event). So if
+//	    store s of goroutine A is still buffered, no access of another
+//	    goroutine made meanwhile is ordered after s by happens-before, nor
+//	    before it (a chain into A's store would have to end in an acquire
+//	    by A before s, hence begin with a release before that acquire,
+//	    before the access). Any access of another goroutine to s's bytes
+//	    made while s is buffered, and any commit of another goroutine's
+//	    store to them, is a data race with s on the explored execution.
+//	(b) Take any execution E of the machine and its first event e that
+//	    completes a race on a word outside R (if any). Before e, for every
+//	    store s outside R, no other goroutine touches s's bytes while s is
+//	    buffered, by (a). So s's flush can be moved back to the first point
+//	    where s heads its FIFO (its issue, under PSO or into an empty TSO
+//	    buffer; the commit of the store before it otherwise): the events
+//	    it moves past are other goroutines' (which do not touch its bytes),
+//	    the owner's own stores (which only append to its buffers) and the
+//	    owner's loads of those bytes (forwarded s, or a newer own store,
+//	    before; memory, holding s, after). Every load reads the same value,
+//	    so the moved execution E' is an execution of the machine in which
+//	    every flush outside R happens as soon as its store heads its FIFO,
+//	    with the same events, the same values, the same happens-before.
+//	    A flush done as soon as possible is the flush the explorer forces
+//	    at the owner's next scheduling point: between a store and that
+//	    point the owner only stores and computes, which reads no memory.
+//	    So E' (up to e) is an execution of M_R, and it has the race of e.
+//	(c) ExitBlock explores M_R completely up to equivalent orders, which
+//	    keep happens-before, and eraser's detector is exact for the first
+//	    race on a word (FastTrack), so an exploration of M_R that learns
+//	    nothing new shows that no execution of the machine races outside
+//	    R (the first such race would be found in M_R by (b)). Then (b)
+//	    applies to every execution with no e at all: every execution of
+//	    the machine is equivalent, outcome for outcome, to one of M_R.
+//	    Pass 0 is M_R for R empty; every later pass either learns (and
+//	    starts over) or is complete in this sense.
+//
+// What (a) needs of the machine: no release without a drain. A setting
+// that adds one (a CAS that is not a full barrier, a release fence that
+// orders stores without draining) must turn forcing by location off
+// (reduceByRaces). What (c) needs of the detector: every race it returns
+// reaches learnRacy, expected ones included, and accesses of one location
+// have one shape (eraser keys words by their address; two accesses that
+// overlap at different addresses are not seen to race, through unsafe
+// only), as the explorer's own argument for unprotected locations assumes
+// (race.go, noteUnprotected).
+
+// flushPasses is what an exploration learnt about its store buffers: the
+// pass under way and the racy words found so far. It is part of learnt, so
+// it survives the explorer's restarts and travels with fork hand-overs.
+type flushPasses struct {
+	pass    int
+	racy    map[flushRegion][]uintptr // offsets of racy words in each region
+	words   int                       // racy words in racy
+	unknown bool                      // a race on memory with no name across executions
+	grew    bool                      // learnt a racy word in this pass (pass > 0): start over
+	pass0   int                       // schedules of pass 0
+}
+
+// flushRegion names a region of memory across executions: a heap object
+// by its creation key, a package-level variable by its address.
+type flushRegion struct {
+	kind sched.RegionKind
+	key  sched.HeapKey
+	base uintptr
+}
+
+// reduceByRaces reports whether passes after the first force the flushes
+// of locations no execution races on: the race detector must report
+// happens-before races (see (c) above).
+func (r *run) reduceByRaces() bool { return r.race.Mode() == eraser.HB }
+
+// flushPassesOn reports whether this exploration runs passes (it explores
+// store buffers, and is not an exhaustive enumeration, which stays the
+// unreduced reference, nor a guided execution, which follows its schedule).
+func (r *run) flushPassesOn() bool {
+	return r.mem != settings.SC && !r.cfg.oracle && r.guide == nil && r.known != nil
+}
+
+// Flusher implements sched.Engine.
+func (r *run) Flusher(i int32) (owner int32, forced bool) {
+	t := r.threadAt(i)
+	if t == nil || t.flushOf == nil {
+		return -1, false
+	}
+	b := t.flushOf
+	if !r.flushPassesOn() || b.len() == 0 {
+		return b.owner.idx, false
+	}
+	fp := &r.known.flush
+	if fp.pass == 0 {
+		return b.owner.idx, true
+	}
+	if !r.reduceByRaces() {
+		return b.owner.idx, false
+	}
+	addr, size := b.q[b.head].at()
+	return b.owner.idx, !fp.overlaps(r, addr, size)
+}
+
+// overlaps reports whether [addr, addr+size) shares a byte with a racy
+// word.
+func (fp *flushPasses) overlaps(r *run, addr, size uintptr) bool {
+	reg, off, ok := r.flushRegionOf(addr)
+	if !ok {
+		return fp.unknown
+	}
+	for _, w := range fp.racy[reg] {
+		if w < off+size && off < w+raceWord {
+			return true
+		}
+	}
+	return false
+}
+
+// raceWord is the extent of a location of the race detector: it checks an
+// access word by word from its address (eraser.Access).
+const raceWord = 8
+
+// flushRegionOf names the region addr lies in and addr's offset in it.
+func (r *run) flushRegionOf(addr uintptr) (flushRegion, uintptr, bool) {
+	switch kind, reg := r.heap.classify(addr); kind {
+	case sched.RegionHeap:
+		return flushRegion{kind: kind, key: reg.key}, addr - reg.base, true
+	case sched.RegionGlobal:
+		return flushRegion{kind: kind, base: reg.base}, addr - reg.base, true
+	}
+	return flushRegion{}, 0, false
+}
+
+// learnRacy records that the detector reported a race on the word at
+// addr. A word not known before starts the pass under way over (from
+// pass 1 on; pass 0 forces every flush whatever it learns).
+func (r *run) learnRacy(addr uintptr) {
+	if !r.flushPassesOn() || !r.reduceByRaces() {
+		return
+	}
+	fp := &r.known.flush
+	reg, off, ok := r.flushRegionOf(addr)
+	if !ok {
+		if fp.unknown {
+			return
+		}
+		fp.unknown = true
+	} else {
+		for _, w := range fp.racy[reg] {
+			if w == off {
+				return
+			}
+		}
+		if fp.racy == nil {
+			fp.racy = map[flushRegion][]uintptr{}
+		}
+		fp.racy[reg] = append(fp.racy[reg], off)
+		fp.words++
+	}
+	if fp.pass > 0 {
+		fp.grew = true
+	}
+}
+
+// nextFlushPass is called when a pass has explored its last schedule or
+// learnt a racy location: it reports whether another pass starts (and
+// starts it), keeping the findings.
+func (d *driver) nextFlushPass(learnt bool) bool {
+	fp := &d.known.flush
+	if d.cfg.Memory == settings.SC || d.cfg.oracle {
+		return false
+	}
+	if !learnt {
+		if fp.pass > 0 || d.cfg.Race == eraser.HB && fp.words == 0 && !fp.unknown {
+			// Complete: nothing was learnt in this pass (or pass 0
+			// found no race, so it was M_R already).
+			d.noteFlushPasses()
+			return false
+		}
+	}
+	if fp.pass == 0 {
+		fp.pass0 = d.stats.schedules
+	}
+	fp.pass++
+	fp.grew = false
+	d.strat = newStrategy(d.cfg, nil)
+	d.restarts++
+	return true
+}
+
+// noteFlushPasses says in the result what the passes did.
+func (d *driver) noteFlushPasses() {
+	fp := &d.known.flush
+	if fp.pass == 0 {
+		d.Note(fmt.Sprintf("%s: store buffers explored in %d schedules with every flush as early as possible: no execution races, so no other order of a flush is observable (scheduler/tsoorder.go)", d.cfg.Memory, d.stats.schedules))
+		return
+	}
+	which := fmt.Sprintf("the flushes of the %d words found racy", fp.words)
+	if fp.unknown {
+		which += " and of memory xbtest cannot name"
+	}
+	if d.cfg.Race != eraser.HB {
+		which = "every flush (-race is not hb, so races are not learnt)"
+	}
+	d.Note(fmt.Sprintf("%s: %d schedules with every flush as early as possible (SC-like) first, then %d in %d passes exploring the orders of %s (scheduler/tsoorder.go)", d.cfg.Memory, fp.pass0, d.stats.schedules-fp.pass0, fp.pass, which))
+}
+
+// save and load hand the passes over between forked processes
+// (handover.go).
+func (fp *flushPasses) save(e *sched.Enc) {
+	e.Int(int64(fp.pass))
+	e.Int(int64(fp.pass0))
+	e.Bool(fp.grew)
+	e.Bool(fp.unknown)
+	e.Uint(uint64(len(fp.racy)))
+	for reg, offs := range fp.racy {
+		e.Uint(uint64(reg.kind))
+		e.Int(int64(reg.key.Thread))
+		e.Int(int64(reg.key.Seq))
+		e.Uint(uint64(reg.base))
+		e.Uint(uint64(len(offs)))
+		for _, o := range offs {
+			e.Uint(uint64(o))
+		}
+	}
+}
+
+func (fp *flushPasses) load(x *sched.Dec) {
+	fp.pass, fp.pass0 = int(x.Int()), int(x.Int())
+	fp.grew, fp.unknown = x.Bool(), x.Bool()
+	fp.racy, fp.words = nil, 0
+	for n := x.N(); n > 0 && x.Err == nil; n-- {
+		reg := flushRegion{kind: sched.RegionKind(x.Uint()), key: sched.HeapKey{Thread: int32(x.Int()), Seq: int32(x.Int())}, base: uintptr(x.Uint())}
+		if fp.racy == nil {
+			fp.racy = map[flushRegion][]uintptr{}
+		}
+		for m := x.N(); m > 0 && x.Err == nil; m-- {
+			fp.racy[reg] = append(fp.racy[reg], uintptr(x.Uint()))
+			fp.words++
+		}
+	}
+}
