@@ -105,6 +105,7 @@ type thread struct {
 	pending  int
 	unfenced bool // the current event is a buffered access or a loop step: no drain
 	flushOf  *storeBuf
+	quiet    int32 // access points passed since its last block boundary (tsoorder.go)
 	isClock  bool // the virtual clock's pseudo-thread (eager.go)
 	ranAt    int  // decisions() when it last started a block or was woken (eager.go, "Fairness")
 }
@@ -455,6 +456,9 @@ const (
 func (r *run) point(t *thread, kind pointKind) *thread {
 	if faultHook != nil {
 		faultHook()
+	}
+	if kind != ptPass {
+		t.quiet = 0 // tsoorder.go
 	}
 	r.opsSince, r.accessed = 0, false
 	if len(r.natives) > 0 {

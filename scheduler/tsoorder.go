@@ -286,3 +286,74 @@ func (fp *flushPasses) load(x *sched.Dec) {
 		}
 	}
 }
+
+// Scheduling points of accesses. Under tso and pso every shared access is
+// a block boundary (access granularity), and so is the fence before a
+// synchronization operation of a goroutine with buffered stores. Within a
+// pass, an access to a location not known to race, and a fence whose
+// buffered stores are all to such locations, is a point the explorer
+// passes (ptPass) instead: by (b) above, no other goroutine touches that
+// location between the goroutine's previous boundary and the access (or
+// while the stores are buffered), so the access (the drain) moves to that
+// boundary and running others at it reaches nothing new; the point remains
+// a scheduling point of schedules (guided executions count it, whatever
+// they know), so schedule files do not depend on what a pass knew. In
+// pass 0 every such point is passed: pass 0 is the program at
+// synchronization granularity, as -memory sc explores it by default.
+//
+// A goroutine that passes quietLimit access points in a row ends its block
+// at the next one (a boundary more is a chance more for the others, never
+// fewer behaviours): a loop that polls a plain variable no race is known on
+// yet would otherwise never let the goroutine it waits for run.
+const quietLimit = 1000
+
+// accessPoint is the kind of scheduling point at t's access to
+// [addr, addr+size) under access granularity.
+func (r *run) accessPoint(t *thread, addr, size uintptr) pointKind {
+	if r.mem == settings.SC || !r.flushPassesOn() {
+		return ptBoundary
+	}
+	fp := &r.known.flush
+	if fp.pass > 0 && (!r.reduceByRaces() || fp.overlaps(r, addr, size)) {
+		return ptBoundary
+	}
+	if t.quiet++; t.quiet > quietLimit {
+		return ptBoundary
+	}
+	return ptPass
+}
+
+// fencePoint is the kind of scheduling point of t's fence before a
+// synchronization operation (t has buffered stores).
+func (r *run) fencePoint(t *thread) pointKind {
+	if !r.flushPassesOn() {
+		return ptBoundary
+	}
+	fp := &r.known.flush
+	if fp.pass > 0 {
+		if !r.reduceByRaces() {
+			return ptBoundary
+		}
+		for _, b := range t.bufs {
+			for j := b.head; j < len(b.q); j++ {
+				if a, s := b.q[j].at(); fp.overlaps(r, a, s) {
+					return ptBoundary
+				}
+			}
+		}
+	}
+	return ptPass
+}
+
+// accessStarts is the scheduling point at the start of a shared access at
+// access granularity. r.accessed says that an access happened since the
+// last boundary, so that the next synchronization operation starts with a
+// point (brute.go, "Access granularity"); a passed point neither sets it
+// (no other goroutine's store can come between a race-free access and the
+// operation, by (b)) nor clears it (one that came before still needs it).
+func (r *run) accessStarts(t *thread, addr, size uintptr) {
+	kind := r.accessPoint(t, addr, size)
+	accessed := r.accessed
+	r.transfer(t, r.point(t, kind))
+	r.accessed = accessed || kind != ptPass
+}
