@@ -105,9 +105,12 @@ type thread struct {
 	pending  int
 	unfenced bool // the current event is a buffered access or a loop step: no drain
 	flushOf  *storeBuf
-	quiet    int32 // access points passed since its last block boundary (tsoorder.go)
-	isClock  bool  // the virtual clock's pseudo-thread (eager.go)
-	ranAt    int   // decisions() when it last started a block or was woken (eager.go, "Fairness")
+	isClock  bool // the virtual clock's pseudo-thread (eager.go)
+	ranAt    int  // decisions() when it last started a block or was woken (eager.go, "Fairness")
+
+	// quiet counts the access points it passed since its last block
+	// boundary (tsoorder.go).
+	quiet int32
 }
 
 // waitResult is what a waking thread hands a parked one.
