@@ -248,7 +248,7 @@ func (d *driver) noteFlushPasses() {
 	if d.cfg.Race != eraser.HB {
 		which = "every flush (-race is not hb, so races are not learnt)"
 	}
-	d.Note(fmt.Sprintf("%s: %d schedules with every flush as early as possible (SC-like) first, then %d in %d passes exploring the orders of %s (scheduler/tsoorder.go)", d.cfg.Memory, fp.pass0, d.stats.schedules-fp.pass0, fp.pass, which))
+	d.Note(fmt.Sprintf("%s: %d schedules with every flush as early as possible (SC-like) first, then %d in %d pass(es) exploring the orders of %s (scheduler/tsoorder.go)", d.cfg.Memory, fp.pass0, d.stats.schedules-fp.pass0, fp.pass, which))
 }
 
 // save and load hand the passes over between forked processes
