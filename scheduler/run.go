@@ -108,9 +108,10 @@ type thread struct {
 	isClock  bool // the virtual clock's pseudo-thread (eager.go)
 	ranAt    int  // decisions() when it last started a block or was woken (eager.go, "Fairness")
 
-	// quiet counts the access points it passed since its last block
-	// boundary (tsoorder.go).
-	quiet int32
+	// Since its last block boundary: the access points it passed, and
+	// whether it made an access that is a boundary (tsoorder.go).
+	quiet      int32
+	racyAccess bool
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -461,7 +462,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		faultHook()
 	}
 	if kind != ptPass {
-		t.quiet = 0 // tsoorder.go
+		t.quiet, t.racyAccess = 0, false // tsoorder.go
 	}
 	r.opsSince, r.accessed = 0, false
 	if len(r.natives) > 0 {

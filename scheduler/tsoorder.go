@@ -346,14 +346,27 @@ func (r *run) fencePoint(t *thread) pointKind {
 }
 
 // accessStarts is the scheduling point at the start of a shared access at
-// access granularity. r.accessed says that an access happened since the
-// last boundary, so that the next synchronization operation starts with a
-// point (brute.go, "Access granularity"); a passed point neither sets it
-// (no other goroutine's store can come between a race-free access and the
-// operation, by (b)) nor clears it (one that came before still needs it).
+// access granularity. After an access, the next synchronization operation
+// starts with a point (brute.go, "Access granularity"), so that another
+// goroutine's store can come between them; after accesses whose points
+// were all passed that point is passed too (no other goroutine's store to
+// a race-free location can come between, by (b)). Which points are passed
+// changes neither the events nor the points of an execution, only whether
+// the explorer ends a block there, so schedules replay whatever a pass
+// knew.
 func (r *run) accessStarts(t *thread, addr, size uintptr) {
 	kind := r.accessPoint(t, addr, size)
-	accessed := r.accessed
+	racy := t.racyAccess
 	r.transfer(t, r.point(t, kind))
-	r.accessed = accessed || kind != ptPass
+	r.accessed = true
+	t.racyAccess = racy || kind != ptPass
+}
+
+// opPointKind is the kind of the point before a synchronization operation
+// that follows an access (brute.go).
+func (r *run) opPointKind(t *thread) pointKind {
+	if r.mem == settings.SC || !r.flushPassesOn() || t.racyAccess {
+		return ptBoundary
+	}
+	return ptPass
 }
