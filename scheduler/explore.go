@@ -67,6 +67,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 	}
 	d.pkgState = packageState()
 	cfg.Backer.Explore(d)
+	d.noteFlushPasses() // tsoorder.go
 	res = d.res
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.schedules

@@ -137,7 +137,7 @@ func (d *driver) Load(b []byte) error {
 		return x.Err
 	}
 	d.strat = apply(restarts != d.restarts)
-	d.known, d.stats = learnt, stats
+	*d.known, d.stats = *learnt, stats // in place: an execution under way (a snapshot's) holds d.known
 	d.last, d.stop, d.over, d.restarts, d.iter = last, stop, over, restarts, iter
 	d.left = left
 	if isDirty {

@@ -220,7 +220,6 @@ func (d *driver) nextFlushPass(learnt bool) bool {
 		if fp.pass > 0 || d.cfg.Race == eraser.HB && fp.words == 0 && !fp.unknown {
 			// Complete: nothing was learnt in this pass (or pass 0
 			// found no race, so it was M_R already).
-			d.noteFlushPasses()
 			return false
 		}
 	}
@@ -237,6 +236,13 @@ func (d *driver) nextFlushPass(learnt bool) bool {
 // noteFlushPasses says in the result what the passes did.
 func (d *driver) noteFlushPasses() {
 	fp := &d.known.flush
+	if d.cfg.Memory == settings.SC || d.cfg.oracle || d.res.Replay != nil {
+		return
+	}
+	if !d.res.Complete {
+		d.Note(fmt.Sprintf("%s: stopped in pass %d of the store buffers, %d racy words known (pass 0 explores every flush as early as possible, SC-like; later passes the orders of the flushes of racy locations; scheduler/tsoorder.go)", d.cfg.Memory, fp.pass, fp.words))
+		return
+	}
 	if fp.pass == 0 {
 		d.Note(fmt.Sprintf("%s: store buffers explored in %d schedules with every flush as early as possible: no execution races, so no other order of a flush is observable (scheduler/tsoorder.go)", d.cfg.Memory, d.stats.schedules))
 		return

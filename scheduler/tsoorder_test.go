@@ -205,3 +205,50 @@ func TestBugFoundAtTheSameScheduleAsUnderSC(t *testing.T) {
 		}
 	}
 }
+
+// nestedSBFails fails on nestedSB's nested relaxed outcome.
+func nestedSBFails(t *xb.T) {
+	nestedSB(func(s string) {
+		if s == "[0 0 0 0]" {
+			t.Errorf("nested relaxed outcome %s", s)
+		}
+	})(t)
+}
+
+// TestPassesAcrossCheckpointStrategies: what passes learn travels with
+// forked processes: every backer explores the same schedules and finds
+// the same thing at the same schedule.
+func TestPassesAcrossCheckpointStrategies(t *testing.T) {
+	ms, only, bound, note := []settings.Memory{settings.TSO, settings.PSO}, "", 0, "in 2 pass(es)"
+	if testing.Short() || !longSuite {
+		// A fork per schedule costs tens of milliseconds here: the first
+		// 60 schedules reach pass 2 (z and w learnt in pass 1).
+		ms, only, bound, note = ms[:1], "fork", 60, "stopped in pass 2 of the store buffers, 4 racy words known"
+	}
+	for _, m := range ms {
+		cfg := xb.DefaultConfig()
+		cfg.Memory, cfg.MaxSchedules = m, bound
+		want := xb.Explore("nestedSBFails", nestedSBFails, cfg)
+		asserts := slices.DeleteFunc(slices.Clone(want.Findings), func(f *result.Finding) bool { return f.Kind != result.Assertion })
+		if len(asserts) != 1 || !hasNote(want, note) {
+			t.Fatalf("%s: want one assertion and a note %q, have %v %q", m, note, asserts, want.Notes)
+		}
+		for bname, mk := range backers() {
+			if strings.HasSuffix(bname, "+snapshots") || only != "" && bname != only {
+				continue
+			}
+			c := cfg
+			c.Backer = mk()
+			res := xb.Explore("nestedSBFails", nestedSBFails, c)
+			if res.Internal != "" {
+				t.Fatalf("%s under %s: %s", m, bname, res.Internal)
+			}
+			if got, w := outcome(res), outcome(want); got != w {
+				t.Errorf("%s under %s:\n%s\nwant (rerun):\n%s", m, bname, got, w)
+			}
+			if !hasNote(res, note) {
+				t.Errorf("%s under %s: notes %q", m, bname, res.Notes)
+			}
+		}
+	}
+}
