@@ -8,43 +8,58 @@ import (
 	"github.com/xbtest/xbtest/settings"
 )
 
-// The order of flushes, and which flushes are choices at all (issue 23,
+// Store buffers only where races are, eager flushes first (issue 23,
 // item 6). The store buffers themselves (tso.go) are unchanged: every plain
 // store of a goroutine goes into its buffer and is committed by a flush
-// block of its flusher, or by a drain. What changes is how the explorer
-// treats a flusher: it runs an enabled flusher before any other thread
-// (eager flushes first), and a flush that is forced runs so with no
-// alternative explored (the explorer pushes no branch in which another
-// block runs first). Schedules keep every flush block, so a schedule file
-// replays without knowing which flushes were forced.
+// block of its flusher, or by a drain; the events and the scheduling
+// points of an execution are the same whatever is known. What changes is
+// what the explorer does with them:
+//
+//   - it runs an enabled flusher before any other thread (eager flushes
+//     first: the first schedule is the SC-like one, the delays are the
+//     branches; internal/exitblock/flushorder.go);
+//   - a forced flush runs so, with no branch in which another block runs
+//     first (sched.Engine.Flusher);
+//   - a passed point (ptPass) ends no block: the point before an access to
+//     a location no race is known on, the point before a synchronization
+//     operation that follows only such accesses, and the fence whose
+//     buffered stores are all to such locations (accessPoint, opPointKind,
+//     fencePoint).
+//
+// A schedule file keeps every flush block and counts passed points as
+// points, so it replays without knowing what the exploration knew.
 //
 // Passes. Exploration under tso or pso runs in passes, each a complete
-// ExitBlock exploration over the same semantics with another rule for
-// which flushes are forced:
+// ExitBlock exploration of M_R: the machine explored with every flush of a
+// store outside R forced and every point of an access outside R passed,
+// where R is a set of racy words (the words on which package eraser has
+// reported a data race, named across executions as location.go names heap
+// objects and package-level variables).
 //
-//   - pass 0 forces every flush: each store is committed at its
-//     goroutine's next scheduling point, the SC-like schedules of the
-//     program (call this machine M_all-forced). It is explored first, so
-//     what sc finds, tso and pso find at about the same schedule.
-//   - pass 1 and later force the flushes whose head store is to a location
-//     not known to race: none of its bytes lies in a word on which package
-//     eraser has reported a data race in any execution of the exploration
-//     so far (the set R; M_R is the machine whose flushes of stores
-//     outside R are forced). Learning a location that is not in R yet
-//     starts the pass over with it (learnRacy); a pass that ends without
-//     learning one ends the exploration. After pass 0, a pass is needed
-//     only if pass 0 learnt a racy location: pass 0 is M_R for R empty.
-//   - without happens-before race detection (-race=off|lockset) R cannot
-//     be learnt: pass 1 forces nothing (every location counts as racy).
+//   - Pass 0 explores M_R for R empty: every flush forced, every access
+//     point passed. That is the program at synchronization granularity,
+//     as -memory sc explores it by default, with stores committed by the
+//     next synchronization operation: what sc finds, tso and pso find at
+//     the same schedule. It learns racy words, and does not start over for
+//     them. If it learnt none, it was the whole exploration (by (c)).
+//   - Pass 1 explores M_R for the words pass 0 learnt; a pass that learns a
+//     word not in R starts over with it (learnRacy, the driver's
+//     nextFlushPass); the pass that learns nothing ends the exploration.
+//   - Without happens-before race detection (-race off|lockset) nothing is
+//     learnt: pass 1 forces and passes nothing (every word counts as racy),
+//     which is the exploration tso.go describes.
 //
 // Findings are kept across passes with the schedule they were first found
 // at: every pass explores executions of the unchanged machine (a forced
-// flush is a flush the machine may take there), so each finding is real,
-// and a later pass explores a superset of the earlier one's executions.
-// The result's notes say what the passes did.
+// flush is a flush the machine may take there; a passed point, one where
+// the goroutine may go on), so each finding is real, and a later pass
+// explores a superset of the earlier one's executions. The result's notes
+// say what the passes did. Exhaustive enumeration (-algo brute, the
+// oracle) runs no passes: it stays the unreduced reference.
 //
-// Why forcing loses nothing (R fixed; the DRF-SC argument of Adve and
-// Hill, "Weak ordering: a new definition", ISCA 1990, for this machine).
+// Why M_R loses nothing once a pass learns nothing (the DRF-SC argument of
+// Adve and Hill, "Weak ordering: a new definition", ISCA 1990, and of the
+// Go memory model, for this machine):
 //
 //	(a) Every synchronization operation that gives a happens-before edge
 //	    out of a goroutine (a release: unlock, send, close, atomic write,
@@ -56,7 +71,10 @@ import (
 //	    by A before s, hence begin with a release before that acquire,
 //	    before the access). Any access of another goroutine to s's bytes
 //	    made while s is buffered, and any commit of another goroutine's
-//	    store to them, is a data race with s on the explored execution.
+//	    store to them, is a data race with s on that execution. Likewise
+//	    an access of A that is not a synchronization operation is
+//	    unordered with every access of another goroutine made since A's
+//	    last synchronization operation.
 //	(b) Take any execution E of the machine and its first event e that
 //	    completes a race on a word outside R (if any). Before e, for every
 //	    store s outside R, no other goroutine touches s's bytes while s is
@@ -66,14 +84,17 @@ import (
 //	    it moves past are other goroutines' (which do not touch its bytes),
 //	    the owner's own stores (which only append to its buffers) and the
 //	    owner's loads of those bytes (forwarded s, or a newer own store,
-//	    before; memory, holding s, after). Every load reads the same value,
-//	    so the moved execution E' is an execution of the machine in which
-//	    every flush outside R happens as soon as its store heads its FIFO,
-//	    with the same events, the same values, the same happens-before.
-//	    A flush done as soon as possible is the flush the explorer forces
-//	    at the owner's next scheduling point: between a store and that
-//	    point the owner only stores and computes, which reads no memory.
-//	    So E' (up to e) is an execution of M_R, and it has the race of e.
+//	    before; memory, holding s, after). Every load reads the same value.
+//	    In the same way an access outside R moves back to its goroutine's
+//	    previous block boundary: no other goroutine touched its bytes since
+//	    (a). The moved execution E' has the same events, the same values
+//	    and the same happens-before, each flush outside R as early as it
+//	    can be and each access outside R adjacent to the boundary before
+//	    it: between a store and its goroutine's next boundary that
+//	    goroutine only stores, computes and makes accesses outside R, so
+//	    the flush the explorer forces at that boundary, or the drain at a
+//	    passed fence, commits the same. So E' up to e is an execution of
+//	    M_R, and it has the race of e.
 //	(c) ExitBlock explores M_R completely up to equivalent orders, which
 //	    keep happens-before, and eraser's detector is exact for the first
 //	    race on a word (FastTrack), so an exploration of M_R that learns
@@ -81,18 +102,18 @@ import (
 //	    R (the first such race would be found in M_R by (b)). Then (b)
 //	    applies to every execution with no e at all: every execution of
 //	    the machine is equivalent, outcome for outcome, to one of M_R.
-//	    Pass 0 is M_R for R empty; every later pass either learns (and
-//	    starts over) or is complete in this sense.
 //
 // What (a) needs of the machine: no release without a drain. A setting
 // that adds one (a CAS that is not a full barrier, a release fence that
-// orders stores without draining) must turn forcing by location off
-// (reduceByRaces). What (c) needs of the detector: every race it returns
-// reaches learnRacy, expected ones included, and accesses of one location
-// have one shape (eraser keys words by their address; two accesses that
-// overlap at different addresses are not seen to race, through unsafe
-// only), as the explorer's own argument for unprotected locations assumes
-// (race.go, noteUnprotected).
+// orders stores without draining) must turn the reduction off
+// (reduceByRaces) or drain there. What (c) needs of the detector: every
+// race it returns reaches learnRacy, expected ones included; accesses of
+// one location have one shape (eraser keys words by their address; two
+// accesses that overlap at different addresses are not seen to race,
+// through unsafe only); and accesses it does not see (code xbtest does not
+// rewrite, which also bypasses the store buffers) are outside the argument,
+// as they are outside race detection. The explorer's own argument for
+// unprotected locations assumes the same (race.go, noteUnprotected).
 
 // flushPasses is what an exploration learnt about its store buffers: the
 // pass under way and the racy words found so far. It is part of learnt, so
