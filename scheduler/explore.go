@@ -66,6 +66,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 	}
 	d.pkgState = packageState()
 	cfg.Backer.Explore(d)
+	d.noteFlushPasses() // tsoorder.go
 	res = d.res
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.schedules
@@ -90,8 +91,9 @@ func (d *driver) advance() {
 	case d.r.restart:
 		d.restart()
 		return
-	}
-	if !d.strat.Next(d.last == endAbort) {
+	case d.known.flush.grew:
+		d.nextFlushPass(true) // tsoorder.go
+	case !d.strat.Next(d.last == endAbort) && !d.nextFlushPass(false):
 		d.over = true
 		return
 	}

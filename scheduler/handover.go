@@ -72,6 +72,7 @@ func (d *driver) Save() []byte {
 			e.Access(&a)
 		}
 	}
+	d.known.flush.save(&e)
 	e.Int(int64(d.stats.schedules))
 	e.Int(int64(d.stats.aborted))
 	e.Int(int64(max(d.left, d.strat.Pending())))
@@ -117,6 +118,7 @@ func (d *driver) Load(b []byte) error {
 			set.m[x.Access()] = true
 		}
 	}
+	learnt.flush.load(x)
 	stats := exploreStats{schedules: int(x.Int()), aborted: int(x.Int())}
 	left := int(x.Int())
 	last, stop, over, restarts, iter := endReason(x.Uint()), x.Bool(), x.Bool(), int(x.Int()), int(x.Int())
@@ -135,7 +137,7 @@ func (d *driver) Load(b []byte) error {
 		return x.Err
 	}
 	d.strat = apply(restarts != d.restarts)
-	d.known, d.stats = learnt, stats
+	*d.known, d.stats = *learnt, stats // in place: an execution under way (a snapshot's) holds d.known
 	d.last, d.stop, d.over, d.restarts, d.iter = last, stop, over, restarts, iter
 	d.left = left
 	if isDirty {

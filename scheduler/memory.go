@@ -140,8 +140,7 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 		t.wroteAt = t.steps
 	}
 	if r.access {
-		r.yield(t) // -granularity access: the access starts a block
-		r.accessed = true
+		r.accessStarts(t, uintptr(addr), size) // -granularity access: the access starts a block (tsoorder.go)
 	}
 	if r.exploring {
 		r.strat.Access(uintptr(addr), size, write)

@@ -142,6 +142,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 type learnt struct {
 	tried, mixed       map[sched.CanonAccess]bool
 	triedAll, mixedAll bool
+	flush              flushPasses // store buffers (tsoorder.go)
 }
 
 func newLearnt() *learnt {

@@ -107,6 +107,11 @@ type thread struct {
 	flushOf  *storeBuf
 	isClock  bool // the virtual clock's pseudo-thread (eager.go)
 	ranAt    int  // r.switches when it last started a block or was woken (eager.go, "Fairness")
+
+	// Since its last block boundary: the access points it passed, and
+	// whether it made an access that is a boundary (tsoorder.go).
+	quiet      int32
+	racyAccess bool
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -458,6 +463,9 @@ const (
 func (r *run) point(t *thread, kind pointKind) *thread {
 	if faultHook != nil {
 		faultHook()
+	}
+	if kind != ptPass {
+		t.quiet, t.racyAccess = 0, false // tsoorder.go
 	}
 	r.opsSince, r.accessed = 0, false
 	if len(r.natives) > 0 {

@@ -211,8 +211,7 @@ func load[T any](p *T, pos Pos) T {
 		return *p
 	}
 	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
-	r.yield(t) // the load starts a block (access granularity)
-	r.accessed = true
+	r.accessStarts(t, addr, size) // the load starts a block (access granularity; tsoorder.go)
 	if r.exploring {
 		r.strat.Access(addr, size, false)
 	}
@@ -388,7 +387,7 @@ func (r *run) fence(t *thread) {
 	t.unfenced = true
 	r.event(t)
 	t.unfenced = false
-	r.yield(t)
+	r.transfer(t, r.point(t, r.fencePoint(t))) // tsoorder.go
 	r.drain(t)
 }
 

@@ -146,6 +146,9 @@ type block struct {
 	// will ever carry this block's reads and writes; they are not recorded
 	// (sequential code costs little). A spawn's log is still kept.
 	solo bool
+	// forced: a forced flush (flushorder.go), which no other order of
+	// blocks may precede.
+	forced bool
 }
 
 // Explorer is the ExitBlock family for one test: the stack of branches and
@@ -326,13 +329,11 @@ func (ex *Explorer) loop() int32 {
 	case t >= 0:
 	case ex.plan != nil:
 		t = ex.plan.thread
-	case ex.blk.thread >= 0 && ex.st.enabled.Has(ex.blk.thread):
-		t = ex.blk.thread // the thesis's tester continues the current thread
 	default:
-		t = ex.st.enabled.First()
+		t = ex.choose() // flushes first (flushorder.go)
 	}
 	b := &ex.blk
-	if prev := b.thread; prev < 0 || prev != t && !ex.eng.IsClock(prev) {
+	if prev := b.thread; prev < 0 || prev != t && !ex.eng.IsClock(prev) && !ex.ownFlusher(prev, t) {
 		// Another thread ran: whatever this one polls for may have come.
 		// (Not the clock: see eager.go, "Fairness".)
 		nt := ex.th(t)
@@ -342,6 +343,7 @@ func (ex *Explorer) loop() int32 {
 	ex.eng.BlockStarted(t, len(ex.path))
 	b.open = true
 	b.planned = ex.plan != nil
+	b.forced = ex.forcedFlush(t)
 	b.retPt = len(ex.path)
 	b.old.copyFrom(&ex.st)
 	b.rw.Reset()
@@ -667,7 +669,7 @@ func (ex *Explorer) letTimePass() int32 {
 // path from depth from on.
 func (ex *Explorer) othersRanSince(t int32, from int) bool {
 	for _, d := range ex.path[min(from, len(ex.path)):] {
-		if d.Thread != t {
+		if d.Thread != t && !ex.ownFlusher(d.Thread, t) {
 			return true
 		}
 	}
@@ -712,7 +714,7 @@ func (ex *Explorer) endBlock(lockExit bool) {
 	// under ExitBlock-RW it differs (the delayed entry carries this
 	// execution's reads and writes, which the other choice may not have
 	// touched) and is needed.
-	others := lockExit && !(b.planned && !ex.opt.ReadWrite)
+	others := lockExit && !(b.planned && !ex.opt.ReadWrite) && !b.forced
 	retick := ex.plan != nil && ex.plan.tick
 	if retick {
 		others = false

@@ -206,6 +206,12 @@ type Engine interface {
 	Canon(rw *RWSet, thread, allocs int32) *CanonRW
 	Uncanon(c *CanonRW) *RWSet
 	UnknownAddr(addr uintptr) bool
+	// Flusher reports whether t is a store buffer's flush pseudo-thread
+	// (scheduler/tso.go), and then its owner (else -1) and whether its
+	// next commit is forced: it must run as soon as it is enabled, and
+	// no order in which another block runs first is explored
+	// (scheduler/tsoorder.go says when that loses nothing).
+	Flusher(t int32) (owner int32, forced bool)
 }
 
 // Director steers a guided execution (xbtest -replay, the minimisation of
