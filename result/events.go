@@ -48,6 +48,9 @@ func Env(cfg RunConfig, results, tmpDir string) ([]string, error) {
 type RunConfig struct {
 	settings.Settings
 	Replay string `json:"replay,omitempty"` // a ReplaySpec file: follow it instead of exploring
+	// Timelines: every finding carries the timeline of the replay that
+	// verified it (Finding.Timeline), for xbtest -html.
+	Timelines bool `json:"timelines,omitempty"`
 }
 
 // ReplaySpec is the schedule a test binary follows under xbtest -replay,

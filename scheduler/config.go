@@ -17,6 +17,9 @@ type Config struct {
 	// Trace makes every execution record positions (slow; used to replay a
 	// finding for its report).
 	Trace bool
+	// Timelines: a finding whose schedule is verified carries the
+	// replay's timeline (result.Finding.Timeline).
+	Timelines bool
 	// Progress, if set, is called about once a second during exploration.
 	Progress func(schedules, findings int)
 	// Found, if set, is called with each distinct finding when exploration

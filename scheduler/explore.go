@@ -394,6 +394,9 @@ func (d *driver) verify(f *finding) {
 	})
 	switch {
 	case g != nil:
+		if d.cfg.Timelines {
+			f.Timeline = d.outcome(gd, g)
+		}
 	case gd != nil && gd.div != "":
 		f.Unreproduced = "replaying its schedule diverged: " + gd.div
 	default:
