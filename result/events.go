@@ -91,6 +91,9 @@ type Progress struct {
 	Test      string `json:"test"`
 	Schedules int    `json:"schedules"`
 	Findings  int    `json:"findings"`
+	Depth     int    `json:"depth,omitempty"`     // where the next schedule branches off, in blocks: the frontier
+	MaxDepth  int    `json:"max_depth,omitempty"` // the longest path so far, in blocks
+	Left      int    `json:"left,omitempty"`      // branches left to explore, each at least one schedule
 }
 
 // Events of `xbtest -json`.

@@ -111,7 +111,8 @@ func (d *driver) advance() {
 	}
 	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
 		d.lastProgress = now
-		cfg.Progress(d.stats.schedules, len(d.found))
+		cfg.Progress(result.Progress{Schedules: d.stats.schedules, Findings: len(d.found),
+			Depth: d.strat.StartDepth(), MaxDepth: d.strat.MaxDepth(), Left: max(d.left, d.strat.Pending())})
 	}
 }
 

@@ -186,8 +186,9 @@ func RunTest(t *testing.T, body func(*T)) {
 	cfg := configOf(rc)
 	if path := os.Getenv(result.EnvProgress); path != "" {
 		name := t.Name()
-		cfg.Progress = func(schedules, findings int) {
-			line, _ := json.Marshal(result.Progress{Test: name, Schedules: schedules, Findings: findings})
+		cfg.Progress = func(p result.Progress) {
+			p.Test = name
+			line, _ := json.Marshal(p)
 			os.WriteFile(path, line, 0o644)
 		}
 	}

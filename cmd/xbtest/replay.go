@@ -20,7 +20,11 @@ import (
 // the program no longer follows it (a divergence is not the finding: the
 // file is out of date, as a build error is).
 func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *zap.Logger) int {
-	rep, err := xbtest.Replay(ctx, o.replay, o.apiOptions(log))
+	opt := o.apiOptions(log)
+	prog := newProgress(stderr, o.json)
+	opt.Status = prog.update
+	rep, err := xbtest.Replay(ctx, o.replay, opt)
+	prog.close()
 	if err != nil {
 		fmt.Fprintf(stderr, "xbtest: %v\n", err)
 		return exitError
