@@ -204,8 +204,7 @@ func build(in Input) view {
 		x.Op, x.Pos, x.Src = st.Op, st.Pos, st.Src
 		x.Class = "on"
 		if v.Lanes[c].Buffer {
-			x.Op, x.Pos, x.Src = "", "", "" // the store it commits is drawn below
-			x.Class = "on commit"
+			x.Class = "on commit" // a flush: Pos and Src are the store it commits
 		}
 		if lastOfBlock[st.Block] == i && st.Block < len(in.Decisions) && in.Decisions[st.Block].Preempt {
 			next := ""
@@ -233,7 +232,7 @@ func build(in Input) view {
 						x.Committed = gone
 						x.CommitHow = "drained by a fence of " + owner + " before this step:"
 						if st.G != owner {
-							x.CommitHow = "the flush commits to memory:"
+							x.CommitHow = "commits to memory:"
 						}
 					}
 				}
@@ -547,6 +546,9 @@ func describeFinal(g result.Goroutine, kind result.Kind, t0Exited bool) (string,
 
 func findingText(in Input) string {
 	s := string(in.Kind)
+	if len(in.Goroutines) > 0 && in.Goroutines[0].State == "running" {
+		s = in.Goroutines[0].ID + ": " + s // the goroutine it happened in
+	}
 	if in.Pos != "" {
 		s += " at " + in.Pos
 	}
