@@ -255,8 +255,9 @@ type TraceStep struct {
 	G     string `json:"g,omitempty"`
 	Op    string `json:"op"`
 	Pos   string `json:"pos,omitempty"`
-	Src   string `json:"src,omitempty"` // the source line at Pos
-	Block int    `json:"block"`         // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
+	Src   string `json:"src,omitempty"`  // the source line at Pos
+	Note  string `json:"note,omitempty"` // what the step did, where the operation does not say (a load's value)
+	Block int    `json:"block"`          // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
 	// Buffered (-memory tso|pso): the stores sitting in the store buffer of
 	// G (of its owner for a flush), oldest first, when G reached the step.
 	Buffered []string `json:"buffered,omitempty"`

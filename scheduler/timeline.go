@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
@@ -78,15 +79,24 @@ func describeStore(e bufEntry) string {
 	}
 	val := "…"
 	if v, ok := e.(interface{ value() any }); ok {
-		val = fmt.Sprintf("%v", v.value())
-		if len(val) > 40 {
-			val = val[:40] + "…"
-		}
+		val = showValue(v.value())
 	}
 	return name + " = " + val + " (" + p.String() + ")"
 }
 
 func (e *typedEntry[T]) value() any { return e.v }
+
+// showValue prints a loaded or stored value, briefly.
+func showValue(v any) string {
+	if v != nil && reflect.TypeOf(v).Kind() == reflect.Func {
+		return "a func" // its address says nothing
+	}
+	s := fmt.Sprintf("%v", v)
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
+}
 
 // traceLock records t taking (or letting go of) l.
 func (r *run) traceLock(t *thread, l *lockState, take bool) {
@@ -146,6 +156,28 @@ func (r *run) traceWant(t *thread, l *lockState) {
 	if tl := r.tracing(); tl != nil {
 		tl.wants[t] = l
 	}
+}
+
+// traceLoad notes on t's step at a buffered load what it read, and where
+// from (-memory tso|pso).
+func (r *run) traceLoad(t *thread, pos Pos, v any, forwarded bool) {
+	if !r.trace || r.guide == nil || len(r.guide.steps) == 0 {
+		return
+	}
+	st := &r.guide.steps[len(r.guide.steps)-1]
+	if st.G != t.id() {
+		return
+	}
+	name := pos.Expr()
+	if name == "" {
+		name = "?"
+	}
+	val := showValue(v)
+	from := "memory"
+	if forwarded {
+		from = "its store buffer"
+	}
+	st.Note = fmt.Sprintf("reads %s = %s from %s", name, val, from)
 }
 
 // traceAccess notes when t last made a plain access at pos.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -121,6 +123,12 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	}
 	if o.html != "" && o.replay != "" {
 		return nil, errors.New("-html reports a run; with -replay, -trace writes the timeline")
+	}
+	if o.html != "" {
+		// Found out now, not after the run.
+		if st, err := os.Stat(filepath.Dir(o.html)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("-html %s: no directory %s to write it in", o.html, filepath.Dir(o.html))
+		}
 	}
 	if o.replay != "" && len(o.packages) > 0 {
 		return nil, errors.New("-replay takes the package from the schedule file: name no packages")

@@ -22,6 +22,7 @@ td.on.commit { background: #f6ead0; }
 td.buffered { background: #fbf7ee; }
 .op { font-family: ui-monospace, monospace; font-weight: 600; }
 .pos { color: #555; font-size: 11px; }
+.note { display: block; font-size: 11px; font-weight: 600; color: #234; }
 .src { display: block; font-family: ui-monospace, monospace; font-size: 11px; color: #234; white-space: pre-wrap; }
 td.waiting { background: repeating-linear-gradient(135deg, #fff, #fff 4px, #eee 4px, #eee 8px); }
 td.waiting .wait, td .wait { color: #666; font-style: italic; font-size: 11px; }
@@ -29,6 +30,7 @@ td.racecell { background: #ffe3e3; }
 .badge { display: inline-block; border-radius: 3px; padding: 0 4px; margin: 1px 2px 1px 0; font-size: 11px; }
 .badge.preempt { background: #fff0b3; border: 1px solid #d9b400; }
 .badge.race { background: #d62728; color: #fff; font-weight: 600; }
+.badge.before { display: table; margin-bottom: 2px; }
 .locks { float: left; display: flex; gap: 2px; margin: -2px 6px -2px -4px; min-height: 1.6em; align-self: stretch; }
 .lock { width: 6px; border-radius: 1px; }
 .lock.empty { background: transparent; }
@@ -91,4 +93,4 @@ var fragTmpl = template.Must(template.New("frag").Parse(`<section class="timelin
 {{else if eq .Kind "end"}}<tr class="end"><td></td><td class="b">end</td>{{range .Cells}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
 {{end}}{{end}}</tbody></table>
 </section>
-{{define "cell"}}<td class="{{.Class}}{{if .Buffer}} bufcol{{end}}">{{if .Locks}}<span class="locks">{{range .Locks}}{{if .Empty}}<span class="lock empty"></span>{{else}}<span class="lock" style="background:{{.Color}}" title="{{.Name}}" data-lock="{{.Name}}"></span>{{end}}{{end}}</span>{{end}}{{range .Locks}}{{if .Label}}<span class="locklabel" style="color:{{.Color}}">{{.Label}}</span>{{end}}{{end}}{{range .Before}}<span class="badge {{.Class}}" title="{{.Title}}">{{.Text}}</span>{{end}}{{if .Op}}<span class="op">{{.Op}}</span>{{if .Pos}} <span class="pos">{{.Pos}}</span>{{end}}{{if .Src}}<span class="src">{{.Src}}</span>{{end}}{{end}}{{range .Badges}}<span class="badge {{.Class}}" title="{{.Title}}">{{.Text}}</span>{{end}}{{if .Waiting}}<span class="wait">{{.Waiting}}</span>{{end}}{{if .Committed}}<div class="committed">{{.CommitHow}}<ol>{{range .Committed}}<li>{{.}}</li>{{end}}</ol></div>{{end}}{{if .Buffer}}<div class="buffer">in the buffer:<ol>{{range .Buffer}}<li>{{.}}</li>{{end}}</ol></div>{{end}}</td>{{end}}`))
+{{define "cell"}}<td class="{{.Class}}{{if .Buffer}} bufcol{{end}}">{{if .Locks}}<span class="locks">{{range .Locks}}{{if .Empty}}<span class="lock empty"></span>{{else}}<span class="lock" style="background:{{.Color}}" title="{{.Name}}" data-lock="{{.Name}}"></span>{{end}}{{end}}</span>{{end}}{{range .Locks}}{{if .Label}}<span class="locklabel" style="color:{{.Color}}">{{.Label}}</span>{{end}}{{end}}{{range .Before}}<span class="badge before {{.Class}}" title="{{.Title}}">{{.Text}}</span>{{end}}{{if .Op}}<span class="op">{{.Op}}</span>{{if .Pos}} <span class="pos">{{.Pos}}</span>{{end}}{{if .Src}}<span class="src">{{.Src}}</span>{{end}}{{if .Note}}<span class="note">{{.Note}}</span>{{end}}{{end}}{{range .Badges}}<span class="badge {{.Class}}" title="{{.Title}}">{{.Text}}</span>{{end}}{{if .Waiting}}<span class="wait">{{.Waiting}}</span>{{end}}{{if .Committed}}<div class="committed">{{.CommitHow}}<ol>{{range .Committed}}<li>{{.}}</li>{{end}}</ol></div>{{end}}{{if .Buffer}}<div class="buffer">in the buffer:<ol>{{range .Buffer}}<li>{{.}}</li>{{end}}</ol></div>{{end}}</td>{{end}}`))

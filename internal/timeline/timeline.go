@@ -106,6 +106,7 @@ type cell struct {
 	Op     string
 	Pos    string
 	Src    string
+	Note   string
 	Badges []badge
 	Before []badge // what happened before the cell's step (a race's access)
 	Locks  []lockBar
@@ -201,7 +202,7 @@ func build(in Input) view {
 			continue
 		}
 		x := &cells[i][c]
-		x.Op, x.Pos, x.Src = st.Op, st.Pos, st.Src
+		x.Op, x.Pos, x.Src, x.Note = st.Op, st.Pos, st.Src, st.Note
 		x.Class = "on"
 		if v.Lanes[c].Buffer {
 			x.Class = "on commit" // a flush: Pos and Src are the store it commits
