@@ -275,7 +275,8 @@ func TestReplayDecisionKinds(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(html)
-	if !strings.Contains(string(b), `<th class="lane" data-g="T0.1 store buffer">`) || !strings.Contains(string(b), "flush <span class=\"pos\">mp/mp_test.go:15</span>") {
+	if !strings.Contains(string(b), `<th class="lane buf" data-g="T0.1 store buffer">`) || !strings.Contains(string(b), `<span class="op">flush</span> <span class="pos">mp/mp_test.go:15</span>`) ||
+		!strings.Contains(string(b), `commits to memory:<ol><li>flag = 1 (mp/mp_test.go:15)</li></ol>`) {
 		t.Errorf("mp trace has no store-buffer lane with the flush:\n%s", b)
 	}
 }
