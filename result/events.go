@@ -197,6 +197,11 @@ type ReplayEvent struct {
 	Steps       []TraceStep `json:"steps"`
 	FindingStep int         `json:"finding_step"` // the finding happened after this many steps (-1: none)
 	Internal    string      `json:"internal"`     // an error of xbtest
+	// The rest of the timeline (see ReplayOutcome).
+	Locks []LockSpan  `json:"locks,omitempty"`
+	Waits []WaitSpan  `json:"waits,omitempty"`
+	Marks []TraceMark `json:"marks,omitempty"`
+	Final []Goroutine `json:"final,omitempty"`
 }
 
 // DecodeEvent reads one line of `xbtest -json` output into a

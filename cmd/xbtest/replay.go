@@ -56,7 +56,8 @@ func (rp *reporter) replayed(pkg string, s *replay.Schedule, r *result.Result) i
 			}
 		}
 		rp.jsonLine(result.ReplayEvent{Event: result.EventReplay, Package: pkg, Test: r.Test, Replay: rp.o.replay,
-			Reproduced: out.Reproduced, Diverged: out.Diverged, Steps: out.Steps, FindingStep: out.FindingStep, Internal: r.Internal})
+			Reproduced: out.Reproduced, Diverged: out.Diverged, Steps: out.Steps, FindingStep: out.FindingStep, Internal: r.Internal,
+			Locks: out.Locks, Waits: out.Waits, Marks: out.Marks, Final: out.Final})
 		return status
 	}
 	w := rp.out

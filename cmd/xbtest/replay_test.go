@@ -262,6 +262,10 @@ func TestReplayDecisionKinds(t *testing.T) {
 			t.Errorf("%s: status %d, finding %+v, replay %+v\n%s", name, status, finding, rep, stderr)
 			continue
 		}
+		// Every goroutine's final state comes with the steps.
+		if !slices.ContainsFunc(rep.Final, func(g result.Goroutine) bool { return g.ID == "T0" && g.State != "" }) {
+			t.Errorf("%s: final states %+v", name, rep.Final)
+		}
 		if finding.Kind != s.Finding.Kind || finding.Pos != s.Finding.Pos || finding.Message != s.Finding.Message {
 			t.Errorf("%s: replayed %v at %v: %q; recorded %s at %s: %q", name, finding.Kind, finding.Pos, finding.Message, s.Finding.Kind, s.Finding.Pos, s.Finding.Message)
 		}
