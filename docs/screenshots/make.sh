@@ -46,4 +46,4 @@ timeline race 1300 800 -run '^TestNoEraser$' ./corpus/thesis/noeraser
 timeline tso 1300 1350 -memory tso -race off -run '^TestSBAssumingSC$' ./corpus/litmus
 
 xb -html "$work/report.html" -o "$work/corpus" ./corpus/... >/dev/null
-shot "$work/report.html" "$out/run-report.png" 1300 1600
+shot "$work/report.html" "$out/run-report.png" 1300 1250
