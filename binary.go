@@ -123,6 +123,7 @@ func (r *runner) buildTestBinary(ctx context.Context, plan *instrument.Plan, p i
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	r.log.Debug("go test -c", zap.String("dir", cmd.Dir), zap.Strings("args", args))
+	r.status(Status{Step: "building " + p.ImportPath, Package: p.ImportPath})
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return "", "", ctx.Err()
@@ -210,7 +211,7 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.Dir
-	env, err := result.Env(result.RunConfig{Settings: r.s, Replay: r.replaySpec}, results, r.tmp)
+	env, err := result.Env(result.RunConfig{Settings: r.s, Replay: r.replaySpec, Timelines: r.opt.Timelines}, results, r.tmp)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +233,10 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	stopProgress := watchProgress(prog, time.Now(), r.opt.Progress)
+	stopProgress := watchProgress(prog, time.Now(), r.opt.Progress, func(s Status) {
+		s.Package = p.ImportPath
+		r.status(s)
+	})
 	defer stopProgress()
 	br := &binRun{}
 	rd := &lineReader{path: results}
@@ -488,36 +492,43 @@ func (t *tailBuffer) String() string {
 
 // watchProgress reports the progress the test binary writes, once a run has
 // lasted a few seconds.
-func watchProgress(path string, start time.Time, report func(string)) (stop func()) {
+// status is told every change of the figures, whatever the time.
+func watchProgress(path string, start time.Time, report func(string), status func(Status)) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
-		last, lastAt := 0, start
+		last, lastAt, lastTest := 0, start, ""
+		testStart := start
 		for {
 			select {
 			case <-done:
 				return
 			case now := <-tick.C:
-				if now.Sub(start) < 3*time.Second || report == nil {
-					continue
-				}
 				b, err := os.ReadFile(path)
 				if err != nil {
 					continue
 				}
 				var p result.Progress
-				if json.Unmarshal(b, &p) != nil || p.Schedules == last {
+				if json.Unmarshal(b, &p) != nil || p.Schedules == last && p.Test == lastTest {
 					continue
+				}
+				if p.Test != lastTest {
+					last, lastAt, lastTest, testStart = 0, now.Add(-time.Second), p.Test, now.Add(-time.Second)
 				}
 				rate := float64(p.Schedules-last) / now.Sub(lastAt).Seconds()
 				if p.Schedules < last {
 					rate = float64(p.Schedules) / now.Sub(lastAt).Seconds()
 				}
 				last, lastAt = p.Schedules, now
-				report(fmt.Sprintf("%s: %d schedules, %.0f/s, %d finding(s) so far", p.Test, p.Schedules, rate, p.Findings))
+				if status != nil {
+					status(Status{Test: p.Test, Progress: p, Rate: rate, Elapsed: now.Sub(testStart)})
+				}
+				if now.Sub(start) >= 3*time.Second && report != nil {
+					report(fmt.Sprintf("%s: %d schedules, %.0f/s, %d finding(s) so far", p.Test, p.Schedules, rate, p.Findings))
+				}
 			}
 		}
 	}()

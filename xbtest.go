@@ -76,12 +76,30 @@ type Options struct {
 	// Progress is told, at most every few seconds, how exploration of a
 	// long test is going.
 	Progress func(msg string)
+	// Status, if set, is told what the run is doing as it changes: the
+	// build step under way (loading, rewriting, building), and about once
+	// a second how far the exploration of the test under way has got. It
+	// may be called from another goroutine than Run's.
+	Status func(Status)
+	// Timelines: every finding carries the timeline of the replay that
+	// verified it (result.Finding.Timeline), as -replay -trace draws it.
+	Timelines bool
 	// TestDone is called when a test has been explored (its schedule files
 	// written).
 	TestDone func(*Package, *Test)
 	// PackageDone is called when a package is done: explored, or without
 	// tests, or failed to build or to run.
 	PackageDone func(*Package)
+}
+
+// Status is what a run is doing: a build step (Step), or the exploration of
+// a test (Test and its figures).
+type Status struct {
+	Step          string // "loading packages", "rewriting 3 packages", "building P": a build step under way
+	Package, Test string
+	result.Progress
+	Rate    float64       // schedules a second, lately
+	Elapsed time.Duration // since the test started
 }
 
 // Results are what Run found.
@@ -252,12 +270,19 @@ func (r *runner) prepare(ctx context.Context) (plan *instrument.Plan, cleanup fu
 		Memory:   r.s.Memory,
 		CacheDir: filepath.Join(tmp, "plan"),
 		Log:      func(format string, a ...any) { r.log.Sugar().Debugf(format, a...) },
+		Step:     func(step string) { r.status(Status{Step: step}) },
 	})
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, nil, err
 	}
 	return plan, func() { plan.Cleanup(); os.RemoveAll(tmp) }, nil
+}
+
+func (r *runner) status(s Status) {
+	if r.opt.Status != nil {
+		r.opt.Status(s)
+	}
 }
 
 func (r *runner) warn(msg string) {

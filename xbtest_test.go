@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/xbtest/xbtest"
@@ -44,5 +46,32 @@ func TestReplayRefusesABadFile(t *testing.T) {
 	}
 	if r, err := xbtest.Replay(context.Background(), file, xbtest.Options{Settings: settings.Default()}); err == nil || !strings.Contains(err.Error(), "incomplete schedule file") {
 		t.Errorf("%+v, %v", r, err)
+	}
+}
+
+// Run says which build step it is at, so that a cold build is not silent.
+func TestRunSaysItsBuildSteps(t *testing.T) {
+	var mu sync.Mutex
+	var steps []string
+	_, err := xbtest.Run(context.Background(), xbtest.Options{
+		Packages: []string{"./corpus/thesis/deadlock"},
+		Run:      "^TestDeadlockFixed$",
+		Settings: settings.Default(),
+		Status: func(s xbtest.Status) {
+			mu.Lock()
+			defer mu.Unlock()
+			if s.Step != "" {
+				steps = append(steps, s.Step)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	got := strings.Join(steps, "; ")
+	if !regexp.MustCompile(`^loading packages; rewriting \d+ packages; building github.com/xbtest/xbtest/corpus/thesis/deadlock$`).MatchString(got) {
+		t.Errorf("steps %q", got)
 	}
 }

@@ -54,6 +54,7 @@ type Options struct {
 	CacheDir string                           // where to write rewritten files; a fresh temp dir if empty
 	Memory   settings.Memory                  // the memory model the tests will run under (selects the helpers, see helpers.go)
 	Log      func(format string, args ...any) // verbose diagnostics, may be nil
+	Step     func(step string)                // told each step as it starts ("loading packages", "rewriting 3 packages"), may be nil
 
 	// NoDeps turns off the rewrite of the packages of other modules that
 	// start goroutines or synchronize (-instrument-deps=false): only the
@@ -154,6 +155,11 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		cache = tmp
 	}
 
+	step := opt.Step
+	if step == nil {
+		step = func(string) {}
+	}
+	step("loading packages")
 	li := &loadInfo{}
 	targets, roots, err := load(ctx, opt, env, "", li)
 	if err != nil {
@@ -189,6 +195,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
+	step(fmt.Sprintf("rewriting %d packages", len(pkgs)))
 	pr := &prep{ctx: ctx, opt: opt, env: env, xb: xb, main: main, baseMod: baseMod, tmp: tmp, cache: cache,
 		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: build.OpenDepCache(opt.DepCache, depCacheKey(opt), env, logf),
 		bl: &bodyLoader{opt: opt, modFile: baseMod}}

@@ -48,6 +48,9 @@ func Env(cfg RunConfig, results, tmpDir string) ([]string, error) {
 type RunConfig struct {
 	settings.Settings
 	Replay string `json:"replay,omitempty"` // a ReplaySpec file: follow it instead of exploring
+	// Timelines: every finding carries the timeline of the replay that
+	// verified it (Finding.Timeline), for xbtest -html.
+	Timelines bool `json:"timelines,omitempty"`
 }
 
 // ReplaySpec is the schedule a test binary follows under xbtest -replay,
@@ -88,6 +91,9 @@ type Progress struct {
 	Test      string `json:"test"`
 	Schedules int    `json:"schedules"`
 	Findings  int    `json:"findings"`
+	Depth     int    `json:"depth,omitempty"`     // where the next schedule branches off, in blocks: the frontier
+	MaxDepth  int    `json:"max_depth,omitempty"` // the longest path so far, in blocks
+	Left      int    `json:"left,omitempty"`      // branches left to explore, each at least one schedule
 }
 
 // Events of `xbtest -json`.
@@ -191,6 +197,11 @@ type ReplayEvent struct {
 	Steps       []TraceStep `json:"steps"`
 	FindingStep int         `json:"finding_step"` // the finding happened after this many steps (-1: none)
 	Internal    string      `json:"internal"`     // an error of xbtest
+	// The rest of the timeline (see ReplayOutcome).
+	Locks []LockSpan  `json:"locks,omitempty"`
+	Waits []WaitSpan  `json:"waits,omitempty"`
+	Marks []TraceMark `json:"marks,omitempty"`
+	Final []Goroutine `json:"final,omitempty"`
 }
 
 // DecodeEvent reads one line of `xbtest -json` output into a

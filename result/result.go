@@ -48,6 +48,10 @@ type Goroutine struct {
 	Pos   string `json:"pos,omitempty"`   // file:line of the original source
 	Note  string `json:"note,omitempty"`  // e.g. the lock it would block on, or a race's access
 	Stack string `json:"stack,omitempty"` // for panics
+	// A replay's final states (ReplayOutcome.Final): the locks it holds and
+	// the goroutines holding the lock it wants.
+	Holds    []string `json:"holds,omitempty"`
+	WaitsFor []string `json:"waits_for,omitempty"`
 }
 
 // DecisionBlock is the kind of every decision of a schedule: store-buffer
@@ -127,6 +131,10 @@ type Finding struct {
 	// did not lead to the finding again (a bug of xbtest, or something
 	// the program depends on that xbtest does not control); "" when it did.
 	Unreproduced string `json:"unreproduced,omitempty"`
+	// Timeline is what following its schedule showed, step by step, when
+	// the run asked for timelines (RunConfig.Timelines) and the schedule
+	// was followed in process.
+	Timeline *ReplayOutcome `json:"timeline,omitempty"`
 }
 
 // Want is what a replay of f's schedule must lead to.
@@ -232,6 +240,11 @@ type ReplayOutcome struct {
 	Steps       []TraceStep `json:"steps"`              // every scheduling point, in order
 	FindingStep int         `json:"finding_step"`       // the finding happened after this many steps (-1: none)
 	Blocks      int         `json:"blocks"`
+	// What the timeline of the replay shows besides the steps (-trace).
+	Locks []LockSpan  `json:"locks,omitempty"` // every lock held, from acquisition to release
+	Waits []WaitSpan  `json:"waits,omitempty"` // every wait of a goroutine, from parking to waking
+	Marks []TraceMark `json:"marks,omitempty"` // the accesses of the races found
+	Final []Goroutine `json:"final,omitempty"` // every goroutine at the end
 }
 
 // TraceStep is one scheduling point of a replayed schedule: the goroutine,
@@ -242,5 +255,45 @@ type TraceStep struct {
 	G     string `json:"g,omitempty"`
 	Op    string `json:"op"`
 	Pos   string `json:"pos,omitempty"`
-	Block int    `json:"block"` // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
+	Src   string `json:"src,omitempty"`  // the source line at Pos
+	Note  string `json:"note,omitempty"` // what the step did, where the operation does not say (a load's value)
+	Block int    `json:"block"`          // the schedule's block it belongs to (len(blocks) and beyond: after the schedule)
+	// Buffered (-memory tso|pso): the stores sitting in the store buffer of
+	// G (of its owner for a flush), oldest first, when G reached the step.
+	Buffered []string `json:"buffered,omitempty"`
+}
+
+// Positions between steps: a span or mark "at step n" happened after the
+// first n steps and before the next one (0: before the first).
+
+// LockSpan is a lock held by a goroutine: taken at step From, released at
+// step To (-1: still held at the end).
+type LockSpan struct {
+	G    string `json:"g"`
+	Lock string `json:"lock"` // as reports name it: the variable and mutex#N
+	Read bool   `json:"read,omitempty"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
+}
+
+// WaitSpan is a goroutine waiting (on a channel, a Cond, a WaitGroup...):
+// parked at step From (the step that parked it is steps[From]), woken at
+// step To by goroutine By (To -1: still waiting at the end; By "clock": a
+// timer).
+type WaitSpan struct {
+	G    string `json:"g"`
+	On   string `json:"on"`
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	By   string `json:"by,omitempty"`
+}
+
+// TraceMark is an access of a race: goroutine G read or wrote (Op) at Pos,
+// at step Step.
+type TraceMark struct {
+	G    string `json:"g"`
+	Op   string `json:"op"`
+	Pos  string `json:"pos,omitempty"`
+	Src  string `json:"src,omitempty"`
+	Step int    `json:"step"`
 }

@@ -17,8 +17,12 @@ type Config struct {
 	// Trace makes every execution record positions (slow; used to replay a
 	// finding for its report).
 	Trace bool
-	// Progress, if set, is called about once a second during exploration.
-	Progress func(schedules, findings int)
+	// Timelines: a finding whose schedule is verified carries the
+	// replay's timeline (result.Finding.Timeline).
+	Timelines bool
+	// Progress, if set, is called about once a second during exploration
+	// with how far it has got (its Test is left empty).
+	Progress func(result.Progress)
 	// Found, if set, is called with each distinct finding when exploration
 	// first sees it, before it is described (its schedule is replayed and
 	// shortened at the end): what a crash or a kill must not lose. It may

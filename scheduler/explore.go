@@ -112,7 +112,8 @@ func (d *driver) advance() {
 	}
 	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
 		d.lastProgress = now
-		cfg.Progress(d.stats.schedules, len(d.found))
+		cfg.Progress(result.Progress{Schedules: d.stats.schedules, Findings: len(d.found),
+			Depth: d.strat.StartDepth(), MaxDepth: d.strat.MaxDepth(), Left: max(d.left, d.strat.Pending())})
 	}
 }
 
@@ -394,6 +395,9 @@ func (d *driver) verify(f *finding) {
 	})
 	switch {
 	case g != nil:
+		if d.cfg.Timelines {
+			f.Timeline = d.outcome(gd, g)
+		}
 	case gd != nil && gd.div != "":
 		f.Unreproduced = "replaying its schedule diverged: " + gd.div
 	default:

@@ -238,15 +238,9 @@ func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want 
 	}
 	f, g, _ := d.follow(blocks, true, func(f *finding) int { return wantMatches(want, f) })
 	res.Schedules = 1
-	out.Steps = g.steps
-	out.Diverged = g.div
+	*out = *d.outcome(g, f)
+	out.Blocks = len(blocks)
 	if f != nil {
-		out.Reproduced = true
-		for i, ff := range d.r.findings {
-			if ff == f {
-				out.FindingStep = g.found[i]
-			}
-		}
 		f.Count, f.Schedule = 1, 1
 		res.Findings = []*result.Finding{&f.Finding}
 		return res

@@ -50,6 +50,7 @@ type guide struct {
 	owed, owedN int
 	steps       []result.TraceStep
 	found       []int // len(steps) when each finding of the execution was added
+	tl          timeline
 }
 
 // hint: at path depth depth, goroutine b.t is blocked on a lock (the
@@ -67,6 +68,7 @@ var _ sched.Director = (*guide)(nil)
 func (g *guide) reset() {
 	g.i, g.choiceN, g.div, g.midRun, g.owed = 0, 0, "", false, -1
 	g.steps, g.found = g.steps[:0], g.found[:0]
+	g.tl = timeline{}
 }
 
 // following reports whether block g.i is still steered by the schedule
@@ -82,6 +84,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	if r.trace && len(g.steps) < maxSteps {
 		a := r.anchor(t, kind)
 		g.steps = append(g.steps, result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Block: g.i})
+		r.traceStep(t, &g.steps[len(g.steps)-1], a.Src)
 	}
 	if !g.following() {
 		return r.dispatch(t, kind)

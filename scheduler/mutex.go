@@ -77,10 +77,16 @@ func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 func (t *thread) hold(l *lockState) {
 	t.held = append(t.held, l)
 	t.r.raceAcquire(t, l)
+	if t.r.trace {
+		t.r.traceLock(t, l, true)
+	}
 }
 
 func (t *thread) drop(l *lockState) {
 	t.r.raceRelease(t, l)
+	if t.r.trace {
+		t.r.traceLock(t, l, false)
+	}
 	for i := len(t.held) - 1; i >= 0; i-- {
 		if t.held[i] == l {
 			t.held = append(t.held[:i], t.held[i+1:]...)
@@ -103,6 +109,9 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 	}
 	if !r.exploring {
 		r.diverged(t, "a replayed block could not acquire a lock")
+	}
+	if r.trace {
+		r.traceWant(t, l)
 	}
 	if r.dd {
 		r.reverseLockChain(t, l, mode)

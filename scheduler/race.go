@@ -271,6 +271,9 @@ func (r *run) raceAccess(t *thread, addr unsafe.Pointer, size uintptr, write boo
 	for _, rc := range r.race.Access(t.idx, uintptr(addr), size, write, false, uint32(pos)) {
 		r.raceFinding(rc)
 	}
+	if r.trace {
+		r.traceAccess(t, pos)
+	}
 	if u := r.race.Unprotected(); len(u) > r.unprot {
 		for _, x := range u[r.unprot:] {
 			r.noteUnprotected(x)
@@ -382,6 +385,9 @@ func (r *run) raceFinding(rc eraser.Race) {
 	ends := []string{end(cur), end(prev)}
 	sort.Strings(ends)
 	r.addFinding(f, "race|"+strings.Join(ends, "|"))
+	if r.trace {
+		r.traceRace(f, prev.Thread, cur.Pos, prev.Pos)
+	}
 }
 
 // locationName names the variable at addr: as the source names it where

@@ -643,6 +643,9 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 	t.status = stWaiting
 	t.on, t.onObj = on, obj
 	t.wait = waitResult{}
+	if r.trace {
+		r.tracePark(t, on)
+	}
 	next := r.point(t, ptPark)
 	if next == t && t.status != stRunnable { // a tick may wake t itself (it sleeps alone)
 		r.internalError(t, "a waiting goroutine was scheduled")
@@ -657,6 +660,9 @@ func (r *run) wakeUp(w *thread, relock int32) {
 		r.tickWoke++
 	} else {
 		r.raceEdge(r.cur, w)
+	}
+	if r.trace {
+		r.traceWake(w)
 	}
 	w.status = stRunnable
 	w.on, w.onObj = "", -1

@@ -52,7 +52,7 @@ func readRunConfig(s string) (result.RunConfig, error) {
 
 // configOf is the scheduler's configuration for rc.
 func configOf(rc result.RunConfig) Config {
-	cfg := Config{Settings: rc.Settings, Backer: BackerFor(rc.Checkpoint)}
+	cfg := Config{Settings: rc.Settings, Backer: BackerFor(rc.Checkpoint), Timelines: rc.Timelines}
 	if f, ok := cfg.Backer.(*checkpoint.Fork); ok && cfg.Watchdog > 0 {
 		// A forked child's own watchdog reports a goroutine stuck in
 		// uncontrolled code; the parent's catches a child whose runtime
@@ -185,8 +185,9 @@ func RunTest(t *testing.T, body func(*T)) {
 	cfg := configOf(rc)
 	if path := os.Getenv(result.EnvProgress); path != "" {
 		name := t.Name()
-		cfg.Progress = func(schedules, findings int) {
-			line, _ := json.Marshal(result.Progress{Test: name, Schedules: schedules, Findings: findings})
+		cfg.Progress = func(p result.Progress) {
+			p.Test = name
+			line, _ := json.Marshal(p)
 			os.WriteFile(path, line, 0o644)
 		}
 	}

@@ -197,7 +197,7 @@ func Fence() {
 }
 
 //go:noinline
-func load[T any](p *T, pos Pos) T {
+func load[T any](p *T, pos Pos) (v T) {
 	r := concurrent.Load()
 	if r == nil {
 		return *p
@@ -212,6 +212,10 @@ func load[T any](p *T, pos Pos) T {
 	}
 	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
 	r.accessStarts(t, addr, size) // the load starts a block (access granularity; tsoorder.go)
+	forwarded := false
+	if r.trace {
+		defer func() { r.traceLoad(t, pos, v, forwarded) }()
+	}
 	if r.exploring {
 		r.strat.Access(addr, size, false)
 	}
@@ -228,6 +232,7 @@ func load[T any](p *T, pos Pos) T {
 				a, s := b.q[j].at()
 				if a == addr && s == size {
 					if e, ok := b.q[j].(*typedEntry[T]); ok {
+						forwarded = true
 						return e.v
 					}
 				}

@@ -83,6 +83,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-checkpoint", "snapshot"}, `unknown checkpoint strategy "snapshot" (want rerun, fork or auto)`},
 		{[]string{"-nosuchflag"}, "unknown flag"},
 		{[]string{"-max-steps", "-1"}, "must not be negative"},
+		{[]string{"-html", "/nonexistent-dir/run.html"}, "-html /nonexistent-dir/run.html: no directory /nonexistent-dir to write it in"},
+		{[]string{"-html", "run.html", "-replay", "x.json"}, "-html reports a run"},
 	} {
 		var out, errOut bytes.Buffer
 		if s := run(c.args, &out, &errOut); s != exitError || !strings.Contains(errOut.String(), c.want) || out.Len() != 0 {

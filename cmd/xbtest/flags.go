@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -25,6 +27,7 @@ type options struct {
 	tags       []string
 	replay     string // -replay: a schedule file to follow
 	trace      string // -trace: where -replay writes its HTML timeline
+	html       string // -html: where the run report goes
 	packages   []string
 }
 
@@ -66,6 +69,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.TextVar(&s.Checkpoint, "checkpoint", def.Checkpoint, "`how` exploration backs up: auto (re-run the test body while it leaves package-level state unchanged and replaying is cheaper than forking, fork otherwise), rerun (re-run the test body in process; stops when a schedule changes package-level state) or fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach)")
 	fs.StringVar(&o.replay, "replay", "", "re-run exactly the schedule of this file (written for each finding); package, test and settings come from the file")
 	fs.StringVar(&o.trace, "trace", "", "with -replay: write an HTML timeline of the schedule to this file")
+	fs.StringVar(&o.html, "html", "", "write a report of the whole run to this HTML file: every package and test, the findings with their timelines, on the corpus the comparison with its manifest")
 	s.Minimise = def.Minimise
 	return fs
 }
@@ -117,6 +121,15 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if o.trace != "" && o.replay == "" {
 		return nil, errors.New("-trace needs -replay")
 	}
+	if o.html != "" && o.replay != "" {
+		return nil, errors.New("-html reports a run; with -replay, -trace writes the timeline")
+	}
+	if o.html != "" {
+		// Found out now, not after the run.
+		if st, err := os.Stat(filepath.Dir(o.html)); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("-html %s: no directory %s to write it in", o.html, filepath.Dir(o.html))
+		}
+	}
 	if o.replay != "" && len(o.packages) > 0 {
 		return nil, errors.New("-replay takes the package from the schedule file: name no packages")
 	}
@@ -141,5 +154,6 @@ func (o *options) apiOptions(log *zap.Logger) xbtest.Options {
 		NoInstrumentDeps: !o.instrDeps,
 		OutDir:           o.out,
 		Log:              log,
+		Timelines:        o.html != "",
 	}
 }

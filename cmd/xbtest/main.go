@@ -51,13 +51,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var total tally
 	status, pkgStatus, explored := exitOK, exitOK, 0
 	opt := o.apiOptions(log)
-	say := func(msg string) { fmt.Fprintf(stderr, "xbtest: %s\n", msg) }
-	opt.Warn, opt.Progress = say, say
+	prog := newProgress(stderr, o.json)
+	defer prog.close()
+	opt.Status = prog.update
+	opt.Warn = func(msg string) { prog.quiet(func() { fmt.Fprintf(stderr, "xbtest: %s\n", msg) }) }
+	var report *runReport
+	if o.html != "" {
+		report = newRunReport(o)
+	}
 	opt.TestDone = func(p *xbtest.Package, t *xbtest.Test) {
+		prog.testDone(p.ImportPath, t.Name)
 		pkgStatus = max(pkgStatus, rp.testDone(p, t))
 		total.add(p, t)
+		report.test(p, t)
 	}
 	opt.PackageDone = func(p *xbtest.Package) {
+		prog.pkgDone(p.ImportPath)
+		report.pkg(p)
 		switch {
 		case p.NoTests:
 			rp.noTests(p)
@@ -77,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		pkgStatus = exitOK
 	}
 	res, err := xbtest.Run(ctx, opt)
+	prog.close()
 	if err != nil {
 		fmt.Fprintf(stderr, "xbtest: %v\n", err)
 		return exitError
@@ -84,9 +95,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if res.Interrupted {
 		fmt.Fprintln(stderr, "xbtest: interrupted")
 		rp.total(&total)
+		status = exitError
+	} else {
+		rp.total(&total)
+	}
+	if report != nil {
+		if err := report.write(&total); err != nil {
+			fmt.Fprintf(stderr, "xbtest: writing the run report: %v\n", err)
+			status = exitError
+		}
+	}
+	if res.Interrupted {
 		return exitError
 	}
-	rp.total(&total)
 	if explored == 0 && status == exitOK {
 		fmt.Fprintln(stderr, "xbtest: warning: no tests to run")
 	}

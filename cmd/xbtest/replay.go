@@ -20,7 +20,11 @@ import (
 // the program no longer follows it (a divergence is not the finding: the
 // file is out of date, as a build error is).
 func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer, log *zap.Logger) int {
-	rep, err := xbtest.Replay(ctx, o.replay, o.apiOptions(log))
+	opt := o.apiOptions(log)
+	prog := newProgress(stderr, o.json)
+	opt.Status = prog.update
+	rep, err := xbtest.Replay(ctx, o.replay, opt)
+	prog.close()
 	if err != nil {
 		fmt.Fprintf(stderr, "xbtest: %v\n", err)
 		return exitError
@@ -52,7 +56,8 @@ func (rp *reporter) replayed(pkg string, s *replay.Schedule, r *result.Result) i
 			}
 		}
 		rp.jsonLine(result.ReplayEvent{Event: result.EventReplay, Package: pkg, Test: r.Test, Replay: rp.o.replay,
-			Reproduced: out.Reproduced, Diverged: out.Diverged, Steps: out.Steps, FindingStep: out.FindingStep, Internal: r.Internal})
+			Reproduced: out.Reproduced, Diverged: out.Diverged, Steps: out.Steps, FindingStep: out.FindingStep, Internal: r.Internal,
+			Locks: out.Locks, Waits: out.Waits, Marks: out.Marks, Final: out.Final})
 		return status
 	}
 	w := rp.out

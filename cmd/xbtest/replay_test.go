@@ -262,6 +262,10 @@ func TestReplayDecisionKinds(t *testing.T) {
 			t.Errorf("%s: status %d, finding %+v, replay %+v\n%s", name, status, finding, rep, stderr)
 			continue
 		}
+		// Every goroutine's final state comes with the steps.
+		if !slices.ContainsFunc(rep.Final, func(g result.Goroutine) bool { return g.ID == "T0" && g.State != "" }) {
+			t.Errorf("%s: final states %+v", name, rep.Final)
+		}
 		if finding.Kind != s.Finding.Kind || finding.Pos != s.Finding.Pos || finding.Message != s.Finding.Message {
 			t.Errorf("%s: replayed %v at %v: %q; recorded %s at %s: %q", name, finding.Kind, finding.Pos, finding.Message, s.Finding.Kind, s.Finding.Pos, s.Finding.Message)
 		}
@@ -275,7 +279,8 @@ func TestReplayDecisionKinds(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(html)
-	if !strings.Contains(string(b), `<th class="lane" data-g="T0.1 store buffer">`) || !strings.Contains(string(b), "flush <span class=\"pos\">mp/mp_test.go:15</span>") {
+	if !strings.Contains(string(b), `<th class="lane buf" data-g="T0.1 store buffer">`) || !strings.Contains(string(b), `<span class="op">flush</span> <span class="pos">mp/mp_test.go:15</span>`) ||
+		!strings.Contains(string(b), `commits to memory:<ol><li>flag = 1 (mp/mp_test.go:15)</li></ol>`) {
 		t.Errorf("mp trace has no store-buffer lane with the flush:\n%s", b)
 	}
 }
