@@ -1,4 +1,4 @@
-package scheduler
+package engine
 
 // An audit of atomic blocks under Go's rules.
 //

@@ -1,4 +1,4 @@
-package scheduler
+package engine
 
 // The brute-force reference explorer (Algorithm Brute), for checking the
 // ExitBlock family on generated programs (package difftest).

@@ -1,4 +1,4 @@
-package scheduler
+package engine
 
 import (
 	"sync"
@@ -23,9 +23,15 @@ func (c *Cond) nat() *sync.Cond {
 	return c.native
 }
 
+// DropInLock returns the Mutex or RWMutex of this package inside one of
+// package scheduler's drop-in locks (a struct around it, at the same
+// address), or l itself. Package scheduler sets it when it is initialised:
+// rewritten code puts its drop-in types, not this package's, in a Cond's L.
+var DropInLock = func(l sync.Locker) sync.Locker { return l }
+
 // lockOf returns the model of c.L if it is one of the scheduler's locks.
 func (c *Cond) lockOf(r *run) (*lockState, bool) {
-	switch l := c.L.(type) {
+	switch l := DropInLock(c.L).(type) {
 	case *Mutex:
 		return r.lockOf(unsafe.Pointer(l), false), true
 	case *RWMutex:

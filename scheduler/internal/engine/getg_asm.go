@@ -1,6 +1,6 @@
 //go:build amd64 || arm64
 
-package scheduler
+package engine
 
 // getg returns the address of the calling goroutine's runtime descriptor.
 // It is used only as an identity: a hook checks that its caller is the

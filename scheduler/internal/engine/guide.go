@@ -1,4 +1,4 @@
-package scheduler
+package engine
 
 import (
 	"fmt"
@@ -298,14 +298,17 @@ func describeAnchor(b result.Block) string {
 }
 
 // opName names the operation of a hook from its stack: the outermost
-// function of the scheduler's API, e.g. (*Mutex).Unlock becomes
-// Mutex.Unlock.
+// function of the scheduler's API (package scheduler's, or this engine's
+// where package scheduler declares the type by alias, as Cond), e.g.
+// (*Mutex).Unlock becomes Mutex.Unlock.
 func opName(pcs []uintptr) string {
 	name := ""
 	frames := runtimeFrames(pcs)
 	for _, f := range frames {
 		if strings.HasPrefix(f, schedPkg) {
 			name = f[len(schedPkg):]
+		} else if strings.HasPrefix(f, enginePkg) {
+			name = f[len(enginePkg):]
 		} else if !ownFrame(f) && !strings.HasPrefix(f, "runtime.") {
 			break
 		}
@@ -317,7 +320,12 @@ func opName(pcs []uintptr) string {
 	return name
 }
 
-const schedPkg = "github.com/xbtest/xbtest/scheduler."
+// The prefixes of the functions of package scheduler (the hooks rewritten
+// code calls, which forward here) and of this engine.
+const (
+	schedPkg  = "github.com/xbtest/xbtest/scheduler."
+	enginePkg = "github.com/xbtest/xbtest/scheduler/internal/engine."
+)
 
 // sourceLine returns the trimmed text of a line of a source file ("" if it
 // cannot be read).

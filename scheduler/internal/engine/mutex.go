@@ -1,4 +1,4 @@
-package scheduler
+package engine
 
 import (
 	"sync"
@@ -108,7 +108,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 		r.reverseLockChain(t, l, mode)
 	}
 	r.stats.aborted++
-	r.strat.LockFailed(l.id, callerPC(3))
+	r.strat.LockFailed(l.id, callerPC(4)) // past the drop-in type's method in package scheduler
 	r.end(endAbort)
 	t.sleep()
 }

@@ -1,4 +1,4 @@
-package scheduler
+package engine
 
 import (
 	"fmt"
@@ -304,7 +304,7 @@ func (r *run) noteUnprotected(u eraser.Unprotected) {
 		at = append(at, p)
 	}
 	sort.Strings(at)
-	r.notes = append(r.notes, fmt.Sprintf("unprotected but ordered: %s (%s) is shared under no common lock; happens-before orders its accesses, so it is no race, and exploration covers it (see scheduler/race.go)",
+	r.notes = append(r.notes, fmt.Sprintf("unprotected but ordered: %s (%s) is shared under no common lock; happens-before orders its accesses, so it is no race, and exploration covers it (see scheduler/internal/engine/race.go)",
 		name, strings.Join(at, ", ")))
 }
 
@@ -326,14 +326,14 @@ func (r *run) raceAtomic(t *thread, addr unsafe.Pointer, size uintptr, write boo
 // sites caches the position of each call site of the API that comes
 // without one (sync/atomic replacements, hand-written calls of Read and
 // Write), found from the stack, which is slow.
-var sites sync.Map // [4]uintptr -> Pos
+var sites sync.Map // [5]uintptr -> Pos
 
 // sitePos returns the position of the first user frame above skip frames.
-// Four frames identify the call site: they reach past the scheduler's own
-// frames (memory, read, Read; store, an atomic replacement) into the
-// caller.
+// Five frames identify the call site: they reach past the scheduler's own
+// frames (memory, read, Read, and package scheduler's Read forwarding to
+// it; store, an atomic replacement and its forwarder) into the caller.
 func sitePos(skip int) Pos {
-	var pcs [4]uintptr
+	var pcs [5]uintptr
 	runtime.Callers(skip, pcs[:])
 	if p, ok := sites.Load(pcs); ok {
 		return p.(Pos)

@@ -1,4 +1,4 @@
-package scheduler
+package engine
 
 import (
 	"bytes"
@@ -998,10 +998,11 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 	r.findings = append(r.findings, f)
 }
 
-// ownFrame reports whether a stack frame belongs to xbtest: its runtime, or
-// the helpers the rewriter generates into user packages (named _xb...).
+// ownFrame reports whether a stack frame belongs to xbtest: its runtime
+// (package scheduler's hooks and this engine), or the helpers the rewriter
+// generates into user packages (named _xb...).
 func ownFrame(fn string) bool {
-	if strings.HasPrefix(fn, "github.com/xbtest/xbtest/scheduler.") {
+	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) {
 		return true
 	}
 	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")
@@ -1244,7 +1245,7 @@ func stuckStacks() string {
 	}
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "scheduler.(*worker).run") && !strings.Contains(g, "scheduler.(*thread).sleep") {
+		if strings.Contains(g, "engine.(*worker).run") && !strings.Contains(g, "engine.(*thread).sleep") {
 			out = append(out, g)
 		}
 	}
