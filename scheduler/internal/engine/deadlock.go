@@ -16,6 +16,14 @@ import (
 // Deadlock detection (thesis 2.5): reverse lock chain analysis at every
 // failed lock acquisition (2.5.1), and condition deadlocks when a path ends
 // with goroutines waiting or blocked (2.5.2).
+//
+// The lock-cycle findings' positions skip 5 frames: callerPos, the check,
+// its caller in the engine, the engine's lock method and package
+// scheduler's drop-in method that forwards to it. Called from
+// acquireFailed that reaches the caller of Lock; called straight from
+// RWMutex.Lock (a writer waiting for readers) it reaches one frame
+// further, the caller's caller, as it did before the forwarders existed
+// (the corpus's expected positions record it).
 
 func callerPC(skip int) uintptr {
 	var pc [1]uintptr
@@ -67,7 +75,7 @@ func (r *run) reverseLockChain(t *thread, l *lockState, mode string) {
 		parts = append(parts, fmt.Sprintf("%s holds %s and last took %s", o.id(), r.lockName(ownedBy(o, l, chain, t)), r.lockName(o.lastLock)))
 	}
 	sort.Strings(ids)
-	r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(4), Goroutines: gs,
+	r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(5), Goroutines: gs,
 		Message: "lock-order cycle between goroutines " + strings.Join(ids, ", ") + ": " + strings.Join(parts, "; ")},
 		"lock-cycle|"+strings.Join(ids, ","))
 }
@@ -90,10 +98,10 @@ func ownedBy(o *thread, first *lockState, chain []*thread, t *thread) *lockState
 // proceed; the path ends here.
 func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
 	if r.exploring && r.dd {
-		r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(4),
+		r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(5),
 			Message:    fmt.Sprintf("goroutine %s calls %s on %s, which it already holds", t.id(), mode, r.lockName(l)),
 			Goroutines: []result.Goroutine{{ID: t.id(), State: "blocked", On: l.kind(), Note: "holds " + r.lockName(l)}}},
-			"self|"+t.id()+"|"+mode+"|"+callerPos(4))
+			"self|"+t.id()+"|"+mode+"|"+callerPos(5))
 	}
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on its own lock")
@@ -110,7 +118,7 @@ func (r *run) readerWriterCycle(t *thread, l *lockState) {
 		w := l.writer
 		ids := []string{t.id(), w.id()}
 		sort.Strings(ids)
-		r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(4),
+		r.addFinding(&result.Finding{Kind: result.LockCycle, Pos: callerPos(5),
 			Message: fmt.Sprintf("goroutine %s read-locks %s again while writer %s waits for its readers to leave", t.id(), r.lockName(l), w.id()),
 			Goroutines: []result.Goroutine{
 				{ID: t.id(), State: "blocked", On: l.kind(), Note: "holds a read lock, wants another"},
