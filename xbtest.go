@@ -129,6 +129,10 @@ type Test struct {
 type ScheduleFile struct {
 	Path string
 	Err  error
+	// Missing says why no file was written for a finding that has no
+	// schedule to replay (its schedule could not be replayed to describe
+	// it): a file without decisions would only be refused by -replay.
+	Missing string
 }
 
 // Complete reports whether the test was explored completely (or skipped).
@@ -287,6 +291,14 @@ func (r *runner) writeSchedules(p instrument.Package, t *Test) {
 	}
 	stem := r.stems[p.ImportPath]
 	for i, f := range t.Result.Findings {
+		if len(f.Blocks) == 0 {
+			why := f.Unreproduced
+			if why == "" {
+				why = "no schedule was recorded"
+			}
+			t.Files = append(t.Files, ScheduleFile{Missing: "none (" + why + ")"})
+			continue
+		}
 		s := &replay.Schedule{
 			Package:   p.ImportPath,
 			Dir:       r.dir,

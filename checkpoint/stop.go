@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Stopping an exploration early: its -timeout elapsed, or the user pressed
@@ -125,5 +127,41 @@ func finalState() ([]byte, bool) {
 func dropFinal() {
 	if finalPath != "" {
 		os.Remove(finalPath)
+	}
+}
+
+// StopAfter requests a stop for why once d has passed, unless cancelled
+// first. After cancel returns no request from this call can land any more:
+// a timer callback already running is waited for, so a late request
+// cannot stop the next test's exploration (time.Timer.Stop does not wait
+// for a callback that has started).
+func StopAfter(d time.Duration, why Stop) (cancel func()) {
+	return afterUnlessCancelled(d, func() { RequestStop(why) })
+}
+
+// afterUnlessCancelled runs f after d unless cancelled; cancel waits for a
+// run of f that has begun. The state is one atomic word rather than a
+// mutex: a forked child inherits memory, not the timer's thread.
+func afterUnlessCancelled(d time.Duration, f func()) (cancel func()) {
+	const (
+		armed = iota
+		firing
+		cancelled
+	)
+	var state atomic.Int32
+	tm := time.AfterFunc(d, func() {
+		if state.CompareAndSwap(armed, firing) {
+			f()
+			state.Store(armed)
+		}
+	})
+	return func() {
+		tm.Stop()
+		for !state.CompareAndSwap(armed, cancelled) {
+			if state.Load() == cancelled {
+				return
+			}
+			runtime.Gosched()
+		}
 	}
 }

@@ -133,6 +133,9 @@ func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
 				status = exitError
 				noFile = fmt.Sprintf("not written: %v", err)
 			}
+			if m := t.Files[i].Missing; m != "" {
+				noFile = m
+			}
 			path = t.Files[i].Path
 		}
 		rp.finding(p.ImportPath, r, f, path, noFile)

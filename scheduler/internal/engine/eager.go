@@ -92,13 +92,16 @@ func (r *run) eagerFireable() bool {
 
 // starved reports whether a goroutine that can run has waited FairBlocks
 // blocks or more since it last ran or was woken: the clock then waits for
-// it to run (see "Fairness" above).
+// it to run (see "Fairness" above). Blocks are counted as switches from one
+// goroutine to another (blockStarted): a schedule file joins consecutive
+// blocks of one goroutine (mergePath), and its replay must reach the same
+// verdict here as the execution it was recorded from.
 func (r *run) starved() bool {
 	fb := r.cfg.FairBlocks
 	if fb <= 0 {
 		return false
 	}
-	now := r.decisions()
+	now := r.switches
 	for _, u := range r.threads {
 		if !u.isClock && u.flushOf == nil && u.status == stRunnable && !u.frozen && now-u.ranAt >= fb {
 			return true
@@ -204,4 +207,14 @@ func (r *run) fireEager(c *thread, tm *vtimer) {
 	}
 	r.fire(c, tm)
 	r.pollNativeAfterFire()
+}
+
+// blockStarted notes that t starts a block: a switch when the previous
+// block was another goroutine's.
+func (r *run) blockStarted(t *thread) {
+	if r.lastBlock != t {
+		r.switches++
+		r.lastBlock = t
+	}
+	t.ranAt = r.switches
 }

@@ -43,7 +43,7 @@ func (r *run) EventCount() int64 { return r.events }
 func (r *run) Running() int32 { return r.cur.idx }
 
 // BlockStarted implements sched.Engine.
-func (r *run) BlockStarted(t int32, depth int) { r.threads[t].ranAt = depth }
+func (r *run) BlockStarted(t int32, depth int) { r.blockStarted(r.threads[t]) }
 
 // Allocs implements sched.Engine.
 func (r *run) Allocs(t int32) int32 { return r.threads[t].allocs }

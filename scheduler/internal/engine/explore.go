@@ -42,8 +42,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 		// The bound holds within an execution too: the scheduler checks
 		// the request every few hundred events, in whichever process
 		// runs the execution.
-		tm := time.AfterFunc(cfg.Timeout, func() { checkpoint.RequestStop(checkpoint.StopTime) })
-		defer tm.Stop()
+		defer checkpoint.StopAfter(cfg.Timeout, checkpoint.StopTime)()
 	}
 	start := time.Now()
 	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
@@ -276,8 +275,7 @@ func (d *driver) execute(r *run) endReason {
 func (r *run) runBody(t0 *thread) {
 	tt := newT(r, r.name, nil)
 	r.t0, t0.tt = tt, tt
-	defer tt.runCleanups()
-	r.body(tt)
+	tt.runFunc(r.body)
 }
 
 // collect merges an execution's findings into the result.

@@ -1,6 +1,9 @@
 package engine
 
-import "runtime"
+import (
+	"runtime"
+	"sync"
+)
 
 // Go starts f on a new controlled goroutine; it replaces the go statement.
 // The rewriter evaluates the arguments of `go f(a, b)` before calling Go, as
@@ -24,23 +27,44 @@ func Go(f func()) {
 // goAndJoin runs f on a new controlled goroutine and waits for it to end,
 // as T.Run runs a subtest. Starting the goroutine and starting to wait are
 // one step: nothing the child could observe happens in between, so the
-// wait adds no order to explore.
-func goAndJoin(f func()) {
+// wait adds no order to explore. f may call release to end the wait early,
+// from its own goroutine: a subtest that calls T.Parallel lets Run return.
+func goAndJoin(f func(release func())) {
 	r, t := enter()
 	if r == nil {
 		done := make(chan struct{})
-		go func() { defer close(done); f() }()
+		var once sync.Once
+		release := func() { once.Do(func() { close(done) }) }
+		go func() { defer release(); f(release) }()
 		<-done
 		return
 	}
 	r.event(t)
-	c := r.newThread(t, f)
+	var c *thread
+	c = r.newThread(t, func() { f(func() { r.releaseJoiner(c) }) })
 	r.raceStart(t, c)
 	c.joiner = t
 	if r.exploring {
 		r.strat.Spawned(c.idx)
 	}
 	r.parkHere(t, "subtest", -1)
+}
+
+// releaseJoiner wakes the goroutine waiting in goAndJoin for c before c
+// ends. It is a synchronization of c's (go test's subtest signals its
+// parent on a channel), and the parent may run before the rest of c's
+// block.
+func (r *run) releaseJoiner(c *thread) {
+	r2, t := enter()
+	if r2 != r || t != c || c.joiner == nil {
+		return
+	}
+	r.opPoint(t)
+	r.event(t)
+	j := c.joiner
+	c.joiner = nil
+	r.wakeUp(j, -1)
+	r.wokeMidBlock(t)
 }
 
 // Goexit replaces runtime.Goexit.

@@ -106,7 +106,7 @@ type thread struct {
 	unfenced bool // the current event is a buffered access or a loop step: no drain
 	flushOf  *storeBuf
 	isClock  bool // the virtual clock's pseudo-thread (eager.go)
-	ranAt    int  // decisions() when it last started a block or was woken (eager.go, "Fairness")
+	ranAt    int  // r.switches when it last started a block or was woken (eager.go, "Fairness")
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -161,8 +161,10 @@ type run struct {
 	// brute: every synchronization operation starts with a branch point;
 	// opsSince counts the operations since the last scheduling point
 	// (brute.go).
-	brute    bool
-	opsSince int
+	brute     bool
+	opsSince  int
+	switches  int     // goroutine switches between blocks so far (eager.go, "Fairness")
+	lastBlock *thread // the goroutine of the block under way
 	// accessed: at access granularity, a shared access started a block
 	// since the last scheduling point (opPoint).
 	accessed bool
@@ -250,6 +252,7 @@ func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreSta
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.mem, r.access = cfg.Memory, cfg.Granularity == settings.Access
 	r.brute, r.opsSince, r.accessed = cfg.brute, 0, false
+	r.switches, r.lastBlock = 0, nil
 	r.epoch = epochs.Add(1)
 	r.number = 0
 	r.threads = r.threads[:0]
@@ -305,7 +308,7 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 		r.spare = append(r.spare, t)
 	}
 	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
-	t.ranAt = r.decisions()
+	t.ranAt = r.switches
 	if !r.multi && len(r.threads) > 0 {
 		r.multi = true
 		r.multiA.Store(true)
@@ -525,7 +528,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
-	r.threads[n].ranAt = r.k
+	r.blockStarted(r.threads[n])
 	return r.threads[n]
 }
 
@@ -571,7 +574,7 @@ func (r *run) redirected() *thread {
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
-	r.threads[n].ranAt = r.k
+	r.blockStarted(r.threads[n])
 	return r.threads[n]
 }
 
@@ -650,7 +653,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
 	w.wait.woken = true
-	w.ranAt = r.decisions()
+	w.ranAt = r.switches
 	if r.exploring {
 		r.strat.Woken(w.idx, relock)
 	}

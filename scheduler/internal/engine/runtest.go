@@ -137,8 +137,7 @@ func runNative(t *testing.T, body func(*T)) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer tt.runCleanups()
-		body(tt)
+		tt.runFunc(body)
 	}()
 	<-done
 	for _, l := range tt.logs {

@@ -34,6 +34,16 @@ type T struct {
 	cancel   context.CancelFunc
 	tempDirs []string
 	deadline time.Time
+
+	// Subtests (subtest.go).
+	release      func() // ends the parent's wait in Run early (Parallel)
+	parallel     bool   // Parallel was called
+	setenv       bool   // Setenv or Chdir was called: Parallel panics
+	chdir        bool
+	barrier      chan struct{} // closed when the function returned: its parallel subtests go on
+	parallelSubs []*T
+	ended        chan struct{} // a parallel subtest's end, which its parent waits for
+	subNames     map[string]int
 }
 
 // TB is the interface common to T and the handles of rewritten helpers; it
@@ -233,24 +243,87 @@ func (t *T) runCleanups() {
 }
 
 // Run runs f as a subtest of t on a goroutine of its own and waits for it,
-// as go test does. It reports whether f succeeded.
+// as go test does: until f returns, or until it calls t.Parallel, after
+// which the subtest goes on once t's own function has returned, alongside
+// t's other parallel subtests. It reports whether f succeeded (or had not
+// failed when it called Parallel). A subtest that -run or -skip leaves out
+// is not run, and Run reports true.
 func (t *T) Run(name string, f func(t *T)) bool {
-	sub := newT(t.r, t.name+"/"+rewriteSubName(name), t)
-	goAndJoin(func() {
-		defer sub.runCleanups()
-		f(sub)
+	sub := newT(t.r, t.subName(name), t)
+	if !subtestSelected(sub.name) {
+		return true
+	}
+	goAndJoin(func(release func()) {
+		sub.release = release
+		sub.runFunc(f)
 	})
 	return !sub.failed
 }
 
-func rewriteSubName(s string) string { return strings.ReplaceAll(s, " ", "_") }
+// runFunc runs a test's function as go test's tRunner does: when it has
+// returned (or called Goexit), its parallel subtests start and are waited
+// for, then its cleanups run.
+func (t *T) runFunc(f func(t *T)) {
+	defer t.signalDone()
+	defer t.runCleanups()
+	defer t.runParallelSubtests()
+	f(t)
+}
 
-// Parallel is accepted and ignored: under xbtest a subtest runs to completion
-// before Run returns.
-func (t *T) Parallel() {}
+// Parallel signals that the test is to run in parallel with (and only
+// with) its parallel siblings: Run returns in the parent, and the test
+// goes on once the parent's function has returned. Every interleaving of
+// the siblings is explored (go test's -parallel limit only removes some).
+// A top-level test is explored alone: Parallel only marks it.
+func (t *T) Parallel() {
+	if t.parallel {
+		panic("testing: t.Parallel called multiple times")
+	}
+	if t.setenv {
+		panic("testing: t.Parallel called after t.Setenv; cannot set environment variables in parallel tests")
+	}
+	if t.chdir {
+		panic("testing: t.Parallel called after t.Chdir; cannot change the working directory in parallel tests")
+	}
+	t.parallel = true
+	p := t.parent
+	if p == nil || t.release == nil {
+		return
+	}
+	t.ended = MakeChan[struct{}](1)
+	if p.barrier == nil {
+		p.barrier = MakeChan[struct{}](0)
+	}
+	p.parallelSubs = append(p.parallelSubs, t)
+	t.release()
+	Recv(p.barrier)
+}
+
+// runParallelSubtests releases the parallel subtests waiting for t's
+// function to return and waits for them to finish.
+func (t *T) runParallelSubtests() {
+	if t.barrier == nil {
+		return
+	}
+	Close(t.barrier)
+	for _, sub := range t.parallelSubs {
+		Recv(sub.ended)
+	}
+}
+
+// signalDone tells the parent of a parallel subtest that it has finished.
+func (t *T) signalDone() {
+	if t.ended != nil {
+		Send(t.ended, struct{}{})
+	}
+}
 
 // Setenv sets an environment variable for the rest of the test.
 func (t *T) Setenv(key, value string) {
+	if t.inParallel() {
+		panic("testing: t.Setenv called after t.Parallel; cannot set environment variables in parallel tests")
+	}
+	t.setenv = true
 	old, had := os.LookupEnv(key)
 	os.Setenv(key, value)
 	t.Cleanup(func() {
@@ -264,6 +337,10 @@ func (t *T) Setenv(key, value string) {
 
 // Chdir changes the working directory for the rest of the test.
 func (t *T) Chdir(dir string) {
+	if t.inParallel() {
+		panic("testing: t.Chdir called after t.Parallel; cannot change the working directory in parallel tests")
+	}
+	t.chdir = true
 	old, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
