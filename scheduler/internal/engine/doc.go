@@ -30,7 +30,8 @@
 // outside any execution; brute.go for the extra scheduling points of
 // Algorithm Brute) runs one execution and calls the exploration strategy
 // at the thesis's events. audit.go lists what ends an atomic block under
-// Go's rules, operation by operation.
+// Go's rules, operation by operation. testing.go and subtest.go are T, the
+// test handle, with go test's subtests, t.Parallel and -run/-skip.
 //
 // The strategy decides which goroutine runs each atomic block and keeps
 // the stack of branches; it is package scheduler/internal/exitblock, the
