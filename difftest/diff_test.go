@@ -20,7 +20,7 @@ var regressions = []struct {
 }{
 	// Every explorer missed a TryLock that fails against a lock taken by
 	// TryLock when a Lock followed (a failed Lock abandoned the block back
-	// to before the TryLock); fixed in scheduler/mutex.go.
+	// to before the TryLock); fixed in scheduler/internal/engine/mutex.go.
 	{102, "trylock", "missed-outcome (every -algo)"},
 	// ExitBlock-RW missed a TryLock failing against a held lock: the
 	// release and the lock enter were not writes of the lock.

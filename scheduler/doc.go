@@ -1,6 +1,6 @@
-// Package scheduler is xbtest's controlled scheduler: the runtime that
-// rewritten code calls, and the exploration that runs each test once per
-// meaningfully different schedule of its goroutines.
+// Package scheduler is the runtime that code rewritten by xbtest calls: the
+// hooks and drop-in types through which xbtest's controlled scheduler sees
+// and orders every operation another goroutine could observe.
 //
 // # For rewritten code only
 //
@@ -9,16 +9,17 @@
 // Exactly one controlled goroutine runs at a time; at each such call the
 // scheduler decides which runs next. What rewritten code calls:
 //
-//   - goroutines: Go (a go statement), Goexit, Gosched;
+//   - goroutines: Go (a go statement), Goexit, Gosched, Step (loop back
+//     edges);
 //   - memory: Read, Write, Load, Store, Wrote, Fence, Global and GlobalOf
-//     (package-level variables), Alloc, New, Slice, MapAddr;
+//     (package-level variables), Alloc, New, Slice, NewMap, MapAddr;
 //   - channels: MakeChan, Send, Recv, Recv2, Close, Len, LenSend, Select
 //     with SendCase and RecvCase;
 //   - drop-in types with the size and alignment of those they replace:
 //     Mutex, RWMutex, Cond (NewCond), WaitGroup, Once (OnceFunc,
-//     OnceValue, OnceValues), Map (NewMap), Pool, and the typed atomics
-//     Bool, Int32, Int64, Uint32, Uint64, Uintptr, Pointer, Value; the
-//     functions of sync/atomic (AddInt32, CompareAndSwapPointer, ...);
+//     OnceValue, OnceValues), Map, Pool, and the typed atomics Bool,
+//     Int32, Int64, Uint32, Uint64, Uintptr, Pointer, Value; the functions
+//     of sync/atomic (AddInt32, CompareAndSwapPointer, ...);
 //   - time on a virtual clock: TimeNow, TimeSleep, TimeAfter, timers and
 //     tickers (TimerOf, TickerOf), contexts with deadlines (ContextWith*);
 //   - determinism: Rand and RandV2 (seeded per run), SortKeys and Maps*
@@ -29,35 +30,28 @@
 //     helper file of each rewritten package.
 //
 // None of these is meant to be called by hand: their contracts are the
-// rewrite's, and they change with it.
+// rewrite's, and they change with it. Outside an exploration (package
+// initialisation, code xbtest does not control) each behaves like what it
+// replaces.
 //
-// # The engine and the explorer
+// # What is behind them
 //
-// Inside, three parts. The execution engine (run.go and the files of the
-// hooks above; clock.go and eager.go for virtual time, tso.go for store
-// buffers under -memory tso|pso, deadlock.go, race.go feeding package
-// eraser, location.go naming memory the same way in every execution,
-// fingerprint.go for package-level state; brute.go for the extra
-// scheduling points of Algorithm Brute) runs one execution and calls the
-// exploration strategy at the thesis's events. The strategy decides which
-// goroutine runs each atomic block and keeps the stack of branches; it is
-// package internal/exitblock, the ExitBlock family, whose exitblock.go maps
-// the thesis's pseudocode to its event handlers. The driver (explore.go;
-// follow.go and guide.go follow a recorded schedule and shorten a
-// finding's; handover.go carries state across fork checkpoints) repeats
-// executions until the strategy has nothing left, a bound is hit or a
-// finding stops it, and turns what it saw into a result.Result.
+// Every hook forwards to the execution engine, package
+// scheduler/internal/engine, and is small enough for the compiler to inline
+// into rewritten code, so that a hook costs what the engine's fast path
+// costs (Read, Write, Load and Step test one flag until the execution has a
+// second goroutine). Where the engine's own type can serve, the name here
+// is an alias of it (Cond and Pool, whose exported fields L and New
+// rewritten code sets; T, TB, Pos, Case); the other drop-in types are
+// structs around the engine's, at the same address, so that the engine
+// knows them by their addresses as it knows everything else.
 //
-// The engine and the driver reach the strategy only through the interface
-// sched.Strategy, and the strategy reaches the execution only through
-// sched.Engine, which run implements (engine.go); package internal/sched
-// holds both and the types they exchange (paths, thread sets, read/write
-// sets). newStrategy (strategy.go) builds the strategy from a Config: a
-// second strategy would be another package implementing sched.Strategy.
-//
-// Explore and Replay are the in-process entry points (xbtest's own tests
-// use them with a Config); RunTest reads the command's settings from the
-// environment (result.RunConfig) and reports through the results file
-// (result.Line). The settings are package settings'; the results, package
-// result's.
+// The engine runs one execution at a time and its driver repeats
+// executions under an exploration strategy (scheduler/internal/exitblock,
+// through the interfaces of scheduler/internal/sched) until the
+// exploration is over; see the engine's package doc. RunTest reads the
+// command's settings from the environment (result.RunConfig) and reports
+// through the results file (result.Line); xbtest's own tests explore in
+// process through the engine (Explore, Replay, Config), which this
+// package's tests reach through export_test.go.
 package scheduler

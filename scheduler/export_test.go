@@ -1,85 +1,30 @@
 package scheduler
 
 import (
-	"fmt"
-
 	"github.com/xbtest/xbtest/result"
-	"github.com/xbtest/xbtest/settings"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
-// The exhaustive oracle as seen from the external tests: they cannot set the
-// unexported fields.
+// The external tests explore programs written against this package's hooks
+// and drop-in types; exploring is the engine's, which they reach through
+// these names.
 
-// OracleConfig returns a configuration that enumerates every order of atomic
-// blocks; with spawns, every order around go statements too.
-func OracleConfig(spawns bool) Config {
-	cfg := DefaultConfig()
-	cfg.Algorithm = settings.ExitBlockDD
-	cfg.oracle, cfg.oracleSpawns = true, spawns
-	return cfg
+type Config = engine.Config
+
+func DefaultConfig() Config { return engine.DefaultConfig() }
+
+func Explore(name string, body func(*T), cfg Config) *result.Result {
+	return engine.Explore(name, body, cfg)
 }
 
-// ThesisConfig returns the configuration of algorithm a without the spawn
-// branches xbtest adds for Go: the thesis's algorithm exactly.
-func ThesisConfig(a settings.Algorithm) Config {
-	cfg := DefaultConfig()
-	cfg.Algorithm = a
-	cfg.noSpawnBranches = true
-	return cfg
+func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want result.Want) *result.Result {
+	return engine.Replay(name, body, cfg, blocks, want)
 }
 
-// Paths explores body under cfg and returns every complete path, as a
-// string, that ended with no thread delayed, and how many paths ended with
-// threads delayed.
-func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
-	cfg.onPath = func(p []decision, delayed int) {
-		if delayed > 0 {
-			partial++
-			return
-		}
-		var b []byte
-		for _, d := range p {
-			b = fmt.Appendf(b, "%d@%d%v ", d.Thread, d.End, d.Choices)
-		}
-		maximal = append(maximal, string(b))
-	}
-	Explore("paths", body, cfg)
-	return maximal, partial
-}
-
-// WorstSchedule explores body under cfg and returns, among the schedules
-// that lead to a finding of kind k, the blocks of one with the most
-// preemptions (the schedule minimisation should shorten most).
-func WorstSchedule(name string, body func(*T), cfg Config, k result.Kind) []result.Block {
-	var paths [][]decision
-	cfg.Minimise = false
-	cfg.onFinding = func(f *finding) {
-		if f.Kind == k {
-			paths = append(paths, mergePath(f.path))
-		}
-	}
-	Explore(name, body, cfg)
-	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
-	// The most switches between goroutines, then the longest: traced once.
-	var most []decision
-	for _, p := range paths {
-		if len(p) > len(most) {
-			most = p
-		}
-	}
-	_, bs := d.trace(most)
-	return bs
-}
-
-// MinimiseSchedule shortens a schedule leading to a finding of kind k as
-// exploration does before reporting it.
-func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
-	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
-	f, _, _ := d.follow(blocks, false, func(f *finding) int { return wantMatches(result.Want{Kind: k}, f) })
-	if f == nil {
-		return nil, nil
-	}
-	f.Blocks = blocks
-	d.minimise(f)
-	return f.Blocks, f.Shortened
-}
+var (
+	OracleConfig     = engine.OracleConfig
+	ThesisConfig     = engine.ThesisConfig
+	Paths            = engine.Paths
+	WorstSchedule    = engine.WorstSchedule
+	MinimiseSchedule = engine.MinimiseSchedule
+)

@@ -7,9 +7,9 @@
 //
 // # Who calls it
 //
-// Package scheduler builds one Explorer per exploration (its newStrategy,
-// from the test's Config: Options) and reaches it only through
-// sched.Strategy: the driver between executions (what to replay next,
+// The engine (scheduler/internal/engine) builds one Explorer per
+// exploration (its newStrategy, from the test's Config: Options) and
+// reaches it only through sched.Strategy: the driver between executions (what to replay next,
 // whether anything is left, the hand-over between the processes of fork
 // checkpoints), the engine at each event of an execution (a thread spawned,
 // a shared access, a lock released, a block boundary, a wait, a choice

@@ -200,7 +200,7 @@ type threadState struct {
 }
 
 // Options configure an Explorer: which member of the family it is and the
-// knobs the tests turn. Package scheduler fills them from its Config.
+// knobs the tests turn. The engine fills them from its Config.
 type Options struct {
 	// ReadWrite is ExitBlock-RW's pruning (Fig 2.12): a delayed thread
 	// carries the reads and writes of its block and is re-enabled only by

@@ -9,7 +9,7 @@ package sched
 // implement the same methods. Each method names the thesis figure its event
 // comes from: Fig 2.7 is ExitBlock, Fig 2.9 its wait/notify part, Fig 2.12
 // ExitBlock-RW; section 2.5 (ExitBlock-DD) adds no event, only a check at a
-// path's end (the engine's, scheduler/deadlock.go).
+// path's end (the engine's, scheduler/internal/engine/deadlock.go).
 //
 // Threads are named by creation index. Methods that return an int32 name
 // the thread that runs next (the current one if its block goes on), or -1
@@ -19,7 +19,7 @@ package sched
 // hook that reaches them: Access is called at every shared access and must
 // not allocate beyond the growth of its sets.
 type Strategy interface {
-	// Across executions (the driver, scheduler/explore.go; the thesis's
+	// Across executions (the driver, scheduler/internal/engine/explore.go; the thesis's
 	// stack).
 
 	// ReplayPrefix returns the decisions the next execution replays
@@ -48,7 +48,7 @@ type Strategy interface {
 	Save(e *Enc, over bool)
 	Load(x *Dec) (apply func(fresh bool) Strategy, err error)
 
-	// Within an execution (the engine, scheduler/run.go and the hooks).
+	// Within an execution (the engine, scheduler/internal/engine/run.go and the hooks).
 
 	// NewExecution: an execution starts from the beginning of the test
 	// body. Its threads are new: whatever the strategy keeps per thread
@@ -97,7 +97,7 @@ type Strategy interface {
 	// WaitGroup reaching zero, a timer).
 	Woken(t, relock int32)
 	// Disable removes t from the enabled and delayed sets (a flush
-	// pseudo-thread whose buffer another block drained, scheduler/tso.go).
+	// pseudo-thread whose buffer another block drained, scheduler/internal/engine/tso.go).
 	Disable(t int32)
 	// LockFailed: "if (lock_enter && another thread holds that lock) move
 	// curThread from enabled to lock's block set; change execution state
@@ -134,7 +134,7 @@ type Strategy interface {
 	Chosen(c int32)
 	// ChooseTick picks which timer fires first among equal deadlines at
 	// a tick, a choice point recorded with the block before it
-	// (scheduler/clock.go).
+	// (scheduler/internal/engine/clock.go).
 	ChooseTick(options []int32) int32
 	// TickChosen records a tick's choice the engine took itself.
 	TickChosen(c int32)
@@ -170,7 +170,7 @@ type Engine interface {
 	Running() int32
 	// BlockStarted: thread t runs the block that starts at path depth
 	// (the engine's fairness toward eager timers counts the blocks a
-	// runnable goroutine waits, scheduler/eager.go). A strategy calls it
+	// runnable goroutine waits, scheduler/internal/engine/eager.go). A strategy calls it
 	// at every block start.
 	BlockStarted(t int32, depth int)
 	// Allocs is the number of heap objects thread t has registered so far:
@@ -178,11 +178,11 @@ type Engine interface {
 	// {t, Allocs(t)}, {t, Allocs(t)+1}, ...
 	Allocs(t int32) int32
 	// IsClock reports whether t is the virtual clock's pseudo-thread
-	// (eager timers, scheduler/eager.go), which does not count as another
+	// (eager timers, scheduler/internal/engine/eager.go), which does not count as another
 	// goroutine running.
 	IsClock(t int32) bool
 	// Tick advances virtual time, firing the timers due, until enabled
-	// has a member (scheduler/clock.go); t is the thread whose code runs
+	// has a member (scheduler/internal/engine/clock.go); t is the thread whose code runs
 	// it (-1: none). It reports false when no timer could fire.
 	Tick(t int32, enabled *TSet) bool
 	// TimerPending reports whether a timer is pending, so time can pass.
@@ -217,7 +217,7 @@ type Engine interface {
 // Director steers a guided execution (xbtest -replay, the minimisation of
 // a finding's schedule) through a strategy's choice of threads: it names
 // the thread of each block while its schedule lasts. It is the engine's
-// (scheduler/guide.go); the strategy only asks it.
+// (scheduler/internal/engine/guide.go); the strategy only asks it.
 type Director interface {
 	// Pick names the thread of the block that starts at path depth
 	// (-1: the strategy chooses), after applying to the enabled set and

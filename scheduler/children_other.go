@@ -1,6 +1,0 @@
-//go:build !linux
-
-package scheduler
-
-// descendantsCPU is not measured without Linux's /proc.
-func descendantsCPU() (int64, bool) { return 0, false }

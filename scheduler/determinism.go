@@ -1,0 +1,33 @@
+package scheduler
+
+import (
+	"iter"
+	randv1 "math/rand"
+	randv2 "math/rand/v2"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+)
+
+// Determinism: random numbers seeded per execution and maps iterated in a
+// fixed order.
+
+// Rand returns the math/rand source of the current execution.
+func Rand() *randv1.Rand { return engine.Rand() }
+
+// RandV2 returns the math/rand/v2 source of the current execution.
+func RandV2() *randv2.Rand { return engine.RandV2() }
+
+// SortKeys sorts map keys into the fixed order of rewritten map loops: by
+// value where the type has an order (numbers, strings, and arrays, structs
+// and interfaces of those, field by field); keys that only compare by
+// address (pointers, channels) keep an order that depends on addresses.
+func SortKeys[K comparable](keys []K) { engine.SortKeys(keys) }
+
+// MapsAll is maps.All in a fixed order.
+func MapsAll[Map ~map[K]V, K comparable, V any](m Map) iter.Seq2[K, V] { return engine.MapsAll(m) }
+
+// MapsKeys is maps.Keys in a fixed order.
+func MapsKeys[Map ~map[K]V, K comparable, V any](m Map) iter.Seq[K] { return engine.MapsKeys(m) }
+
+// MapsValues is maps.Values in a fixed order (that of the keys).
+func MapsValues[Map ~map[K]V, K comparable, V any](m Map) iter.Seq[V] { return engine.MapsValues(m) }

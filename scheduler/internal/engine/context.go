@@ -1,0 +1,370 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// The context package on the virtual clock. The rewriter sends
+// context.WithCancel, WithCancelCause, WithTimeout(Cause), WithDeadline(Cause),
+// AfterFunc and Cause here. Inside an execution they return a vctx, a
+// context.Context whose Done channel the scheduler made (its receives and
+// selects are modelled) and whose deadline is a timer of the virtual clock.
+// Cancelling is a block boundary and an operation on that channel; Err and
+// Cause read the state the cancel wrote (behind a mutex in Go's
+// implementation), so they are boundaries too. Outside an execution the
+// hooks are the real functions.
+
+var (
+	errCanceled = context.Canceled
+	errDeadline = context.DeadlineExceeded
+)
+
+// vctxKey is the Value key under which a vctx answers itself, so that a
+// vctx wrapped by context.WithValue is still found (as Go's cancelCtxKey).
+type vctxKey struct{}
+
+type vctx struct {
+	parent       context.Context
+	r            *run
+	owner        *thread
+	done         chan struct{}
+	m            *chanState
+	err, cause   error
+	deadline     time.Time
+	hasDeadline  bool
+	timeoutCause error
+	timer        *vtimer
+	children     []*vctx
+	afters       []*ctxAfter
+
+	// The functions code xbtest does not control registered (AfterFunc):
+	// a real goroutine may remove one (a real timer cancelling a context
+	// derived from c), hence the lock.
+	mu      sync.Mutex
+	foreign []*func()
+}
+
+// ctxAfter is a function registered by context.AfterFunc.
+type ctxAfter struct {
+	f     func()
+	owner *thread
+}
+
+func (c *vctx) Deadline() (time.Time, bool) {
+	if c.hasDeadline {
+		return c.deadline, true
+	}
+	return c.parent.Deadline()
+}
+
+func (c *vctx) Done() <-chan struct{} { return c.done }
+
+func (c *vctx) Value(key any) any {
+	if _, ok := key.(vctxKey); ok {
+		return c
+	}
+	return c.parent.Value(key)
+}
+
+func (c *vctx) String() string {
+	if c.hasDeadline {
+		return "context.WithDeadline(" + c.deadline.String() + ")"
+	}
+	return "context.WithCancel"
+}
+
+// read is the frame of Err and Cause. Called by a function of the
+// context package that c's cancellation runs (see AfterFunc), it only
+// reads.
+func (c *vctx) read(get func() error) error {
+	if c.r.quiet > 0 {
+		return get()
+	}
+	r, t := enter()
+	if r == nil || r != c.r {
+		return get()
+	}
+	r.event(t)
+	r.dataAccess(c.m.addr, 1, false)
+	err := get()
+	if err != nil {
+		r.raceObserve(t, c.m.addr, roleSend)
+	}
+	r.yield(t)
+	return err
+}
+
+func (c *vctx) Err() error { return c.read(func() error { return c.err }) }
+
+// vctxOf returns the vctx of this execution ctx is or wraps, if ctx is
+// cancelled exactly when it is.
+func vctxOf(r *run, ctx context.Context) *vctx {
+	c, ok := ctx.Value(vctxKey{}).(*vctx)
+	if !ok || c.r != r || ctx.Done() != (<-chan struct{})(c.done) {
+		return nil
+	}
+	return c
+}
+
+// newCtx makes a cancellable child of parent (Go's withCancel).
+func newCtx(r *run, t *thread, parent context.Context) *vctx {
+	if parent == nil {
+		panic("cannot create context from nil parent")
+	}
+	ch := MakeChan[struct{}](0)
+	c := &vctx{parent: parent, r: r, owner: t, done: ch, m: r.model(chanPtr(ch))}
+	c.m.what = " (ctx.Done() of the context made at " + callerPos(3) + ")"
+	if p := vctxOf(r, parent); p != nil {
+		if p.err != nil {
+			c.cancel(t, false, false, p.err, p.cause)
+		} else {
+			p.children = append(p.children, c)
+		}
+		return c
+	}
+	if pd := parent.Done(); pd != nil {
+		// A context xbtest did not make: c is cancelled when a scheduling
+		// point finds the parent done (native.go).
+		select {
+		case <-pd:
+			c.cancel(t, false, false, parent.Err(), context.Cause(parent))
+		default:
+			r.watch(pd, func() {
+				c.cancel(r.cur, true, true, parent.Err(), context.Cause(parent))
+			}, func() bool { return c.err != nil })
+		}
+	}
+	return c
+}
+
+// AfterFunc makes a vctx what the context package calls an afterFuncer: a
+// context that code xbtest does not control derives from c (a library's
+// context.WithCancel(ctx)) is then cancelled by f, which c's cancellation
+// calls at the same scheduling point, instead of by a goroutine of the
+// context package waiting on c's Done channel, which xbtest would not
+// control. f only reads c (Err, Cause) and cancels contexts that are not
+// the scheduler's; the stop function may be called from any goroutine.
+func (c *vctx) AfterFunc(f func()) (stop func() bool) {
+	p := &f
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		c.runForeign([]*func(){p})
+		return func() bool { return false }
+	}
+	c.foreign = append(c.foreign, p)
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		i := slices.Index(c.foreign, p)
+		if i >= 0 {
+			c.foreign = slices.Delete(c.foreign, i, i+1)
+		}
+		return i >= 0
+	}
+}
+
+// runForeign calls the functions code xbtest does not control registered
+// with AfterFunc, with the hooks of c's Err and Cause quiet.
+func (c *vctx) runForeign(fs []*func()) {
+	c.r.quiet++
+	defer func() { c.r.quiet-- }()
+	for _, f := range fs {
+		(*f)()
+	}
+}
+
+// cancel closes c's Done channel, cancels its children and starts its
+// AfterFunc functions. byClock: a tick at the deadline (no goroutine runs);
+// otherwise t's block does it.
+func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
+	if c.err != nil {
+		return
+	}
+	r := c.r
+	if cause == nil {
+		cause = err
+	}
+	c.mu.Lock()
+	c.err, c.cause = err, cause
+	foreign := c.foreign
+	c.foreign = nil
+	c.mu.Unlock()
+	if !byClock {
+		r.racePublish(t, c.m.addr, roleSend)
+	}
+	close(c.done)
+	r.closed(c.m)
+	c.runForeign(foreign)
+	for _, k := range c.children {
+		k.cancel(t, byClock, false, err, cause)
+	}
+	c.children = nil
+	if c.timer != nil {
+		r.clock.stop(c.timer)
+		r.clockAccess(true)
+	}
+	for _, a := range c.afters {
+		r.spawnFor(t, a.owner, a.f, byClock, unsafe.Pointer(a))
+	}
+	c.afters = nil
+	if detach {
+		if p := vctxOf(r, c.parent); p != nil {
+			if i := slices.Index(p.children, c); i >= 0 {
+				p.children = slices.Delete(p.children, i, i+1)
+			}
+		}
+	}
+}
+
+// cancelFunc returns c's CancelCauseFunc: a boundary of the calling
+// goroutine.
+func (c *vctx) cancelFunc(err error) context.CancelCauseFunc {
+	return func(cause error) {
+		r, t := enter()
+		if r != c.r {
+			panic("xbtest: a context made in one execution was cancelled in another (or outside any)")
+		}
+		r.event(t)
+		r.dataAccess(c.m.addr, 1, true)
+		c.cancel(t, false, true, err, cause)
+		r.yield(t)
+	}
+}
+
+// ContextWithCancel replaces context.WithCancel.
+func ContextWithCancel(parent context.Context) (context.Context, context.CancelFunc) {
+	r, t := enter()
+	if r == nil {
+		return context.WithCancel(parent)
+	}
+	c := newCtx(r, t, parent)
+	f := c.cancelFunc(errCanceled)
+	return c, func() { f(nil) }
+}
+
+// ContextWithCancelCause replaces context.WithCancelCause.
+func ContextWithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
+	r, t := enter()
+	if r == nil {
+		return context.WithCancelCause(parent)
+	}
+	c := newCtx(r, t, parent)
+	return c, c.cancelFunc(errCanceled)
+}
+
+// ContextWithDeadline replaces context.WithDeadline.
+func ContextWithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
+	return ContextWithDeadlineCause(parent, d, nil)
+}
+
+// ContextWithTimeout replaces context.WithTimeout.
+func ContextWithTimeout(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	return ContextWithDeadlineCause(parent, TimeNow().Add(timeout), nil)
+}
+
+// ContextWithTimeoutCause replaces context.WithTimeoutCause.
+func ContextWithTimeoutCause(parent context.Context, timeout time.Duration, cause error) (context.Context, context.CancelFunc) {
+	return ContextWithDeadlineCause(parent, TimeNow().Add(timeout), cause)
+}
+
+// ContextWithDeadlineCause replaces context.WithDeadlineCause.
+func ContextWithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
+	r, t := enter()
+	if r == nil {
+		return context.WithDeadlineCause(parent, d, cause)
+	}
+	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
+		return ContextWithCancel(parent) // the parent's deadline comes first
+	}
+	c := newCtx(r, t, parent)
+	c.deadline, c.hasDeadline, c.timeoutCause = d, true, cause
+	f := c.cancelFunc(errCanceled)
+	if c.err == nil {
+		if dur := d.Sub(epoch.Add(r.clock.now)); dur <= 0 {
+			c.cancel(t, false, true, errDeadline, cause)
+		} else {
+			c.timer = &vtimer{kind: tkCtx, t: t, ctx: c}
+			r.startTimer(t, c.timer, dur)
+		}
+	}
+	return c, func() { f(nil) }
+}
+
+// ContextCause replaces context.Cause.
+func ContextCause(ctx context.Context) error {
+	r, _ := enter()
+	if r != nil {
+		if c := vctxOf(r, ctx); c != nil {
+			return c.read(func() error { return c.cause })
+		}
+	}
+	return context.Cause(ctx)
+}
+
+// ContextAfterFunc replaces context.AfterFunc: when ctx is cancelled, f
+// starts on a new goroutine, a child of the caller.
+func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
+	r, t := enter()
+	var c *vctx
+	if r != nil {
+		c = vctxOf(r, ctx)
+	}
+	if c == nil && (r == nil || ctx.Done() == nil) {
+		return context.AfterFunc(ctx, f)
+	}
+	if c == nil {
+		// A context xbtest did not make: f starts, on a goroutine xbtest
+		// controls, when a scheduling point or a tick finds it done.
+		r.event(t)
+		a := &ctxAfter{f: f, owner: t}
+		r.racePublish(t, unsafe.Pointer(a), roleSend)
+		stopped, started := false, false
+		r.watch(ctx.Done(), func() {
+			started = true
+			r.spawnFor(r.cur, t, f, true, unsafe.Pointer(a))
+		}, func() bool { return stopped })
+		r.yield(t)
+		return func() bool {
+			r2, t := enter()
+			if r2 != r {
+				return false
+			}
+			r.event(t)
+			was := !stopped && !started
+			stopped = true
+			r.yield(t)
+			return was
+		}
+	}
+	r.event(t)
+	r.dataAccess(c.m.addr, 1, true)
+	a := &ctxAfter{f: f, owner: t}
+	r.racePublish(t, unsafe.Pointer(a), roleSend)
+	if c.err != nil {
+		r.spawnFor(t, t, f, false, nil)
+		r.yield(t)
+		return func() bool { return false }
+	}
+	c.afters = append(c.afters, a)
+	r.yield(t)
+	return func() bool {
+		r, t := enter()
+		if r != c.r {
+			return false
+		}
+		r.event(t)
+		r.dataAccess(c.m.addr, 1, true)
+		i := slices.Index(c.afters, a)
+		if i >= 0 {
+			c.afters = slices.Delete(c.afters, i, i+1)
+		}
+		r.yield(t)
+		return i >= 0
+	}
+}

@@ -1,0 +1,483 @@
+package engine
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/settings"
+)
+
+// Explore runs body once per schedule the configured algorithm explores and
+// returns what it found. name is the test's name in reports.
+func Explore(name string, body func(*T), cfg Config) *result.Result {
+	if cfg.Backer == nil {
+		cfg.Backer = BackerFor(cfg.Checkpoint)
+	}
+	res := &result.Result{Test: name, Semantics: cfg.Semantics, Complete: true}
+	if err := cfg.Normalize(); err != nil {
+		res.Internal, res.Complete = err.Error(), false
+		return res
+	}
+	res.Semantics, res.Backer = cfg.Semantics, cfg.Backer.Name()
+	if cfg.Algorithm == settings.Brute {
+		cfg.oracle, cfg.oracleSpawns, cfg.brute = true, true, true
+	}
+	if m := tainted.Load(); m != nil {
+		res.Internal = "not explored, an earlier test left a goroutine xbtest could not stop: " + *m
+		res.Complete = false
+		return res
+	}
+	if interrupted.Load() {
+		res.Complete, res.Bound = false, checkpoint.StopInterrupt.String()
+		res.Internal = "not explored: xbtest was interrupted"
+		return res
+	}
+	checkpoint.ClearStop()
+	if cfg.Timeout > 0 {
+		// The bound holds within an execution too: the scheduler checks
+		// the request every few hundred events, in whichever process
+		// runs the execution.
+		defer checkpoint.StopAfter(cfg.Timeout, checkpoint.StopTime)()
+	}
+	start := time.Now()
+	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
+			res.Complete = false
+			hot.Store(false)
+			concurrent.Store(nil)
+			active.Store(nil)
+			if checkpoint.InChild() {
+				// Never back into the test binary's code from a fork.
+				d.Fail(res.Internal)
+				checkpoint.Leave(d.Save())
+			}
+		}
+	}()
+	if cfg.Watchdog > 0 {
+		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
+		defer d.tick.Stop()
+	}
+	d.pkgState = packageState()
+	cfg.Backer.Explore(d)
+	d.noteFlushPasses() // tsoorder.go
+	res = d.res
+	res.Findings = publicFindings(d.found)
+	res.Schedules = d.stats.schedules
+	res.Depth = d.strat.MaxDepth()
+	if !res.Complete {
+		res.Left = max(d.left, d.strat.Pending())
+	}
+	res.Aborted = d.stats.aborted
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+// advance is the end of an iteration of the thesis's loop, after an
+// execution: pop the next branch ("goto DONE" when there is none), or stop
+// at a bound.
+func (d *driver) advance() {
+	cfg := d.cfg
+	switch {
+	case d.stop:
+		d.over = true
+		return
+	case d.r.restart:
+		d.restart()
+		return
+	case d.known.flush.grew:
+		d.nextFlushPass(true) // tsoorder.go
+	case !d.strat.Next(d.last == endAbort) && !d.nextFlushPass(false):
+		d.over = true
+		return
+	}
+	if cfg.MaxSchedules > 0 && d.stats.schedules >= cfg.MaxSchedules {
+		d.res.Complete, d.res.Bound = false, "schedules"
+		d.over = true
+		return
+	}
+	if d.iter++; d.iter&7 != 0 {
+		return // reading the clock costs a few percent of a small execution
+	}
+	now := time.Now()
+	if cfg.Timeout > 0 && now.Sub(d.start) > cfg.Timeout {
+		d.bounded(checkpoint.StopTime)
+		return
+	}
+	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
+		d.lastProgress = now
+		cfg.Progress(result.Progress{Schedules: d.stats.schedules, Findings: len(d.found),
+			Depth: d.strat.StartDepth(), MaxDepth: d.strat.MaxDepth(), Left: max(d.left, d.strat.Pending())})
+	}
+}
+
+// exploreStats are the driver's counts across the executions of an
+// exploration; the engine counts into them.
+type exploreStats struct {
+	schedules int // paths explored to their end (the thesis's "paths")
+	aborted   int // paths cut short: an unavailable lock
+}
+
+// restart starts the exploration over, keeping what it learnt (TryLocks,
+// RWMutexes): findings so far were found on schedules of the old tree and
+// are found again.
+func (d *driver) restart() {
+	d.strat = newStrategy(d.cfg, nil) // d.known stays
+	d.found = nil
+	clear(d.seen)
+	d.restarts++
+}
+
+// driver runs the executions of one exploration; it is the checkpoint
+// package's Target.
+type driver struct {
+	strat    sched.Strategy
+	known    *learnt // what the exploration learnt; kept when it starts over
+	stats    exploreStats
+	cfg      *Config
+	name     string
+	body     func(*T)
+	res      *result.Result
+	seen     map[string]*finding
+	found    []*finding // the distinct findings, in the order seen (res.Findings at the end)
+	warned   map[string]bool
+	last     endReason
+	stop     bool
+	over     bool // exploration has ended (the stack is empty, or a bound)
+	restarts int
+	r        run          // reused by every execution
+	tick     *time.Ticker // the watchdog's clock
+
+	start, lastProgress time.Time
+	iter                int
+	// pkgState is the package-level state before the first execution;
+	// dirty says how an execution left it changed (see fingerprint.go).
+	pkgState *stateFingerprint
+	dirty    string
+	// left is how many branches were still to explore when a forked
+	// process stopped exploring early (its stack is not handed up).
+	left int
+}
+
+// Next implements checkpoint.Target.
+func (d *driver) Next() int {
+	if d.over {
+		return -1
+	}
+	if s := checkpoint.StopRequested(); s != checkpoint.NoStop {
+		d.bounded(s)
+		return -1
+	}
+	return d.strat.StartDepth()
+}
+
+// bounded ends exploration early: a bound or a request to stop.
+func (d *driver) bounded(s checkpoint.Stop) {
+	d.res.Complete = false
+	if d.res.Bound == "" {
+		d.res.Bound = s.String()
+	}
+	d.over = true
+}
+
+// RunFrom implements checkpoint.Target: one execution from the start of
+// the test body that replays the current path to the next start, then
+// explores; then the explorer advances to the following start.
+func (d *driver) RunFrom(n int) {
+	if n != d.strat.StartDepth() {
+		d.Fail("internal error: backer asked for another depth than the explorer's branch point")
+		return
+	}
+	r := &d.r
+	r.reset(d.strat, nil, d.known, &d.stats, d.cfg, d.name, d.body, d.strat.ReplayPrefix())
+	r.number = d.stats.schedules + 1
+	r.drv, r.started = d, time.Now()
+	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
+	r.snapshots = !rerun
+	d.last = d.execute(r)
+	d.collect(r)
+	if d.dirty == "" && r.changed != "" {
+		d.dirty = r.changed
+	}
+	if d.dirty == "" && d.pkgState != nil {
+		d.dirty = d.pkgState.changed()
+	}
+	d.advance()
+}
+
+// Clean implements checkpoint.Target.
+func (d *driver) Clean() (bool, string) {
+	return d.dirty == "", d.dirty
+}
+
+// Forked implements checkpoint.Target: this process is a new child; what it
+// saves is relative to the stack it has now.
+func (d *driver) Forked() { d.strat.Forked() }
+
+// Alive implements checkpoint.Target: the driver's watchdog counts it as
+// progress of the execution this process holds as a snapshot.
+func (d *driver) Alive() { d.r.resumed.Add(1) }
+
+// Fail implements checkpoint.Target.
+func (d *driver) Fail(msg string) {
+	if d.res.Internal == "" {
+		d.res.Internal = msg
+	}
+	d.res.Complete = false
+	d.stop, d.over = true, true
+}
+
+// Note implements checkpoint.Target.
+func (d *driver) Note(msg string) {
+	for _, n := range d.res.Notes {
+		if n == msg {
+			return
+		}
+	}
+	d.res.Notes = append(d.res.Notes, msg)
+}
+
+// execute runs r to its end and tears it down.
+func (d *driver) execute(r *run) endReason {
+	active.Store(r)
+	defer func() {
+		hot.Store(false)
+		concurrent.Store(nil)
+		active.Store(nil)
+	}()
+	t0 := r.newThread(nil, nil)
+	r.raceStart(nil, t0)
+	t0.fn = func() { r.runBody(t0) }
+	r.cur = t0
+	if len(r.replay) == 0 {
+		r.exploring = true
+		if first := r.strat.Begin(r); first != t0.idx {
+			r.internal = "internal error: the first block is not the test goroutine's"
+			return endInternal
+		}
+	}
+	r.resume(t0)
+	if !r.wait(d.tick) {
+		r.abandon(r.cur, "has not reached a scheduling point")
+		r.dead.Store(true)
+		return endInternal
+	}
+	if !r.teardown() {
+		return endInternal
+	}
+	return r.why
+}
+
+// runBody is the test goroutine's function.
+func (r *run) runBody(t0 *thread) {
+	tt := newT(r, r.name, nil)
+	r.t0, t0.tt = tt, tt
+	tt.runFunc(r.body)
+}
+
+// collect merges an execution's findings into the result.
+func (d *driver) collect(r *run) {
+	switch {
+	case r.why == endBound:
+		d.bounded(r.bound)
+	case r.why == endFailure && r.exploring && r.guide == nil:
+		// A panic or t.FailNow ended the path: it was explored to its
+		// end, which is a failure.
+		d.stats.schedules++
+	}
+	inRun := map[string]bool{}
+	for _, f := range r.findings {
+		if inRun[f.key] {
+			continue
+		}
+		inRun[f.key] = true
+		if d.cfg.onFinding != nil {
+			d.cfg.onFinding(f)
+		}
+		if g := d.seen[f.key]; g != nil {
+			g.Count++
+			continue
+		}
+		f.Count, f.Schedule = 1, r.number
+		d.seen[f.key] = f
+		d.found = append(d.found, f)
+		if d.cfg.Found != nil {
+			d.cfg.Found(&f.Finding)
+		}
+		if d.cfg.Stop {
+			d.stop = true
+			d.res.Complete, d.res.Bound = false, "stop"
+		}
+	}
+	for _, n := range r.notes {
+		d.Note(n)
+	}
+	if r.gaveWay > 0 {
+		d.Note(fmt.Sprintf("fairness: a goroutine that polled (%d atomic blocks in a row ending at the same synchronization objects while another goroutine could run) was made to give way, as Go's scheduler preempts it; longer runs of it are not explored (-fair-blocks)", d.cfg.FairBlocks))
+	}
+	for _, w := range r.warnings {
+		if !d.warned[w] {
+			d.warned[w] = true
+			d.res.Warnings = append(d.res.Warnings, w)
+			d.res.Complete = false
+			if d.res.Bound == "" {
+				d.res.Bound = "steps"
+			}
+		}
+	}
+	if r.skipped {
+		d.res.Skipped = true
+		d.stop = true
+	}
+	if r.internal == "" {
+		if m := tainted.Load(); m != nil {
+			r.internal = *m
+		}
+	}
+	if r.internal != "" {
+		d.res.Internal = r.internal
+		d.res.Complete = false
+		d.stop = true
+	}
+}
+
+// Describe implements checkpoint.Target: it replays the first schedule of
+// each finding with tracing on, to give every goroutine of the report its
+// position and the schedule its blocks, then tries to shorten the schedule
+// (see minimise). Each finding is described on a copy of the initial
+// program state (the backer's Isolate: a forked child when the body may
+// change package state).
+func (d *driver) Describe() {
+	for _, f := range d.found {
+		if d.res.Internal != "" || tainted.Load() != nil {
+			break
+		}
+		out := d.cfg.Backer.Isolate(d, func() []byte {
+			f.path = mergePath(f.path)
+			if !d.describeOne(f) {
+				f.Unreproduced = "its schedule could not be replayed"
+				return encodeFinding(f)
+			}
+			if d.cfg.Minimise && checkpoint.StopRequested() == checkpoint.NoStop {
+				d.minimise(f)
+			}
+			d.verify(f)
+			return encodeFinding(f)
+		})
+		if g, err := decodeFinding(out); err == nil {
+			*f = *g
+		}
+	}
+	sort.SliceStable(d.found, func(i, j int) bool { return d.found[i].Schedule < d.found[j].Schedule })
+}
+
+// verify follows f's schedule as xbtest -replay will (from the start of the
+// test body, by goroutine, scheduling points and anchors) and notes when it
+// does not lead to f again: a finding is reported with a schedule file that
+// replays it, or says it does not.
+func (d *driver) verify(f *finding) {
+	if d.pkgState != nil && d.pkgState.changed() != "" {
+		// Describing changed package state (re-running in this process):
+		// a replay would not start where the finding's exploration did.
+		return
+	}
+	g, gd, _ := d.follow(f.Blocks, true, func(g *finding) int {
+		if g.key == f.key {
+			return matchExact
+		}
+		return matchNone
+	})
+	switch {
+	case g != nil:
+		if d.cfg.Timelines {
+			f.Timeline = d.outcome(gd, g)
+		}
+	case gd != nil && gd.div != "":
+		f.Unreproduced = "replaying its schedule diverged: " + gd.div
+	default:
+		f.Unreproduced = "its schedule, followed to its end, did not lead to it again"
+	}
+}
+
+// describeOne replays f's path with tracing on and fills in its blocks and
+// the positions of its goroutines.
+func (d *driver) describeOne(f *finding) bool {
+	r, blocks := d.trace(f.path)
+	if r == nil {
+		return false
+	}
+	pos := map[string]string{}
+	for _, t := range r.threads {
+		if file, line, _ := userFrame(t.pcs); file != "" {
+			pos[t.id()] = shortPos(file, line)
+			sourceLine(file, line)
+		}
+	}
+	for i := range f.Goroutines {
+		g := &f.Goroutines[i]
+		if g.Pos == "" {
+			g.Pos = pos[g.ID]
+		}
+	}
+	if f.Pos == "" && len(f.Goroutines) > 0 {
+		f.Pos = f.Goroutines[0].Pos
+	}
+	f.Src = sourceAt(f.Pos)
+	f.Blocks = blocks
+	return true
+}
+
+// trace replays path with tracing on and returns the execution and the
+// path's blocks, anchored; nil if the path did not replay.
+func (d *driver) trace(path []decision) (*run, []result.Block) {
+	cfg := *d.cfg
+	cfg.Trace = true
+	// MaxSteps stays: a goroutine the bound stopped while the path was
+	// explored must stop at the same step when it is replayed.
+	r := &d.r
+	r.reset(d.strat, nil, d.known, &d.stats, &cfg, d.name, d.body, path)
+	r.traceOnly = true
+	r.stepAt = make([]result.Block, len(path))
+	if why := d.execute(r); why != endReplay {
+		return nil, nil
+	}
+	blocks := make([]result.Block, len(path))
+	for i, s := range path {
+		b := r.stepAt[i]
+		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.Thread].id(), s.Thread, s.End, s.Choices, s.Mid
+		blocks[i] = b
+	}
+	return r, blocks
+}
+
+// mergePath joins consecutive blocks of the same goroutine: the explorer ends
+// a block at every lock exit when another goroutine could run, even if the
+// same one goes on, but for replay and reports that is one block.
+func mergePath(p []decision) []decision {
+	var out []decision
+	for _, s := range p {
+		if n := len(out); n > 0 && out[n-1].Thread == s.Thread && !out[n-1].Tick {
+			last := &out[n-1]
+			last.End, last.Mid, last.Tick = s.End, s.Mid, s.Tick
+			last.Choices = append(append([]int32(nil), last.Choices...), s.Choices...)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// publicFindings are the results of fs.
+func publicFindings(fs []*finding) []*result.Finding {
+	out := make([]*result.Finding, len(fs))
+	for i, f := range fs {
+		out[i] = &f.Finding
+	}
+	return out
+}

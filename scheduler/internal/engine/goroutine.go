@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Go starts f on a new controlled goroutine; it replaces the go statement.
+// The rewriter evaluates the arguments of `go f(a, b)` before calling Go, as
+// Go does. Outside an execution Go is a plain go statement.
+func Go(f func()) {
+	r, t := enter()
+	if r == nil {
+		go f()
+		return
+	}
+	r.event(t)
+	c := r.newThread(t, f)
+	r.raceStart(t, c)
+	if r.exploring {
+		r.strat.Spawned(c.idx)
+	}
+	// A recorded spawn branch may stop the parent right here.
+	r.transfer(t, r.point(t, ptSpawn))
+}
+
+// goAndJoin runs f on a new controlled goroutine and waits for it to end,
+// as T.Run runs a subtest. Starting the goroutine and starting to wait are
+// one step: nothing the child could observe happens in between, so the
+// wait adds no order to explore. f may call release to end the wait early,
+// from its own goroutine: a subtest that calls T.Parallel lets Run return.
+func goAndJoin(f func(release func())) {
+	r, t := enter()
+	if r == nil {
+		done := make(chan struct{})
+		var once sync.Once
+		release := func() { once.Do(func() { close(done) }) }
+		go func() { defer release(); f(release) }()
+		<-done
+		return
+	}
+	r.event(t)
+	var c *thread
+	c = r.newThread(t, func() { f(func() { r.releaseJoiner(c) }) })
+	r.raceStart(t, c)
+	c.joiner = t
+	if r.exploring {
+		r.strat.Spawned(c.idx)
+	}
+	r.parkHere(t, "subtest", -1)
+}
+
+// releaseJoiner wakes the goroutine waiting in goAndJoin for c before c
+// ends. It is a synchronization of c's (go test's subtest signals its
+// parent on a channel), and the parent may run before the rest of c's
+// block.
+func (r *run) releaseJoiner(c *thread) {
+	r2, t := enter()
+	if r2 != r || t != c || c.joiner == nil {
+		return
+	}
+	r.opPoint(t)
+	r.event(t)
+	j := c.joiner
+	c.joiner = nil
+	r.wakeUp(j, -1)
+	r.wokeMidBlock(t)
+}
+
+// Goexit replaces runtime.Goexit.
+func Goexit() {
+	goexiting()
+	runtime.Goexit()
+}
+
+// goexiting notes that the calling controlled goroutine is about to call
+// runtime.Goexit: its worker's goroutine ends with it (deferred calls may
+// still reach scheduling points, and a teardown may unwind them), so the
+// worker must not go back to the pool.
+func goexiting() {
+	if r := active.Load(); r != nil && r.cur != nil && r.cur.g == getg() {
+		r.cur.goexit = true
+	}
+}
+
+// Step is a scheduling event without an operation: the rewriter puts it on
+// loop back edges, so that a loop that touches no shared state still counts
+// towards the step bound (the thesis's terminateAfter) instead of hanging.
+//
+// With one goroutine there is nothing to schedule or bound, so it costs a
+// load and a test (the watchdog tells a long sequential loop from a blocked
+// goroutine by its state, see run.wait).
+func Step() {
+	if hot.Load() {
+		step()
+	}
+}
+
+//go:noinline
+func step() {
+	if r, t := enter(); r != nil {
+		if t.pending != 0 {
+			t.unfenced = true // a loop's back edge is no fence
+			r.event(t)
+			t.unfenced = false
+			return
+		}
+		r.event(t)
+	}
+}
+
+// Gosched replaces runtime.Gosched: a block boundary at which the goroutine
+// gives way to the others when it yields twice in a row (see the explorer's
+// yielded), so that a loop polling with Gosched ends in every path.
+func Gosched() {
+	r, t := enter()
+	if r == nil {
+		runtime.Gosched()
+		return
+	}
+	r.event(t)
+	if r.multi {
+		r.transfer(t, r.point(t, ptYield))
+	}
+}

@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+)
+
+// Pos names a source position of instrumented code (see RegisterPositions);
+// 0 is unknown.
+type Pos uint32
+
+var positions struct {
+	sync.Mutex
+	file []string
+	line []int32
+	expr map[Pos]string
+}
+
+// RegisterPositions records the positions of the memory accesses of one
+// instrumented file and returns the Pos of the first; the rewriter numbers
+// an access site k of the file base+k. lines holds the line of every site.
+func RegisterPositions(file string, lines ...int32) Pos {
+	positions.Lock()
+	defer positions.Unlock()
+	if len(positions.file) == 0 {
+		positions.file = append(positions.file, "")
+		positions.line = append(positions.line, 0)
+	}
+	base := Pos(len(positions.file))
+	for _, l := range lines {
+		positions.file = append(positions.file, file)
+		positions.line = append(positions.line, l)
+	}
+	return base
+}
+
+// RegisterExprs records the source text of the accesses at base, base+1...
+// (the expression read or written), which names the variable in race
+// reports. It returns base.
+func RegisterExprs(base Pos, exprs ...string) Pos {
+	positions.Lock()
+	defer positions.Unlock()
+	if positions.expr == nil {
+		positions.expr = map[Pos]string{}
+	}
+	for i, e := range exprs {
+		if e != "" {
+			positions.expr[base+Pos(i)] = e
+		}
+	}
+	return base
+}
+
+// Expr returns the source text of the access at p, if known.
+func (p Pos) Expr() string {
+	positions.Lock()
+	defer positions.Unlock()
+	return positions.expr[p]
+}
+
+// File returns the file of p, shortened as in String.
+func (p Pos) File() string {
+	s := p.String()
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// fileLine returns p's file and line ("" if unknown).
+func (p Pos) fileLine() (string, int) {
+	positions.Lock()
+	defer positions.Unlock()
+	if p == 0 || int(p) >= len(positions.file) {
+		return "", 0
+	}
+	return positions.file[p], int(positions.line[p])
+}
+
+// String returns file:line.
+func (p Pos) String() string {
+	positions.Lock()
+	defer positions.Unlock()
+	if p == 0 || int(p) >= len(positions.file) {
+		return "?"
+	}
+	return shortPos(positions.file[p], int(positions.line[p]))
+}
+
+// Read reports that the running goroutine read size bytes at addr. It is
+// small enough to be inlined into instrumented code, and costs one atomic
+// load and a test until the execution has a second goroutine: before that,
+// the test's accesses can neither race nor order anything (they happen
+// before every goroutine it starts), so sequential set-up runs at nearly
+// full speed.
+func Read(addr unsafe.Pointer, size uintptr, pos Pos) {
+	if hot.Load() {
+		read(addr, size, pos)
+	}
+}
+
+// Write reports that the running goroutine wrote size bytes at addr.
+func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
+	if hot.Load() {
+		write(addr, size, pos)
+	}
+}
+
+// read and write are the out-of-line part of Read and Write, kept small so
+// that the helpers the rewriter wraps around Read and Write stay small
+// enough to be inlined too.
+//
+//go:noinline
+func read(addr unsafe.Pointer, size uintptr, pos Pos) {
+	concurrent.Load().memory(addr, size, false, pos)
+}
+
+//go:noinline
+func write(addr unsafe.Pointer, size uintptr, pos Pos) {
+	concurrent.Load().memory(addr, size, true, pos)
+}
+
+func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
+	if r == nil {
+		return // the execution ended between the test and the call
+	}
+	t := r.cur
+	if t.g != getg() && r.foreign() {
+		return
+	}
+	if r.dead.Load() {
+		panic(teardown{})
+	}
+	r.event(t)
+	if write {
+		t.wroteAt = t.steps
+	}
+	if r.access {
+		r.accessStarts(t, uintptr(addr), size) // -granularity access: the access starts a block (tsoorder.go)
+	}
+	if r.exploring {
+		r.strat.Access(uintptr(addr), size, write)
+	}
+	if r.raceOn() {
+		r.raceAccess(t, addr, size, write, pos)
+	}
+}
+
+// Global registers a package-level variable of an instrumented package, so
+// that it has the same name in every execution (and in reports).
+func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(addr, size, name, nil) }
+
+// GlobalOf registers the package-level variable p points to, with its type,
+// so that fork checkpoints can tell whether a test changed it (see
+// fingerprint.go). p must be a non-nil pointer.
+func GlobalOf(p any, name string) {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	t := v.Type().Elem()
+	registerGlobal(v.UnsafePointer(), t.Size(), name, t)
+}
+
+// Alloc registers a heap object the running goroutine just allocated
+// (see location.go: it names the object across executions).
+func Alloc(addr unsafe.Pointer, size uintptr) {
+	r, t := enter()
+	if r == nil {
+		return
+	}
+	r.alloc(t, addr, size, nil)
+}
+
+func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
+	r.heap.add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
+	t.allocs++
+}
+
+// New registers the object p points to and returns p; the rewriter wraps
+// new(T) and &T{...} in it.
+func New[T any](p *T) *T {
+	if r, t := enter(); r != nil {
+		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T]())
+	}
+	return p
+}
+
+// Slice registers the backing array of s and returns s; the rewriter wraps
+// make([]T, n) and append in it.
+func Slice[T any](s []T) []T {
+	if cap(s) == 0 {
+		return s
+	}
+	if r, t := enter(); r != nil {
+		var z T
+		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()))
+	}
+	return s
+}
+
+// NewMap registers a map made by make and returns it; a map is one location.
+func NewMap[M ~map[K]V, K comparable, V any](m M) M {
+	if r, t := enter(); r != nil && m != nil {
+		r.alloc(t, MapAddr(m), 1, reflect.TypeFor[M]())
+	}
+	return m
+}
+
+// MapAddr returns the location that stands for the whole map m.
+func MapAddr[M ~map[K]V, K comparable, V any](m M) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
+}

@@ -1,0 +1,1260 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	randv1 "math/rand"
+	randv2 "math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/eraser"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/settings"
+)
+
+// One execution ("run") of a test body under the scheduler.
+//
+// Every goroutine of the body is a real goroutine, but exactly one of them
+// runs at a time: the others sleep on their wake channel. Switching hands a
+// token from the running goroutine to the next one. The explorer's code runs
+// inline, on whichever controlled goroutine reached a scheduling point, so a
+// hook that does not switch costs a function call.
+//
+// An execution first replays a prefix of recorded decisions (the path to the
+// branch point being explored), then the explorer steers it. It ends when the
+// explorer's enabled set is empty, when a thread cannot acquire a lock (the
+// thesis aborts the block and backs up), or on a failure that ends a test
+// (t.Fatal, a panic). The driver then tears it down: every goroutine still
+// alive is woken and unwinds with a teardown panic, running its deferred
+// calls, before the next execution starts. The goroutines themselves are
+// pooled workers reused by later executions.
+
+// active is the execution under way in this process, if any. Hooks called
+// when there is none (package initialisation, code outside xbtest) behave
+// like the sync, channel and atomic operations they replace.
+var active atomic.Pointer[run]
+
+// concurrent is the active execution once it has a second goroutine (nil
+// before): memory hooks have nothing to do until then (see Read). hot is
+// concurrent != nil, cheaper to test in the inlined hooks.
+var (
+	concurrent atomic.Pointer[run]
+	hot        atomic.Bool
+)
+
+var epochs atomic.Uint64
+
+// tainted is set when a goroutine of an execution could not be stopped (it
+// is blocked in code xbtest does not control); no further exploration is
+// safe in this process.
+var tainted atomic.Pointer[string]
+
+type threadStatus uint8
+
+const (
+	stRunnable threadStatus = iota // at a scheduling point, can be resumed
+	stWaiting                      // parked on a Cond, channel, WaitGroup... until woken
+	stExited
+)
+
+// thread is one controlled goroutine of an execution.
+type thread struct {
+	r      *run
+	idx    int32 // creation index: the explorer's name for the thread
+	parent *thread
+	ord    int32 // 1-based position among its parent's children
+	nkids  int32
+	fn     func()
+	g      uintptr
+	w      *worker // the pooled goroutine running it, once started
+
+	started  bool
+	returned bool
+	goexit   bool // it called runtime.Goexit: its goroutine ends whatever else happens
+	gone     bool // the goroutine has finished
+	status   threadStatus
+	frozen   bool   // stopped by the step bound
+	on       string // what a waiting thread waits for, for reports
+	onObj    int32  // the object it waits on (-1: none)
+	steps    int64
+	wroteAt  int64 // steps when it last wrote shared memory (tooManySteps)
+	allocs   int32 // heap objects registered so far (names them, see location.go)
+
+	lastLock *lockState // the last lock it released (reverse lock chain analysis)
+	held     []*lockState
+
+	wait   waitResult // filled in by whoever wakes the thread
+	joiner *thread    // a parent waiting for this thread to end (T.Run)
+	lastE  int64      // event number of its last event
+	pcs    []uintptr  // trace mode: the call stack at its last event
+	tt     *T         // the test handle of a T.Run goroutine
+
+	// Store buffers (tso.go): the goroutine's buffers, the number of stores
+	// they hold, and for a flush pseudo-thread the buffer it commits.
+	bufs     []*storeBuf
+	pending  int
+	unfenced bool // the current event is a buffered access or a loop step: no drain
+	flushOf  *storeBuf
+	isClock  bool // the virtual clock's pseudo-thread (eager.go)
+	ranAt    int  // r.switches when it last started a block or was woken (eager.go, "Fairness")
+
+	// Since its last block boundary: the access points it passed, and
+	// whether it made an access that is a boundary (tsoorder.go).
+	quiet      int32
+	racyAccess bool
+}
+
+// waitResult is what a waking thread hands a parked one.
+type waitResult struct {
+	woken bool
+}
+
+func (t *thread) id() string {
+	if t.flushOf != nil {
+		return t.flushOf.name()
+	}
+	if t.isClock {
+		return "clock"
+	}
+	if t.parent == nil {
+		return "T0"
+	}
+	return t.parent.id() + "." + strconv.Itoa(int(t.ord))
+}
+
+type endReason uint8
+
+const (
+	endNone     endReason = iota
+	endPath               // the enabled set became empty
+	endAbort              // a lock could not be acquired: back up to RetPt
+	endFailure            // t.Fatal or a panic ended the test
+	endReplay             // a trace replay reached the end of its schedule
+	endDiverged           // a replayed prefix did not reproduce
+	endInternal           // an error of xbtest itself
+	endRestart            // the exploration must start over (a TryLock was discovered)
+	endBound              // exploration was asked to stop (-timeout, interrupt)
+)
+
+type run struct {
+	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
+	guide    *guide         // a guided execution's schedule (guide.go), or nil
+	known    *learnt        // what the exploration learnt about block boundaries (mutex.go)
+	stats    *exploreStats
+	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
+	restart  bool // the exploration must start over, knowing more (mutex.go)
+	cfg      *Config
+	trace    bool  // cfg.Trace, read at every event
+	maxSteps int64 // cfg.MaxSteps
+	mem      settings.Memory
+	access   bool // every shared access is a block boundary
+	epoch    uint64
+	body     func(*T)
+	name     string
+	number   int // the schedule this execution explores, 1-based
+
+	// brute: every synchronization operation starts with a branch point;
+	// opsSince counts the operations since the last scheduling point
+	// (brute.go).
+	brute     bool
+	opsSince  int
+	switches  int     // goroutine switches between blocks so far (eager.go, "Fairness")
+	lastBlock *thread // the goroutine of the block under way
+	// accessed: at access granularity, a shared access started a block
+	// since the last scheduling point (opPoint).
+	accessed bool
+
+	threads []*thread
+	spare   []*thread   // thread structs of earlier executions, reused
+	multi   bool        // a second goroutine exists (see Read)
+	multiA  atomic.Bool // multi, for the watchdog
+	cur     *thread
+	events  int64
+	beat    atomic.Int64
+
+	// Fork checkpoints: snapshots is set when the backer may keep the
+	// program state at branch points; started is when this process
+	// started (or took over) the execution, to weigh a replay against a
+	// fork.
+	snapshots bool
+	started   time.Time
+	drv       *driver
+	resumed   atomic.Int64 // bumped when a forked child takes over, or while a real wait is progress (native.go)
+
+	replay    []decision
+	k         int // the decision being replayed
+	choiceN   int // choice points replayed within it
+	exploring bool
+	traceOnly bool           // replay for a report: stop at the end of the prefix
+	stepAt    []result.Block // trace replay: where and how each replayed block ended
+	bpoints   int            // scheduling points of the block under way (once a second goroutine exists)
+
+	done     chan struct{}
+	ack      chan struct{}
+	finished bool
+	why      endReason
+	dead     atomic.Bool
+
+	heap  heapIndex
+	sync  syncTables // the states of synchronization objects (syncstate.go)
+	chans map[unsafe.Pointer]any
+	nobj  int32
+
+	rand1 *randv1.Rand // this execution's math/rand source (see rand.go)
+	rand2 *randv2.Rand
+
+	natives  []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
+	quiet    int           // the context package runs on a vctx's cancellation: Err and Cause are no scheduling points
+	clock    clock         // virtual time (see clock.go)
+	ticking  bool          // a tick is firing timers: wake-ups carry no happens-before edge
+	tickWoke int           // goroutines the tick under way has woken or started
+	clockT   *thread       // the clock's pseudo-thread when timers fire eagerly (eager.go)
+
+	findings []*finding
+	bound    checkpoint.Stop // why the execution ended early (endBound)
+
+	race      *eraser.Detector         // race detection (nil or Off: none)
+	raceLocks []*lockState             // the locks the detector has seen, by id, for reports
+	mapHB     map[mapKey]*eraser.Clock // happens-before of sync.Map keys (race.go)
+	warnings  []string
+	notes     []string // for -v: what the result's Notes say (unprotected locations)
+	gaveWay   int      // threads made to give way by the fairness bound
+	changed   string   // package state the execution changed that the fingerprint may not see
+	unprot    int      // the detector's unprotected locations already noted
+	internal  string
+	skipped   bool
+	failed    bool
+	t0        *T
+}
+
+// reset prepares r for a new execution. Executions of one exploration reuse
+// the same run, threads and registries, so that steady-state exploration
+// allocates little.
+//
+// s, g, known and stats are the exploration's: its strategy, the schedule a
+// guided execution follows (nil when exploring), what it learnt about block
+// boundaries and where it counts paths.
+func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
+	if r.done == nil {
+		r.done = make(chan struct{}, 1)
+		r.ack = make(chan struct{})
+		r.chans = make(map[unsafe.Pointer]any)
+	}
+	r.strat, r.guide, r.known, r.stats = s, g, known, stats
+	s.NewExecution()
+	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
+	r.cfg, r.name, r.body, r.replay = cfg, name, body, replay
+	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
+	r.mem, r.access = cfg.Memory, cfg.Granularity == settings.Access
+	r.brute, r.opsSince, r.accessed = cfg.brute, 0, false
+	r.switches, r.lastBlock = 0, nil
+	r.epoch = epochs.Add(1)
+	r.number = 0
+	r.threads = r.threads[:0]
+	r.multi = false
+	r.multiA.Store(false)
+	r.cur = nil
+	r.events = 0
+	r.beat.Store(0)
+	r.k, r.choiceN = 0, 0
+	r.exploring, r.traceOnly = false, false
+	r.stepAt = nil
+	r.bpoints = 0
+	r.snapshots = false
+	r.finished, r.why = false, endNone
+	r.dead.Store(false)
+	r.heap.reset()
+	r.sync.reset()
+	clear(r.chans)
+	r.nobj = 0
+	r.rand1, r.rand2 = nil, nil
+	r.clock.reset()
+	r.clockT = nil
+	clear(r.natives)
+	r.natives = r.natives[:0]
+	r.quiet = 0
+	r.ticking = false
+	r.findings = r.findings[:0]
+	r.bound = checkpoint.NoStop
+	r.warnings = r.warnings[:0]
+	r.notes = r.notes[:0]
+	r.gaveWay = 0
+	r.changed = ""
+	r.unprot = 0
+	r.internal = ""
+	r.skipped, r.failed = false, false
+	r.t0 = nil
+	if r.race == nil || r.race.Mode() != cfg.Race {
+		r.race = eraser.New(cfg.Race)
+	}
+	r.race.Reset()
+	r.raceLocks = r.raceLocks[:0]
+	clear(r.mapHB)
+}
+
+func (r *run) newThread(parent *thread, fn func()) *thread {
+	var t *thread
+	if n := len(r.threads); n < len(r.spare) {
+		t = r.spare[n]
+		held, pcs, bufs := t.held[:0], t.pcs[:0], t.bufs[:0]
+		*t = thread{held: held, pcs: pcs, bufs: bufs}
+	} else {
+		t = new(thread)
+		r.spare = append(r.spare, t)
+	}
+	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
+	t.ranAt = r.switches
+	if !r.multi && len(r.threads) > 0 {
+		r.multi = true
+		r.multiA.Store(true)
+		concurrent.Store(r)
+		hot.Store(true)
+	}
+	if parent != nil {
+		parent.nkids++
+		t.ord = parent.nkids
+	}
+	r.threads = append(r.threads, t)
+	return t
+}
+
+// enter identifies the calling goroutine for a hook. It returns nil, nil
+// when no execution is under way (the hook then behaves natively). A
+// goroutine of an execution being torn down unwinds. A goroutine that is not
+// the running controlled one means instrumented code was reached from a
+// goroutine xbtest does not control: that is reported and the execution
+// ends.
+func enter() (*run, *thread) {
+	r := active.Load()
+	if r == nil {
+		return nil, nil
+	}
+	t := r.cur
+	if t.g != getg() && r.foreign() {
+		return nil, nil
+	}
+	if r.dead.Load() {
+		panic(teardown{})
+	}
+	return r, t
+}
+
+// runtimeOwned reports whether the calling goroutine is one the runtime
+// runs user code on: finalizers (runtime.SetFinalizer) and cleanups
+// (runtime.AddCleanup).
+func runtimeOwned() bool {
+	buf := make([]byte, 64<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	for _, fn := range []string{"runtime.runFinalizers(", "runtime.runfinq(", "runtime.runCleanups("} {
+		if bytes.Contains(buf, []byte("\n"+fn)) {
+			return true
+		}
+	}
+	return false
+}
+
+// foreign handles a hook called by a goroutine that is not the running
+// controlled goroutine. A finalizer or cleanup the runtime runs (on an
+// object of this or an earlier execution) is not one of the test's
+// goroutines: it behaves as outside any execution (foreign returns true).
+// Any other cannot be attributed to a thread, so the execution cannot
+// continue; the goroutine is parked until the process ends.
+func (r *run) foreign() (native bool) {
+	if runtimeOwned() {
+		return true
+	}
+	msg := "instrumented code was called from a goroutine xbtest does not control " +
+		"(started by code that is not instrumented, e.g. a library); instrument that package with -instrument\n" +
+		string(debug.Stack())
+	tainted.CompareAndSwap(nil, &msg)
+	select {}
+}
+
+// event counts one scheduling event of t: every hook call is one. Events
+// number the points where recorded blocks end, so a replayed prefix stops at
+// exactly the same place.
+func (r *run) event(t *thread) {
+	if t.pending != 0 && !t.unfenced {
+		r.fence(t) // a synchronization operation is a fence (tso.go)
+	}
+	r.events++
+	if r.multi && !t.isClock {
+		// The bound is on scheduling: a test's sequential set-up before it
+		// starts a goroutine is not bounded (go test's -timeout is). The
+		// clock fires timers, one per step: what they wake is bounded.
+		t.steps++
+	}
+	t.lastE = r.events
+	if r.events&255 == 0 {
+		r.beat.Store(r.events)
+		checkpoint.Beat()
+		if s := checkpoint.StopRequested(); s != checkpoint.NoStop && r.stoppable() {
+			r.stopped(t, s)
+		}
+	}
+	if r.trace {
+		t.record()
+		if r.traceOnly && r.k == len(r.replay)-1 {
+			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
+				r.stepAt[r.k] = r.anchor(t, ptBoundary)
+				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
+				r.end(endReplay)
+				t.sleep()
+			}
+		}
+	}
+	if r.maxSteps > 0 && t.steps > r.maxSteps && !t.frozen {
+		r.tooManySteps(t)
+	}
+	if !r.exploring && r.k < len(r.replay) && r.events > r.replay[r.k].End {
+		// A replayed block went past the event it ended at without
+		// reaching a scheduling point (it computes or spins differently):
+		// stop now, not when it next reaches one, which may be never.
+		r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine went on without a scheduling point", r.k, r.threads[r.replay[r.k].Thread].id(), r.replay[r.k].End))
+	}
+}
+
+// record keeps t's call stack at its current event (trace mode only).
+func (t *thread) record() {
+	if cap(t.pcs) < 32 {
+		t.pcs = make([]uintptr, 32)
+	}
+	t.pcs = t.pcs[:cap(t.pcs)]
+	n := runtime.Callers(3, t.pcs)
+	t.pcs = t.pcs[:n]
+}
+
+// faultHook, when set (tests only), runs at every scheduling point: it
+// injects faults into the scheduler itself.
+var faultHook func()
+
+// pointKind tells what kind of scheduling point a thread reached.
+type pointKind uint8
+
+const (
+	ptBoundary pointKind = iota // a lock exit or an operation that counts as one
+	ptPark                      // the thread waits: its block ends
+	ptExit                      // the thread died
+	ptSpawn                     // the thread started a goroutine
+	ptWake                      // the thread woke a waiter that can run at once (a Cond signalled without its lock)
+	ptFreeze                    // the thread exceeded the step bound
+	ptYield                     // runtime.Gosched: a boundary that gives way (internal/exitblock, "Fairness")
+	// ptPass: a read lock of an RWMutex not known to be write-locked too
+	// (mutex.go, "A waiting writer"). It ends no block while exploring, but
+	// counts as a scheduling point of schedules, so that a schedule recorded
+	// when the lock was known to be (the point ended a block, or was passed
+	// by one) is followed by a guided execution that has not learnt it yet.
+	ptPass
+)
+
+// point is called at every place where an atomic block may end. It returns
+// the thread to run next (t itself if the block continues), or nil if the
+// path has ended.
+func (r *run) point(t *thread, kind pointKind) *thread {
+	if faultHook != nil {
+		faultHook()
+	}
+	if kind != ptPass {
+		t.quiet, t.racyAccess = 0, false // tsoorder.go
+	}
+	r.opsSince, r.accessed = 0, false
+	if len(r.natives) > 0 {
+		var parking *thread
+		if kind == ptPark {
+			parking = t
+		}
+		r.pollNative(parking)
+	}
+	r.syncClock(t)
+	if r.exploring {
+		if r.guide != nil {
+			return r.guided(t, kind)
+		}
+		if kind == ptPass {
+			return t
+		}
+		return r.dispatch(t, kind)
+	}
+	d := &r.replay[r.k]
+	if r.multi {
+		r.bpoints++
+	}
+	if r.events != d.End {
+		if kind == ptPark || kind == ptExit || kind == ptFreeze || r.events > d.End {
+			r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine reached a scheduling point at event %d", r.k, r.threads[d.Thread].id(), d.End, r.events))
+		}
+		return t
+	}
+	// A tick follows the block if the goroutine that runs next cannot run
+	// (see clock.go); its choices are recorded after the block's.
+	last := r.k == len(r.replay)-1
+	switch {
+	case !last:
+		r.catchUp(t, r.replay[r.k+1].Thread)
+	case !r.traceOnly:
+		r.catchUp(t, r.strat.StartThread())
+		if r.choiceN < len(d.Choices) {
+			if cut := r.strat.Retick(r.choiceN); cut != nil {
+				d = cut
+			}
+		}
+	}
+	if r.choiceN != len(d.Choices) && !(last && r.traceOnly) {
+		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.Choices)))
+	}
+	if r.stepAt != nil {
+		r.stepAt[r.k] = r.anchor(t, kind)
+	}
+	r.bpoints = 0
+	r.k++
+	r.choiceN = 0
+	if r.snapshots && r.k < len(r.replay) {
+		// A branch point on the way to the next start (the state after
+		// r.k decisions): a fork checkpoint may keep it. A redirected
+		// child replays toward another start from here.
+		r.offerSnapshot(r.k)
+	}
+	if r.k == len(r.replay) {
+		if r.traceOnly {
+			r.end(endReplay)
+			return nil
+		}
+		r.exploring = true
+		return r.threadOf(r.strat.Begin(r))
+	}
+	n := r.replay[r.k].Thread
+	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
+		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
+	}
+	r.blockStarted(r.threads[n])
+	return r.threads[n]
+}
+
+// offerSnapshot offers the backer the program state after d decisions.
+func (r *run) offerSnapshot(d int) checkpoint.Resume {
+	res := r.cfg.Backer.AtBranchPoint(r.drv, d, time.Since(r.started))
+	if res != checkpoint.Stay {
+		r.resumed.Add(1)
+	}
+	switch res {
+	case checkpoint.Continue:
+		r.started = time.Now()
+	case checkpoint.Redirect:
+		// This process is a new child of the snapshot: the explorer's
+		// path and start are those the snapshot received from its last
+		// child. Replay from d toward the start.
+		r.started = time.Now()
+		r.replay = r.strat.ReplayPrefix()
+		r.k, r.choiceN = d, 0
+		r.number = r.stats.schedules + 1
+	}
+	return res
+}
+
+// redirected continues a redirected execution at the top of the explorer's
+// loop: either the start is right here, or a prefix remains to replay.
+func (r *run) redirected() *thread {
+	if r.k == len(r.replay) {
+		return r.threadOf(r.strat.Begin(r))
+	}
+	r.exploring = false
+	n := r.replay[r.k].Thread
+	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
+		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
+	}
+	r.blockStarted(r.threads[n])
+	return r.threads[n]
+}
+
+// choice returns the option taken at a notify or select choice point.
+func (r *run) choice(t *thread, options []int32) int32 {
+	if len(options) == 1 {
+		// One option is no choice; it is not recorded.
+		return options[0]
+	}
+	if !r.exploring {
+		d := &r.replay[r.k]
+		if r.choiceN >= len(d.Choices) || !slices.Contains(options, d.Choices[r.choiceN]) {
+			r.diverged(t, "a recorded notify or select choice is not available")
+		}
+		c := d.Choices[r.choiceN]
+		r.choiceN++
+		return c
+	}
+	if g := r.guide; g != nil {
+		c, ok, recorded := g.choice(options)
+		if recorded && !ok {
+			why := fmt.Sprintf("block %d: the recorded notify/select choice is not available to %s at %s", g.i, t.id(), callerPos(2))
+			if len(g.blocks[g.i].Choices) < g.choiceN+1 {
+				why = fmt.Sprintf("block %d: %s made more notify/select choices than recorded, at %s", g.i, t.id(), callerPos(2))
+			}
+			r.guideDiverged(t, why)
+		}
+		if recorded {
+			r.strat.Chosen(c)
+			return c
+		}
+	}
+	c, ok := r.strat.Choose(options)
+	if !ok {
+		r.diverged(t, "a re-executed block offered other notify or select choices")
+	}
+	return c
+}
+
+// transfer hands control to next after a scheduling point of t.
+func (r *run) transfer(t, next *thread) {
+	switch {
+	case next == t:
+	case next == nil:
+		r.endPath()
+		t.sleep()
+	default:
+		r.switchTo(t, next)
+	}
+}
+
+// yield is the common tail of an operation that is a block boundary.
+func (r *run) yield(t *thread) { r.transfer(t, r.point(t, ptBoundary)) }
+
+// parkHere blocks t (already marked waiting on something) until another
+// thread wakes it and the explorer schedules it.
+func (r *run) parkHere(t *thread, on string, obj int32) {
+	t.status = stWaiting
+	t.on, t.onObj = on, obj
+	t.wait = waitResult{}
+	if r.trace {
+		r.tracePark(t, on)
+	}
+	next := r.point(t, ptPark)
+	if next == t && t.status != stRunnable { // a tick may wake t itself (it sleeps alone)
+		r.internalError(t, "a waiting goroutine was scheduled")
+	}
+	r.transfer(t, next)
+}
+
+// wakeUp makes a waiting thread runnable; relock is the lock it must take
+// again (a Cond waiter) if that lock is held, else -1.
+func (r *run) wakeUp(w *thread, relock int32) {
+	if r.ticking {
+		r.tickWoke++
+	} else {
+		r.raceEdge(r.cur, w)
+	}
+	if r.trace {
+		r.traceWake(w)
+	}
+	w.status = stRunnable
+	w.on, w.onObj = "", -1
+	w.wait.woken = true
+	w.ranAt = r.switches
+	if r.exploring {
+		r.strat.Woken(w.idx, relock)
+	}
+}
+
+func (r *run) switchTo(from, to *thread) {
+	r.cur = to
+	r.beat.Store(r.events)
+	r.resume(to)
+	from.sleep()
+}
+
+func (r *run) resume(t *thread) {
+	if !t.started {
+		t.started = true
+		t.w = getWorker()
+		t.w.job = t
+	}
+	t.w.wake <- struct{}{}
+}
+
+// sleep parks the calling goroutine until it is resumed. A goroutine woken
+// to tear its execution down unwinds.
+func (t *thread) sleep() {
+	<-t.w.wake
+	if t.r.dead.Load() {
+		panic(teardown{})
+	}
+}
+
+// teardown is the panic that unwinds a goroutine of an execution that has
+// ended. Unlike runtime.Goexit it leaves the pooled goroutine alive. User
+// code that recovers it and goes on reaches another hook and unwinds again.
+type teardown struct{}
+
+// worker is a pooled goroutine that runs controlled threads, one after the
+// other. Reusing goroutines saves their creation and, above all, the growth
+// of their stacks, which a fresh goroutine pays in every execution.
+type worker struct {
+	g    uintptr
+	wake chan struct{}
+	job  *thread
+}
+
+var workers struct {
+	sync.Mutex
+	free []*worker
+}
+
+func getWorker() *worker {
+	workers.Lock()
+	if n := len(workers.free); n > 0 {
+		w := workers.free[n-1]
+		workers.free = workers.free[:n-1]
+		workers.Unlock()
+		return w
+	}
+	workers.Unlock()
+	w := &worker{wake: make(chan struct{}, 1)}
+	go w.loop()
+	return w
+}
+
+func putWorker(w *worker) {
+	w.job = nil
+	workers.Lock()
+	workers.free = append(workers.free, w)
+	workers.Unlock()
+}
+
+func (w *worker) loop() {
+	w.g = getg()
+	for {
+		<-w.wake
+		t := w.job
+		t.g = w.g
+		w.run(t)
+	}
+}
+
+// run runs one thread's function; the deferred finish decides what its end
+// means. A runtime.Goexit (t.FailNow) ends the worker's goroutine too.
+func (w *worker) run(t *thread) {
+	defer t.finish()
+	t.fn()
+	t.returned = true
+}
+
+// finish runs when the thread's function returns, panics or calls
+// runtime.Goexit.
+func (t *thread) finish() {
+	r := t.r
+	p := recover()
+	defer r.guard(t)
+	if r.dead.Load() {
+		t.gone = true
+		if t.returned || p != nil && !t.goexit {
+			putWorker(t.w) // unwound by a teardown panic or returned: reusable
+		}
+		r.ack <- struct{}{}
+		return
+	}
+	if p != nil {
+		stack := debug.Stack()
+		if ie, ok := p.(internalPanic); ok {
+			r.internal = string(ie)
+		} else if isInternalFault(p, stack) {
+			r.internal = fmt.Sprintf("internal error: %v\n%s", p, stack)
+		} else {
+			r.panicked(t, p, stack)
+		}
+		t.gone = true
+		if !t.goexit {
+			putWorker(t.w)
+		}
+		r.end(endFailure)
+		return
+	}
+	if !t.returned && t.tt != nil && t.tt.failNow && t.idx == 0 {
+		// t.FailNow on the test goroutine ends the test, as in go test.
+		t.gone = true
+		r.end(endFailure)
+		return
+	}
+	r.exitThread(t)
+}
+
+// guard turns a panic of the scheduler's own code, run outside any user
+// frame (a goroutine's end), into an internal error that ends the
+// execution.
+func (r *run) guard(t *thread) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if _, ok := p.(teardown); ok {
+		// Torn down while the scheduler was handling its end (it had
+		// stopped for a divergence or a bound).
+		t.gone = true
+		if !t.goexit {
+			putWorker(t.w)
+		}
+		r.ack <- struct{}{}
+		return
+	}
+	r.internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
+	t.gone = true
+	if !r.finished {
+		r.end(endInternal)
+	}
+}
+
+// exitThread handles the death of t: an event, then a scheduling point that
+// ends its block.
+func (r *run) exitThread(t *thread) {
+	r.event(t)
+	t.status = stExited
+	if t.joiner != nil {
+		r.wakeUp(t.joiner, -1)
+	}
+	next := r.point(t, ptExit)
+	t.gone = true
+	if t.returned {
+		putWorker(t.w) // before resuming anyone: the pool is touched by the running goroutine only
+	}
+	switch {
+	case next == nil:
+		r.endPath()
+	case r.finished:
+	default:
+		r.cur = next
+		r.beat.Store(r.events)
+		r.resume(next)
+	}
+}
+
+// end finishes the execution; the caller must then stop running controlled
+// code (sleep, or return from its goroutine).
+func (r *run) end(why endReason) {
+	if r.finished {
+		return
+	}
+	r.finished = true
+	r.why = why
+	r.done <- struct{}{}
+}
+
+// endPath is LOOP's "if (enabled is empty)": the path is complete.
+func (r *run) endPath() {
+	if r.finished {
+		return
+	}
+	if r.exploring {
+		r.stats.schedules++
+		if r.dd {
+			r.checkStuck()
+		}
+		if r.cfg.onPath != nil && r.guide == nil { // not minimisation's executions
+			r.cfg.onPath(r.strat.CurrentPath(), r.strat.DelayedCount())
+		}
+	}
+	r.end(endPath)
+}
+
+// tooManySteps stops t for good: it exceeded the step bound.
+func (r *run) tooManySteps(t *thread) {
+	t.frozen = true
+	pos := callerPos(3)
+	// A bound: what the goroutine would do next is not explored. And a
+	// finding (a goroutine that never terminates is a bug go test hangs
+	// on), unless another goroutine could have run meanwhile: Go's
+	// scheduler would have run it, and it may be what the loop waits for.
+	//
+	// And only if it no longer changes anything: a goroutine that wrote
+	// shared memory in the last half of the bound may be a long loop that
+	// ends (a consumer draining 100,000 items), which go test would just
+	// wait for; that is a bound, said on the test's line. One that only
+	// reads while nothing else can run never sees a change: it waits for
+	// a value that cannot come.
+	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
+	if r.exploring && r.strat.OthersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
+		next := r.point(t, ptFreeze)
+		if next == t {
+			r.internalError(t, "a frozen goroutine was scheduled")
+		}
+		r.transfer(t, next)
+		t.sleep()
+	}
+	r.addFinding(&result.Finding{Kind: result.NonTermination, Pos: pos,
+		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+funcSite(t.fn))
+	next := r.point(t, ptFreeze)
+	if next == t {
+		r.internalError(t, "a frozen goroutine was scheduled")
+	}
+	r.transfer(t, next)
+	t.sleep()
+}
+
+func (r *run) warn(s string) { r.warnings = append(r.warnings, s) }
+
+// stoppable reports whether a request to stop exploring ends this
+// execution: not a replay that describes a finding or follows a schedule,
+// which are single executions.
+func (r *run) stoppable() bool { return !r.traceOnly && r.strat != nil && r.guide == nil }
+
+// stopped ends the execution because exploration was asked to stop (a
+// -timeout in the middle of a long execution, an interrupt).
+func (r *run) stopped(t *thread, s checkpoint.Stop) {
+	r.bound = s
+	r.end(endBound)
+	t.sleep()
+}
+
+// diverged reports that a replayed prefix did not reproduce: the program is
+// not deterministic under the schedule (it depends on something xbtest does
+// not control), so exploring it further would be unsound.
+func (r *run) diverged(t *thread, why string) {
+	r.internal = "replay diverged: the test behaves differently on the same schedule (" + why + "); it depends on something xbtest does not control"
+	r.end(endDiverged)
+	t.sleep()
+}
+
+// internalPanic carries an error of xbtest itself out of user goroutines.
+type internalPanic string
+
+func (r *run) internalError(t *thread, msg string) {
+	r.internal = "internal error: " + msg + "\n" + string(debug.Stack())
+	r.end(endInternal)
+	t.sleep()
+}
+
+// fatal reports an unrecoverable runtime error (Go's "fatal error:", such
+// as unlocking an unlocked mutex): the program would crash, so the
+// execution ends.
+func (r *run) fatal(t *thread, msg string) {
+	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: callerPos(3),
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
+	r.end(endFailure)
+	t.sleep()
+}
+
+// isInternalFault reports whether a panic is a runtime error raised inside
+// the scheduler itself (a bug of xbtest, not of the program under test).
+// Panics the scheduler raises on purpose for the program (send on a closed
+// channel, a negative WaitGroup counter) are not.
+func isInternalFault(p any, stack []byte) bool {
+	e, ok := p.(runtime.Error)
+	if !ok {
+		return false
+	}
+	if _, ok := p.(runtimeError); ok {
+		return false
+	}
+	switch e.Error() {
+	case "send on closed channel", "close of closed channel", "close of nil channel":
+		return false // a real channel operation a hook performed for the program
+	}
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") && i+2 < len(lines) {
+			// The frame after panic( may be runtime helpers (panicmem,
+			// sigpanic); the first non-runtime frame raised it.
+			for _, f := range lines[i+2:] {
+				if strings.HasPrefix(f, "\t") || strings.HasPrefix(f, "runtime.") {
+					continue
+				}
+				return ownFrame(f)
+			}
+		}
+	}
+	return false
+}
+
+// panicked records a panic that reached the top of a controlled goroutine.
+func (r *run) panicked(t *thread, p any, stack []byte) {
+	msg := fmt.Sprint(p)
+	if e, ok := p.(error); ok {
+		msg = e.Error()
+	}
+	pos := panicPos(stack)
+	r.addFinding(&result.Finding{Kind: result.Panic, Message: "panic: " + msg, Pos: pos,
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos, Stack: string(stack)}}}, "panic|"+msg+"|"+pos)
+}
+
+// addFinding records a finding of this execution, with the path that leads
+// to it.
+func (r *run) addFinding(rf *result.Finding, key string) {
+	f := &finding{Finding: *rf, key: key}
+	if r.t0 != nil {
+		f.Log = append([]string(nil), r.t0.logs...)
+	}
+	if r.exploring {
+		f.path = r.strat.PathPrefix()
+		if g := r.guide; g != nil {
+			if r.trace {
+				r.notePositions(f)
+			}
+			g.found = append(g.found, len(g.steps))
+		}
+	} else {
+		f.path = append([]decision(nil), r.replay[:r.k]...)
+		f.path = append(f.path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
+	}
+	r.findings = append(r.findings, f)
+}
+
+// ownFrame reports whether a stack frame belongs to xbtest: its runtime
+// (package scheduler's hooks and this engine), or the helpers the rewriter
+// generates into user packages (named _xb...).
+func ownFrame(fn string) bool {
+	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) {
+		return true
+	}
+	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")
+}
+
+// callerPos returns file:line of the first caller outside the scheduler.
+func callerPos(skip int) string {
+	var pcs [16]uintptr
+	n := runtime.Callers(skip+1, pcs[:])
+	return firstUserPos(pcs[:n])
+}
+
+func firstUserPos(pcs []uintptr) string {
+	if file, line := firstUserFrame(pcs); file != "" {
+		return shortPos(file, line)
+	}
+	return ""
+}
+
+// firstUserFrame returns the file and line of the first frame outside
+// xbtest and the runtime ("" if there is none).
+func firstUserFrame(pcs []uintptr) (string, int) {
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
+			return f.File, f.Line
+		}
+		if !more {
+			return "", 0
+		}
+	}
+}
+
+func shortPos(file string, line int) string {
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+			file = file[j+1:]
+		}
+	}
+	return file + ":" + strconv.Itoa(line)
+}
+
+// panicPos finds the position of a panic in a stack printed by
+// debug.Stack: the first frame after runtime.gopanic that is not the runtime.
+func panicPos(stack []byte) string {
+	lines := bytes.Split(stack, []byte("\n"))
+	seenPanic := false
+	for i := 0; i+1 < len(lines); i++ {
+		fn := string(lines[i])
+		if strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.gopanic") {
+			seenPanic = true
+			continue
+		}
+		if !seenPanic || strings.HasPrefix(fn, "\t") || strings.HasPrefix(fn, "runtime.") || ownFrame(fn) {
+			continue
+		}
+		loc := strings.TrimSpace(string(lines[i+1]))
+		if k := strings.LastIndex(loc, " +0x"); k >= 0 {
+			loc = loc[:k]
+		}
+		if k := strings.LastIndexByte(loc, ':'); k >= 0 {
+			if n, err := strconv.Atoi(loc[k+1:]); err == nil {
+				return shortPos(loc[:k], n)
+			}
+		}
+	}
+	return ""
+}
+
+// watchdogTick is how often the driver looks at a running execution.
+func watchdogTick(watchdog time.Duration) time.Duration { return min(watchdog/4, time.Second) }
+
+// wait blocks the driver until the execution ends. It returns false if the
+// running goroutine made no progress for the watchdog period.
+//
+// Only time the driver watched counts: when two looks are further apart
+// than two ticks, the driver itself did not run meanwhile, and the
+// goroutine it watches may not have had the chance either. That happens in
+// a forked process: one that kept a branch point as a snapshot runs nothing
+// but its loop over children, and a child of it starts with the snapshot's
+// clock, whose last look may be long ago, and may run the driver before the
+// goroutine that takes over the execution has said so.
+func (r *run) wait(tick *time.Ticker) bool {
+	if tick == nil {
+		<-r.done
+		return true
+	}
+	period := watchdogTick(r.cfg.Watchdog)
+	last, gen, multi, since := r.beat.Load(), r.resumed.Load(), r.multiA.Load(), time.Now()
+	prev := since
+	childCPU := int64(-1)
+	for {
+		select {
+		case <-r.done:
+			return true
+		case <-tick.C:
+			select {
+			case <-r.done:
+				return true
+			default:
+			}
+			// Now, not the tick's time: a tick due while nothing ran
+			// the driver's timer carries the time it was due.
+			now := time.Now()
+			unwatched := now.Sub(prev) > 2*period
+			prev = now
+			m := r.multiA.Load()
+			if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen || m != multi || unwatched {
+				// Progress; or this process is a fork checkpoint's child
+				// that took over the execution; or the test goroutine,
+				// which may have computed alone since the last look, just
+				// started a second goroutine and is on its way to the
+				// scheduling point that says so; or the driver was not
+				// running.
+				last, gen, multi, since = b, g, m, now
+			} else if now.Sub(since) >= r.cfg.Watchdog {
+				if !m && computingHook() {
+					// One goroutine, running: a long sequential
+					// computation, not a goroutine stuck elsewhere.
+					since = now
+					continue
+				}
+				if cpu, ok := descendantsCPU(); ok && cpu != childCPU {
+					// A subprocess the test started works (go build):
+					// the goroutine waits for it, it is not stuck.
+					childCPU, since = cpu, now
+					continue
+				}
+				if b, g := r.beat.Load(), r.resumed.Load(); b != last || g != gen {
+					// It moved on while the stacks were read.
+					last, gen, since = b, g, now
+					continue
+				}
+				return false
+			}
+		}
+	}
+}
+
+// teardown unwinds every goroutine of the execution that is still alive.
+func (r *run) teardown() bool {
+	r.dead.Store(true)
+	for _, t := range r.threads {
+		if !t.started || t.gone {
+			continue
+		}
+		r.cur = t
+		t.w.wake <- struct{}{}
+		if !r.waitAck() {
+			r.abandon(t, "did not finish unwinding")
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) waitAck() bool {
+	if r.cfg.Watchdog <= 0 {
+		<-r.ack
+		return true
+	}
+	select {
+	case <-r.ack:
+		return true
+	case <-time.After(r.cfg.Watchdog):
+		return false
+	}
+}
+
+// abandon gives up on a goroutine that cannot be stopped and taints the
+// process.
+func (r *run) abandon(t *thread, why string) {
+	msg := fmt.Sprintf("goroutine %s %s within %v: it is blocked or spinning in code xbtest does not control\n%s",
+		t.id(), why, r.cfg.Watchdog, stuckStacks())
+	if cause := tainted.Load(); cause != nil {
+		// A goroutine xbtest does not control called instrumented code:
+		// that is why the execution stopped.
+		msg = *cause + "\n" + msg
+	}
+	r.internal = msg
+	tainted.CompareAndSwap(nil, &msg)
+}
+
+// computingHook is computing; tests replace it.
+var computingHook = computing
+
+// computing reports whether the controlled goroutines that are not parked by
+// the scheduler are running (computing), not blocked in the runtime.
+func computing() bool {
+	st := stuckStacks()
+	if st == "" {
+		return false
+	}
+	for _, g := range strings.Split(st, "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if !runningState(header) {
+			return false
+		}
+	}
+	return true
+}
+
+// runningState reports whether a goroutine whose stack trace starts with
+// header ("goroutine 7 [GC assist wait, locked to thread]:") is running or
+// only held up by the runtime for a moment (preempted, helping or waiting
+// for the collector, stopped with the world), not blocked on something
+// that may never come (a channel, a lock, a sleep, a system call).
+func runningState(header string) bool {
+	_, state, ok := strings.Cut(header, " [")
+	if !ok {
+		return false
+	}
+	state, _, _ = strings.Cut(state, " labels:{") // GODEBUG=tracebacklabels=1
+	state, _, _ = strings.Cut(state, "]")
+	state, _, _ = strings.Cut(state, ",")        // ", 2 minutes", ", locked to thread"
+	state = strings.TrimSuffix(state, " (scan)") // being scanned by the collector
+	switch state {
+	case "running", "runnable", "preempted",
+		"GC assist marking", "GC assist wait", "GC sweep wait", "GC scavenge wait",
+		"GC weak to strong wait", "wait for GC cycle", "garbage collection",
+		"garbage collection scan", "GC mark termination", "stopping the world",
+		"flushing proc caches":
+		return true
+	}
+	return false
+}
+
+// stuckStacks returns the stacks of controlled goroutines that are not
+// parked by the scheduler.
+func stuckStacks() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) { // else cut short: the one that matters may be missing
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "engine.(*worker).run") && !strings.Contains(g, "engine.(*thread).sleep") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}

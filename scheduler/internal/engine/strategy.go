@@ -1,0 +1,31 @@
+package engine
+
+import (
+	"github.com/xbtest/xbtest/scheduler/internal/exitblock"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/settings"
+)
+
+// The engine and the driver reach the exploration strategy only through
+// sched.Strategy, and the strategy reaches the execution only through
+// sched.Engine (engine.go). newStrategy is where a configuration picks one.
+
+// newStrategy returns the strategy cfg.Algorithm names; dir, if not nil,
+// steers a guided execution (guide.go). All the configured algorithms are
+// members of the ExitBlock family (Brute is its oracle).
+func newStrategy(cfg *Config, dir sched.Director) sched.Strategy {
+	return exitblock.New(exitblock.Options{
+		// Deadlock detection (ExitBlock-DD, Brute) is the engine's
+		// (deadlock.go).
+		ReadWrite:       cfg.Algorithm == settings.ExitBlockRW || cfg.Algorithm == settings.ExitBlockRWDD,
+		FairBlocks:      cfg.FairBlocks,
+		Oracle:          cfg.oracle,
+		OracleSpawns:    cfg.oracleSpawns,
+		NoSpawnBranches: cfg.noSpawnBranches,
+		Director:        dir,
+	})
+}
+
+// decision is one step of a path (sched.Decision): the engine replays,
+// records and reports paths in many places, which the alias keeps short.
+type decision = sched.Decision
