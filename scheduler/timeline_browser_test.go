@@ -133,7 +133,7 @@ func TestLockCycleInBrowser(t *testing.T) {
 		// and the holder would wait for it: the cycle
 		`<tr class="arrow holder cycle" data-label="T0\.\d would wait for T0\.\d, which holds [^"]*mutex#\d+\)?: the cycle">`,
 		// final states
-		`<td class="final stuck">blocked on mutex, wants [^<]*mutex#\d+\)? held by T0\.\d; holds [^<]*mutex#\d+\)? at timeline/browser_test\.go:\d+</td>`,
+		`<td class="final stuck">blocked on mutex, wants [^<]*mutex#\d+\)? held by T0\.\d; holds [^<]*mutex#\d+\)? at scheduler/timeline_browser_test\.go:\d+</td>`,
 		`<tr class="finding">.*lock-cycle`,
 	)
 	// The two goroutines of the cycle are each other's holders.
@@ -149,11 +149,11 @@ func TestLeakInBrowser(t *testing.T) {
 	dom := dumpDOM(t, in)
 	has(t, dom,
 		`<th class="lane" data-g="T0">T0<span class="fin">exited</span>`,
-		`<th class="lane" data-g="T0.1">T0.1<span class="fin">leaked: waiting on chan receive at timeline/browser_test\.go:\d+</span>`,
-		`<td class="final leaked">leaked: waiting on chan receive at timeline/browser_test\.go:\d+</td>`,
+		`<th class="lane" data-g="T0.1">T0.1<span class="fin">leaked: waiting on chan receive at scheduler/timeline_browser_test\.go:\d+</span>`,
+		`<td class="final leaked">leaked: waiting on chan receive at scheduler/timeline_browser_test\.go:\d+</td>`,
 		`<td class="final exited">exited</td>`,
 		// the receive, with its source line
-		`<span class="op">[^<]*</span> <span class="pos">timeline/browser_test\.go:\d+</span><span class="src">xb\.Recv\(ch\)</span>`,
+		`<span class="op">[^<]*</span> <span class="pos">scheduler/timeline_browser_test\.go:\d+</span><span class="src">xb\.Recv\(ch\)</span>`,
 		`<tr class="finding">.*leak`,
 	)
 	if strings.Contains(dom, `class="arrow`) {
