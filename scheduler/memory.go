@@ -139,8 +139,8 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	if write {
 		t.wroteAt = t.steps
 	}
-	if r.access {
-		r.yield(t) // -granularity access: the access starts a block
+	if r.access || racyReason(pos) != "" {
+		r.yield(t) // -granularity access, or a race by design (racy.go): the access starts a block
 		r.accessed = true
 	}
 	if r.exploring {

@@ -351,6 +351,9 @@ func sitePos(skip int) Pos {
 
 // raceFinding reports a race.
 func (r *run) raceFinding(rc eraser.Race) {
+	if r.expectedRace(rc) {
+		return
+	}
 	cur, prev := rc.Cur, rc.Prev
 	if cur.Pos == 0 {
 		// Code written against the API by hand passes no position; the

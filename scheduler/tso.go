@@ -268,6 +268,9 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 	if r.raceOn() {
 		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
 	}
+	if t.released {
+		r.releaseBefore(t) // fences.go
+	}
 	// No block boundary: the store is invisible to other goroutines until
 	// its flush, which is an event of its own.
 	b := r.bufferFor(t, addr, size)
