@@ -276,6 +276,7 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 	b := r.bufferFor(t, addr, size)
 	b.q = append(b.q, &typedEntry[T]{p, v, pos})
 	t.pending++
+	r.traceBuffered(t, pos) // tracebuf.go
 	if b.len() == 1 {
 		r.wakeFlusher(b)
 	}
@@ -404,6 +405,7 @@ func (r *run) drain(t *thread) {
 			continue
 		}
 		for b.len() > 0 {
+			r.traceDrained(b) // tracebuf.go
 			addr, size := r.commitOldest(b)
 			if r.exploring {
 				r.strat.Access(addr, size, true)
