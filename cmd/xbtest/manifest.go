@@ -36,6 +36,9 @@ type manifestEntry struct {
 	Positions  []string `json:"positions"`
 	Goroutines []string `json:"goroutines"`
 	Todo       string   `json:"todo"`
+	// Slow marks a cell over CI's budget, with its measured cost: go
+	// test's TestCorpus leaves it to BenchmarkCorpusSlowCells.
+	Slow string `json:"slow"`
 }
 
 // UnmarshalJSON reads an entry, the defaults standing for what it omits.
