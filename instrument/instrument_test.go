@@ -504,6 +504,25 @@ func TestBufferedHelpers(t *testing.T) {
 	}
 }
 
+// TestRacyDirective: the access sites of a variable or field declared with
+// //xbtest:racy are registered as racy by design, with the reason; the
+// other sites are not: under xbtest the races on the racy field and
+// variable are notes, the one on the other field a finding.
+func TestRacyDirective(t *testing.T) {
+	plan := prepare(t, Options{Dir: testdata("basic"), Patterns: []string{"./racy"}})
+	for _, s := range []string{`RegisterRacy(`, `"the cell's word"`, `"the flag"`} {
+		if !overlayContains(t, plan, s) {
+			t.Errorf("the rewritten files lack %s", s)
+		}
+	}
+	reports, out := runPlan(t, plan)
+	r := reports["TestBump"]
+	checkReports(t, reports, map[string][]string{"TestBump": {"race"}}, out)
+	if r == nil || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "expected race (//xbtest:racy the cell's word)") }) {
+		t.Errorf("no note of the expected race: %+v", r)
+	}
+}
+
 // A binary rewritten for one memory model refuses to explore under
 // another, with an error that says how to rebuild it, rather than explore
 // with stores that bypass (or wrongly enter) the store buffers.
