@@ -421,7 +421,7 @@ func checkLines(t *testing.T, overlay map[string]string) {
 			if _, generated := map[string]bool{"Go": true, "Step": true, "Alloc": true, "Pointer": true, "Sizeof": true,
 				"RunTest": true, "T": true, "Send": true, "Recv": true, "Recv2": true, "Close": true, "MakeChan": true, "Select": true,
 				"SendCase": true, "RecvCase": true, "set": true, "ok": true, "c": true, "v": true, "next": true, "val": true, "New": true,
-				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "RegisterExprs": true, "Rand": true, "RandV2": true, "MapsKeys": true, "MapsValues": true, "MapsAll": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated || clockName(id.Name) {
+				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "RegisterExprs": true, "RegisterRacy": true, "int32": true, "string": true, "Rand": true, "RandV2": true, "MapsKeys": true, "MapsValues": true, "MapsAll": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated || clockName(id.Name) {
 				return true
 			}
 			n++
@@ -501,6 +501,25 @@ func TestBufferedHelpers(t *testing.T) {
 	sc, _ := runPlan(t, prepare(t, Options{Dir: testdata("old")}))
 	if n, m := reports["TestOldSharedLoopVar"].Schedules, sc["TestOldSharedLoopVar"].Schedules; n <= m {
 		t.Errorf("TestOldSharedLoopVar: %d schedules under tso, %d under sc; the stores are not buffered", n, m)
+	}
+}
+
+// TestRacyDirective: the access sites of a variable or field declared with
+// //xbtest:racy are registered as racy by design, with the reason; the
+// other sites are not: under xbtest the races on the racy field and
+// variable are notes, the one on the other field a finding.
+func TestRacyDirective(t *testing.T) {
+	plan := prepare(t, Options{Dir: testdata("basic"), Patterns: []string{"./racy"}})
+	for _, s := range []string{`RegisterRacy(`, `"the cell's word"`, `"the flag"`} {
+		if !overlayContains(t, plan, s) {
+			t.Errorf("the rewritten files lack %s", s)
+		}
+	}
+	reports, out := runPlan(t, plan)
+	r := reports["TestBump"]
+	checkReports(t, reports, map[string][]string{"TestBump": {"race"}}, out)
+	if r == nil || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "expected race (//xbtest:racy the cell's word)") }) {
+		t.Errorf("no note of the expected race: %+v", r)
 	}
 }
 

@@ -23,7 +23,15 @@ func (r *fileRW) finish() ([]byte, error) {
 		for i, e := range r.siteExprs {
 			exprs[i] = quote(e)
 		}
-		trailer = fmt.Sprintf("var %s = %s(%s(%s, %s), %s)\n", r.posVar, r.X("RegisterExprs"), r.X("RegisterPositions"), quote(r.path), strings.Join(lines, ", "), strings.Join(exprs, ", "))
+		reg := fmt.Sprintf("%s(%s(%s, %s), %s)", r.X("RegisterExprs"), r.X("RegisterPositions"), quote(r.path), strings.Join(lines, ", "), strings.Join(exprs, ", "))
+		if len(r.racyAt) > 0 {
+			at, why := make([]string, len(r.racyAt)), make([]string, len(r.racyWhy))
+			for i, k := range r.racyAt {
+				at[i], why[i] = strconv.Itoa(int(k)), quote(r.racyWhy[i])
+			}
+			reg = fmt.Sprintf("%s(%s, []int32{%s}, []string{%s})", r.X("RegisterRacy"), reg, strings.Join(at, ", "), strings.Join(why, ", "))
+		}
+		trailer = fmt.Sprintf("var %s = %s\n", r.posVar, reg)
 	}
 	// A walk may have asked for a name whose text it then dropped (the
 	// allocation of a variable an if statement's init declares): import

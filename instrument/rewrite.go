@@ -32,6 +32,8 @@ type fileRW struct {
 	usesUnsafe bool
 	sites      []int32  // lines of the access sites, for RegisterPositions
 	siteExprs  []string // their source text, for RegisterExprs
+	racyAt     []int32  // the sites of variables racy by design (racy.go)
+	racyWhy    []string // and why, for RegisterRacy
 	posVar     string
 	shared     map[*types.Var]bool
 	tmp        int
@@ -107,6 +109,11 @@ func (r *fileRW) site(n ast.Node) string {
 		}
 	}
 	r.siteExprs = append(r.siteExprs, text)
+	if e, ok := n.(ast.Expr); ok {
+		if why, racy := r.racyReason(e); racy {
+			r.racyAt, r.racyWhy = append(r.racyAt, int32(k)), append(r.racyWhy, why)
+		}
+	}
 	return r.posVar + "+" + strconv.Itoa(k)
 }
 

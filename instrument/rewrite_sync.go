@@ -64,6 +64,15 @@ var clockFuncs = map[string]map[string]string{
 // every execution.
 var mapsFuncs = map[string]string{"Keys": "MapsKeys", "Values": "MapsValues", "All": "MapsAll"}
 
+// lockfreePath is the package of fences weaker or other than Go's
+// (lockfree.AcquireFence, ReleaseFence, Fence): in plain Go they are
+// locked instructions on a private word; rewritten, the scheduler's hooks
+// of the same names (scheduler/internal/engine/fences.go), which the memory model gives
+// their store-buffer semantics.
+const lockfreePath = "github.com/xbtest/xbtest/lockfree"
+
+var lockfreeFuncs = set("AcquireFence", "ReleaseFence", "Fence")
+
 // clockMethods: t.Stop() on a *time.Timer becomes xb.TimerOf(t).Stop().
 var clockMethods = map[string]string{"Timer": "TimerOf", "Ticker": "TickerOf"}
 
@@ -92,6 +101,9 @@ func (r *fileRW) replacement(obj types.Object) string {
 		}
 		if n := mapsFuncs[obj.Name()]; n != "" && obj.Pkg().Path() == "maps" {
 			return r.X(n)
+		}
+		if obj.Pkg().Path() == lockfreePath && lockfreeFuncs[obj.Name()] {
+			return r.X(obj.Name())
 		}
 	}
 	names := replacements[obj.Pkg().Path()]

@@ -79,3 +79,11 @@ func Wrote[T any](p *T, pos Pos) { engine.Wrote(p, pos) }
 // Fence drains the running goroutine's store buffers (MFENCE). Every
 // synchronization operation does as much; tests call it directly.
 func Fence() { engine.Fence() }
+
+// AcquireFence is lockfree.AcquireFence: no effect on a store-buffer
+// machine (loads are never reordered there).
+func AcquireFence() { engine.AcquireFence() }
+
+// ReleaseFence is lockfree.ReleaseFence: under PSO the running
+// goroutine's stores buffered so far commit before its next store.
+func ReleaseFence() { engine.ReleaseFence() }

@@ -11,7 +11,8 @@
 //
 //   - goroutines: Go (a go statement), Goexit, Gosched, Step (loop back
 //     edges);
-//   - memory: Read, Write, Load, Store, Wrote, Fence, Global and GlobalOf
+//   - memory: Read, Write, Load, Store, Wrote, Fence (and AcquireFence, ReleaseFence: package
+//     lockfree), Global and GlobalOf
 //     (package-level variables), Alloc, New, Slice, NewMap, MapAddr;
 //   - channels: MakeChan, Send, Recv, Recv2, Close, Len, LenSend, Select
 //     with SendCase and RecvCase;
@@ -26,7 +27,8 @@
 //     (map iteration in a fixed order);
 //   - tests: RunTest runs a rewritten test body under exploration, with T
 //     and TB in place of *testing.T and testing.TB; RewrittenFor,
-//     RegisterPositions and RegisterExprs are called by the generated
+//     RegisterPositions, RegisterExprs and RegisterRacy (//xbtest:racy) are
+//     called by the generated
 //     helper file of each rewritten package.
 //
 // None of these is meant to be called by hand: their contracts are the

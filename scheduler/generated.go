@@ -49,6 +49,13 @@ func RegisterPositions(file string, lines ...int32) Pos {
 // reports. It returns base.
 func RegisterExprs(base Pos, exprs ...string) Pos { return engine.RegisterExprs(base, exprs...) }
 
+// RegisterRacy marks the access sites base+offsets[i] as racy by design
+// (a //xbtest:racy directive on what they access), for reasons[i], and
+// returns base.
+func RegisterRacy(base Pos, offsets []int32, reasons []string) Pos {
+	return engine.RegisterRacy(base, offsets, reasons)
+}
+
 // RewrittenFor is called by the generated helper file of every rewritten
 // package, for rewritten code only: buffered says whether it was rewritten
 // for store buffers (-memory tso or pso).

@@ -102,6 +102,43 @@ func (m *Memory) UnmarshalText(b []byte) error {
 	return parseEnum(m, b, memoryNames[:], "memory model", "sc, tso or pso")
 }
 
+// CAS is what a compare-and-swap orders under a store-buffer memory model:
+// the hardware model of Ugawa, Abe and Maeda (OOPSLA 2017, Table 1), not
+// Go's semantics, under which every sync/atomic operation is sequentially
+// consistent (a full fence).
+type CAS int
+
+const (
+	// FullCAS: a CAS drains the goroutine's store buffers first, as every
+	// synchronization operation does (x86 LOCK CMPXCHG; the paper's
+	// "full" CAS).
+	FullCAS CAS = iota
+	// RelaxedCAS: a CAS orders only the accesses to its own address (the
+	// paper's "no memory barrier" CAS): it commits the goroutine's
+	// buffered stores to that address, and stores to other addresses stay
+	// buffered and may become visible after it. Meaningful under PSO only:
+	// under SC and TSO the two coincide (the paper's section 3.1), and
+	// Normalize makes it FullCAS there.
+	RelaxedCAS
+)
+
+var casNames = [...]string{"full", "relaxed"}
+
+func (c CAS) String() string {
+	if c >= 0 && int(c) < len(casNames) {
+		return casNames[c]
+	}
+	return fmt.Sprintf("CAS(%d)", int(c))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (c CAS) MarshalText() ([]byte, error) { return textOf(c, len(casNames)) }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (c *CAS) UnmarshalText(b []byte) error {
+	return parseEnum(c, b, casNames[:], "CAS semantics", "full or relaxed")
+}
+
 // Granularity says where atomic blocks may end.
 type Granularity int
 
@@ -221,7 +258,9 @@ type Semantics struct {
 	SyncDeps    bool        `json:"sync_deps"`
 	Memory      Memory      `json:"memory"`
 	Granularity Granularity `json:"granularity"` // Access whenever Memory is buffered (Normalize)
-	Race        eraser.Mode `json:"race"`
+	// CAS: what a compare-and-swap orders (FullCAS unless Memory is PSO).
+	CAS  CAS         `json:"cas,omitempty"`
+	Race eraser.Mode `json:"race"`
 	// MaxSteps bounds the scheduling events (hook calls) of one goroutine
 	// in one execution once a second goroutine exists, the thesis's
 	// terminateAfter (0: no bound). A goroutine that exceeds it is stopped
@@ -290,8 +329,12 @@ func FileDefaults() Semantics {
 // Normalize applies the rules that tie settings together and checks the
 // bounds. Store buffers need every access to be a scheduling point, so a
 // buffered memory model implies access granularity, and access granularity
-// implies SyncDeps: this is the only place that says so.
+// implies SyncDeps; a relaxed CAS differs from a full one only under PSO:
+// this is the only place that says so.
 func (s *Semantics) Normalize() error {
+	if s.Memory != PSO {
+		s.CAS = FullCAS
+	}
 	if s.Memory.Buffered() {
 		s.Granularity = Access
 	}

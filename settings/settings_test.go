@@ -44,6 +44,9 @@ func TestEnumsRoundTrip(t *testing.T) {
 			return x, err
 		})
 	}
+	for c := settings.FullCAS; c <= settings.RelaxedCAS; c++ {
+		check(c, func(b []byte) (textValue, error) { var x settings.CAS; err := x.UnmarshalText(b); return x, err })
+	}
 	for c := settings.Auto; c <= settings.Fork; c++ {
 		check(c, func(b []byte) (textValue, error) { var x settings.Checkpoint; err := x.UnmarshalText(b); return x, err })
 	}
@@ -139,6 +142,15 @@ func TestNormalize(t *testing.T) {
 		}
 		if s.Granularity != c.wantGranularity || s.SyncDeps != c.wantSyncDeps {
 			t.Errorf("%s/%s: normalised to %s, sync deps %v; want %s, %v", c.memory, c.granularity, s.Granularity, s.SyncDeps, c.wantGranularity, c.wantSyncDeps)
+		}
+	}
+	// A relaxed CAS is PSO's: under SC and TSO the paper's two CAS
+	// variants coincide, so the setting normalises away.
+	for m, want := range map[settings.Memory]settings.CAS{settings.SC: settings.FullCAS, settings.TSO: settings.FullCAS, settings.PSO: settings.RelaxedCAS} {
+		s := settings.Default()
+		s.Memory, s.CAS = m, settings.RelaxedCAS
+		if err := s.Normalize(); err != nil || s.CAS != want {
+			t.Errorf("-memory %s -cas relaxed: normalised to %s (%v), want %s", m, s.CAS, err, want)
 		}
 	}
 	for _, bad := range []func(*settings.Settings){

@@ -44,18 +44,22 @@ func TestBruteAlgo(t *testing.T) {
 	}
 }
 
-// TestMemoryFlags checks that -memory reaches the test binary's settings
-// and that tso and pso imply access granularity.
+// TestMemoryFlags checks that -memory and -cas reach the test binary's
+// settings, that tso and pso imply access granularity, and that a relaxed
+// CAS is PSO's only.
 func TestMemoryFlags(t *testing.T) {
 	for _, c := range []struct {
 		args         []string
 		memory, gran string
 		access       bool
+		cas          string
 	}{
-		{nil, "sc", "sync", false},
-		{[]string{"-granularity", "access"}, "sc", "access", true},
-		{[]string{"-memory", "tso"}, "tso", "access", true},
-		{[]string{"--memory=pso", "-granularity=sync"}, "pso", "access", true},
+		{nil, "sc", "sync", false, "full"},
+		{[]string{"-granularity", "access"}, "sc", "access", true, "full"},
+		{[]string{"-memory", "tso"}, "tso", "access", true, "full"},
+		{[]string{"--memory=pso", "-granularity=sync"}, "pso", "access", true, "full"},
+		{[]string{"-memory", "pso", "-cas", "relaxed"}, "pso", "access", true, "relaxed"},
+		{[]string{"-memory", "tso", "-cas", "relaxed"}, "tso", "access", true, "full"},
 	} {
 		var errOut bytes.Buffer
 		o, err := parseFlags(c.args, &errOut)
@@ -69,6 +73,9 @@ func TestMemoryFlags(t *testing.T) {
 		if cfg.Memory.String() != c.memory || cfg.Granularity.String() != c.gran || (cfg.Granularity == settings.Access) != c.access {
 			t.Errorf("%v: the binary is told memory %v, granularity %v; want %s %s", c.args, cfg.Memory, cfg.Granularity, c.memory, c.gran)
 		}
+		if cfg.CAS.String() != c.cas {
+			t.Errorf("%v: the binary is told -cas %v, want %s", c.args, cfg.CAS, c.cas)
+		}
 	}
 }
 
@@ -80,6 +87,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-algo", "dfs"}, `unknown algorithm "dfs"`},
 		{[]string{"-granularity", "word"}, `unknown granularity "word"`},
 		{[]string{"-memory", "arm"}, `unknown memory model "arm"`},
+		{[]string{"-cas", "weak"}, `unknown CAS semantics "weak" (want full or relaxed)`},
 		{[]string{"-checkpoint", "snapshot"}, `unknown checkpoint strategy "snapshot" (want rerun, fork or auto)`},
 		{[]string{"-nosuchflag"}, "unknown flag"},
 		{[]string{"-max-steps", "-1"}, "must not be negative"},

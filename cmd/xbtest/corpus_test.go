@@ -42,6 +42,9 @@ func TestCorpus(t *testing.T) {
 	groups := map[string][]*manifestEntry{}
 	for i := range m.Entries {
 		e := &m.Entries[i]
+		if e.Slow != "" {
+			continue // BenchmarkCorpusSlowCells
+		}
 		groups[e.group()] = append(groups[e.group()], e)
 	}
 	bin := buildCommand(t)
@@ -54,68 +57,76 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		t.Run(flags, func(t *testing.T) {
-			var pkgs, tests []string
-			for _, e := range entries {
-				if !slices.Contains(pkgs, e.Package) {
-					pkgs = append(pkgs, e.Package)
-				}
-				if !slices.Contains(tests, e.Test) {
-					tests = append(tests, regexp.QuoteMeta(e.Test))
-				}
-			}
-			outDir := t.TempDir()
-			args := append(strings.Fields(flags), "-json", "-o", outDir, "-run", "^("+strings.Join(tests, "|")+")$")
-			args = append(args, pkgs...)
-			var out, errOut bytes.Buffer
-			status := run(args, &out, &errOut)
-			got := parseJSONLines(t, out.Bytes())
-			want := exitOK
-			for _, e := range entries {
-				if len(e.Kinds) > 0 {
-					want = max(want, exitFindings)
-				}
-				if e.Error != "" {
-					want = exitError
-					if !strings.Contains(errOut.String(), e.Test+": "+e.Error) {
-						t.Errorf("%s %s: no error %q\nstderr: %s", e.Package, e.Test, e.Error, errOut.String())
-					}
-				}
-				key := strings.TrimPrefix(e.Package, "./")
-				s, ok := got[key+"/"+e.Test]
-				if !ok {
-					t.Errorf("%s %s: no summary\nstderr: %s", e.Package, e.Test, errOut.String())
-					continue
-				}
-				kinds := slices.Compact(slices.Sorted(slices.Values(s.kinds)))
-				wantKinds := slices.Compact(slices.Sorted(slices.Values(e.Kinds)))
-				if !slices.Equal(kinds, wantKinds) {
-					t.Errorf("%s %s: findings %v, want %v", e.Package, e.Test, kinds, wantKinds)
-				}
-				if e.Findings != nil && len(s.kinds) != *e.Findings {
-					t.Errorf("%s %s: %d findings %v, want %d", e.Package, e.Test, len(s.kinds), s.kinds, *e.Findings)
-				}
-				if e.Positions != nil && !slices.Equal(slices.Sorted(slices.Values(s.positions)), slices.Sorted(slices.Values(e.Positions))) {
-					t.Errorf("%s %s: findings at %q, want %q", e.Package, e.Test, s.positions, e.Positions)
-				}
-				if e.Goroutines != nil && !slices.Equal(slices.Sorted(slices.Values(s.goroutines)), slices.Sorted(slices.Values(e.Goroutines))) {
-					t.Errorf("%s %s: goroutines %q, want %q", e.Package, e.Test, s.goroutines, e.Goroutines)
-				}
-				if e.Schedules != 0 && s.Schedules != e.Schedules {
-					t.Errorf("%s %s: %d schedules, want %d", e.Package, e.Test, s.Schedules, e.Schedules)
-				}
-				if !s.Complete && e.Error == "" {
-					t.Errorf("%s %s: exploration incomplete", e.Package, e.Test)
-				}
-				if e.Todo != "" {
-					t.Logf("%s %s: expected verdict will change: %s", e.Package, e.Test, e.Todo)
-				}
-			}
-			if status != want {
-				t.Errorf("exit status %d, want %d\nstderr: %s", status, want, errOut.String())
-			}
-			checkReplays(t, bin, outDir, strings.Count(out.String(), `"replay_command":"xbtest -replay `))
+			outDir, out := checkGroup(t, flags, entries)
+			checkReplays(t, bin, outDir, strings.Count(out, `"replay_command":"xbtest -replay `))
 		})
 	}
+}
+
+// checkGroup explores the entries of one manifest group (one xbtest run)
+// and checks their verdicts; it returns the directory of the schedule
+// files and the -json output.
+func checkGroup(t testing.TB, flags string, entries []*manifestEntry) (string, string) {
+	var pkgs, tests []string
+	for _, e := range entries {
+		if !slices.Contains(pkgs, e.Package) {
+			pkgs = append(pkgs, e.Package)
+		}
+		if !slices.Contains(tests, e.Test) {
+			tests = append(tests, regexp.QuoteMeta(e.Test))
+		}
+	}
+	outDir := t.TempDir()
+	args := append(strings.Fields(flags), "-json", "-o", outDir, "-run", "^("+strings.Join(tests, "|")+")$")
+	args = append(args, pkgs...)
+	var out, errOut bytes.Buffer
+	status := run(args, &out, &errOut)
+	got := parseJSONLines(t, out.Bytes())
+	want := exitOK
+	for _, e := range entries {
+		if len(e.Kinds) > 0 {
+			want = max(want, exitFindings)
+		}
+		if e.Error != "" {
+			want = exitError
+			if !strings.Contains(errOut.String(), e.Test+": "+e.Error) {
+				t.Errorf("%s %s: no error %q\nstderr: %s", e.Package, e.Test, e.Error, errOut.String())
+			}
+		}
+		key := strings.TrimPrefix(e.Package, "./")
+		s, ok := got[key+"/"+e.Test]
+		if !ok {
+			t.Errorf("%s %s: no summary\nstderr: %s", e.Package, e.Test, errOut.String())
+			continue
+		}
+		kinds := slices.Compact(slices.Sorted(slices.Values(s.kinds)))
+		wantKinds := slices.Compact(slices.Sorted(slices.Values(e.Kinds)))
+		if !slices.Equal(kinds, wantKinds) {
+			t.Errorf("%s %s: findings %v, want %v", e.Package, e.Test, kinds, wantKinds)
+		}
+		if e.Findings != nil && len(s.kinds) != *e.Findings {
+			t.Errorf("%s %s: %d findings %v, want %d", e.Package, e.Test, len(s.kinds), s.kinds, *e.Findings)
+		}
+		if e.Positions != nil && !slices.Equal(slices.Sorted(slices.Values(s.positions)), slices.Sorted(slices.Values(e.Positions))) {
+			t.Errorf("%s %s: findings at %q, want %q", e.Package, e.Test, s.positions, e.Positions)
+		}
+		if e.Goroutines != nil && !slices.Equal(slices.Sorted(slices.Values(s.goroutines)), slices.Sorted(slices.Values(e.Goroutines))) {
+			t.Errorf("%s %s: goroutines %q, want %q", e.Package, e.Test, s.goroutines, e.Goroutines)
+		}
+		if e.Schedules != 0 && s.Schedules != e.Schedules {
+			t.Errorf("%s %s: %d schedules, want %d", e.Package, e.Test, s.Schedules, e.Schedules)
+		}
+		if !s.Complete && e.Error == "" {
+			t.Errorf("%s %s: exploration incomplete", e.Package, e.Test)
+		}
+		if e.Todo != "" {
+			t.Logf("%s %s: expected verdict will change: %s", e.Package, e.Test, e.Todo)
+		}
+	}
+	if status != want {
+		t.Errorf("exit status %d, want %d\nstderr: %s", status, want, errOut.String())
+	}
+	return outDir, out.String()
 }
 
 type summary struct {
@@ -127,7 +138,7 @@ type summary struct {
 
 // parseJSONLines reads xbtest -json output, keyed by module-relative
 // package path and test.
-func parseJSONLines(t *testing.T, b []byte) map[string]*summary {
+func parseJSONLines(t testing.TB, b []byte) map[string]*summary {
 	t.Helper()
 	ev := testkit.DecodeEvents(t, string(b))
 	rel := func(pkg, test string) string {

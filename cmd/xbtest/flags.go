@@ -54,6 +54,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.BoolVar(&s.SyncDeps, "sync-deps", def.SyncDeps, "count lock, channel, cond and atomic operations as writes to their object (false: the thesis's exact ExitBlock-RW)")
 	fs.TextVar(&s.Race, "race", def.Race, "race detection `mode` on every explored schedule: hb (data races as the Go memory model defines them: conflicting accesses unordered by happens-before), lockset (pure Eraser: accesses under no common lock) or off")
 	fs.TextVar(&s.Memory, "memory", def.Memory, "memory `model`: sc, tso (x86-TSO: a FIFO store buffer per goroutine) or pso (a FIFO per goroutine and address); tso and pso imply -granularity access")
+	fs.TextVar(&s.CAS, "cas", def.CAS, "what a compare-and-swap `orders` under -memory pso: full (it drains the store buffers, as every sync/atomic operation in Go) or relaxed (only the goroutine's stores to the same address: the no-barrier CAS of a hardware model, Ugawa et al. OOPSLA 2017, not Go's semantics); sc and tso ignore it")
 	fs.TextVar(&s.Granularity, "granularity", def.Granularity, "block boundaries at `granularity`: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
 	fs.IntVar(&s.MaxSchedules, "max-schedules", def.MaxSchedules, "stop exploring a test after this many schedules (0: no bound)")
 	fs.Int64Var(&s.MaxSteps, "max-steps", def.MaxSteps, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")

@@ -17,23 +17,28 @@ import (
 // manifestEntry is one line of corpus/manifest.json. The settings it
 // does not name are the defaults.
 type manifestEntry struct {
-	Package    string              `json:"package"`
-	Test       string              `json:"test"`
-	Algo       settings.Algorithm  `json:"algo"`
-	SyncDeps   bool                `json:"sync_deps"`
-	Memory     settings.Memory     `json:"memory"`
-	Timers     settings.Timers     `json:"timers"`
-	Race       eraser.Mode         `json:"race"`
-	Checkpoint settings.Checkpoint `json:"checkpoint"`
-	Error      string              `json:"error"` // exploration stops with this error (exit status 2)
-	Kinds      []string            `json:"kinds"`
-	Findings   *int                `json:"findings"` // the exact number of findings, if given
-	Schedules  int                 `json:"schedules"`
+	Package     string               `json:"package"`
+	Test        string               `json:"test"`
+	Algo        settings.Algorithm   `json:"algo"`
+	SyncDeps    bool                 `json:"sync_deps"`
+	Memory      settings.Memory      `json:"memory"`
+	CAS         settings.CAS         `json:"cas"`
+	Granularity settings.Granularity `json:"granularity"`
+	Timers      settings.Timers      `json:"timers"`
+	Race        eraser.Mode          `json:"race"`
+	Checkpoint  settings.Checkpoint  `json:"checkpoint"`
+	Error       string               `json:"error"` // exploration stops with this error (exit status 2)
+	Kinds       []string             `json:"kinds"`
+	Findings    *int                 `json:"findings"` // the exact number of findings, if given
+	Schedules   int                  `json:"schedules"`
 	// Where the findings are, if given: each finding's position, and each
 	// goroutine of each finding as "ID (state on) at pos" (sorted).
 	Positions  []string `json:"positions"`
 	Goroutines []string `json:"goroutines"`
 	Todo       string   `json:"todo"`
+	// Slow marks a cell over CI's budget, with its measured cost: go
+	// test's TestCorpus leaves it to BenchmarkCorpusSlowCells.
+	Slow string `json:"slow"`
 }
 
 // UnmarshalJSON reads an entry, the defaults standing for what it omits.
@@ -51,13 +56,23 @@ func (e *manifestEntry) UnmarshalJSON(b []byte) error {
 func (e *manifestEntry) group() string {
 	s := settings.Default()
 	s.Algorithm, s.SyncDeps, s.Memory, s.Timers, s.Race, s.Checkpoint = e.Algo, e.SyncDeps, e.Memory, e.Timers, e.Race, e.Checkpoint
+	s.CAS, s.Granularity = e.CAS, e.Granularity
 	return group(s)
 }
 
 // group is the command line of the settings that manifest entries vary:
 // the entries of one group are explored by one run.
 func group(s settings.Settings) string {
-	return fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s -timers=%s", s.Algorithm, s.SyncDeps, s.Memory, s.Race, s.Checkpoint, s.Timers)
+	g := fmt.Sprintf("-algo=%s -sync-deps=%v -memory=%s -race=%s -checkpoint=%s -timers=%s", s.Algorithm, s.SyncDeps, s.Memory, s.Race, s.Checkpoint, s.Timers)
+	// Named only when they differ from the default, so that the groups
+	// of the entries written before they existed keep their names.
+	if s.CAS != settings.FullCAS {
+		g += " -cas=" + s.CAS.String()
+	}
+	if s.Granularity != settings.Sync && !s.Memory.Buffered() {
+		g += " -granularity=" + s.Granularity.String()
+	}
+	return g
 }
 
 // The total of a run, printed last: what a newcomer looks at to see it

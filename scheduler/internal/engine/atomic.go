@@ -9,6 +9,8 @@ import (
 // xbtest does not control sees it), recorded as an access of the variable (a
 // load reads, everything else writes; under -sync-deps every operation
 // writes), and ends an atomic block: it is a tiny synchronized region.
+// Compare-and-swaps go through casOp (fences.go), which -cas relaxed makes
+// no fence.
 
 // atomically runs op as one atomic operation on the variable at addr.
 func atomically[V, R any](addr *V, write bool, op func() R) R {
@@ -50,7 +52,7 @@ func OrInt32(addr *int32, mask int32) int32 {
 
 // CompareAndSwapInt32 is atomic.CompareAndSwapInt32.
 func CompareAndSwapInt32(addr *int32, old, new int32) bool {
-	return atomically(addr, true, func() bool { return atomic.CompareAndSwapInt32(addr, old, new) })
+	return casOp(addr, func() bool { return atomic.CompareAndSwapInt32(addr, old, new) })
 }
 
 // LoadInt32 is atomic.LoadInt32.
@@ -84,7 +86,7 @@ func (x *Int32) Or(mask int32) int32 {
 	return atomically(&x.v, true, func() int32 { return x.v.Or(mask) })
 }
 func (x *Int32) CompareAndSwap(old, new int32) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }
 
 // AddInt64 is atomic.AddInt64.
@@ -104,7 +106,7 @@ func OrInt64(addr *int64, mask int64) int64 {
 
 // CompareAndSwapInt64 is atomic.CompareAndSwapInt64.
 func CompareAndSwapInt64(addr *int64, old, new int64) bool {
-	return atomically(addr, true, func() bool { return atomic.CompareAndSwapInt64(addr, old, new) })
+	return casOp(addr, func() bool { return atomic.CompareAndSwapInt64(addr, old, new) })
 }
 
 // LoadInt64 is atomic.LoadInt64.
@@ -138,7 +140,7 @@ func (x *Int64) Or(mask int64) int64 {
 	return atomically(&x.v, true, func() int64 { return x.v.Or(mask) })
 }
 func (x *Int64) CompareAndSwap(old, new int64) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }
 
 // AddUint32 is atomic.AddUint32.
@@ -158,7 +160,7 @@ func OrUint32(addr *uint32, mask uint32) uint32 {
 
 // CompareAndSwapUint32 is atomic.CompareAndSwapUint32.
 func CompareAndSwapUint32(addr *uint32, old, new uint32) bool {
-	return atomically(addr, true, func() bool { return atomic.CompareAndSwapUint32(addr, old, new) })
+	return casOp(addr, func() bool { return atomic.CompareAndSwapUint32(addr, old, new) })
 }
 
 // LoadUint32 is atomic.LoadUint32.
@@ -192,7 +194,7 @@ func (x *Uint32) Or(mask uint32) uint32 {
 	return atomically(&x.v, true, func() uint32 { return x.v.Or(mask) })
 }
 func (x *Uint32) CompareAndSwap(old, new uint32) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }
 
 // AddUint64 is atomic.AddUint64.
@@ -212,7 +214,7 @@ func OrUint64(addr *uint64, mask uint64) uint64 {
 
 // CompareAndSwapUint64 is atomic.CompareAndSwapUint64.
 func CompareAndSwapUint64(addr *uint64, old, new uint64) bool {
-	return atomically(addr, true, func() bool { return atomic.CompareAndSwapUint64(addr, old, new) })
+	return casOp(addr, func() bool { return atomic.CompareAndSwapUint64(addr, old, new) })
 }
 
 // LoadUint64 is atomic.LoadUint64.
@@ -246,7 +248,7 @@ func (x *Uint64) Or(mask uint64) uint64 {
 	return atomically(&x.v, true, func() uint64 { return x.v.Or(mask) })
 }
 func (x *Uint64) CompareAndSwap(old, new uint64) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }
 
 // AddUintptr is atomic.AddUintptr.
@@ -266,7 +268,7 @@ func OrUintptr(addr *uintptr, mask uintptr) uintptr {
 
 // CompareAndSwapUintptr is atomic.CompareAndSwapUintptr.
 func CompareAndSwapUintptr(addr *uintptr, old, new uintptr) bool {
-	return atomically(addr, true, func() bool { return atomic.CompareAndSwapUintptr(addr, old, new) })
+	return casOp(addr, func() bool { return atomic.CompareAndSwapUintptr(addr, old, new) })
 }
 
 // LoadUintptr is atomic.LoadUintptr.
@@ -300,12 +302,12 @@ func (x *Uintptr) Or(mask uintptr) uintptr {
 	return atomically(&x.v, true, func() uintptr { return x.v.Or(mask) })
 }
 func (x *Uintptr) CompareAndSwap(old, new uintptr) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }
 
 // CompareAndSwapPointer is atomic.CompareAndSwapPointer.
 func CompareAndSwapPointer(addr *unsafe.Pointer, old, new unsafe.Pointer) bool {
-	return atomically(addr, true, func() bool { return atomic.CompareAndSwapPointer(addr, old, new) })
+	return casOp(addr, func() bool { return atomic.CompareAndSwapPointer(addr, old, new) })
 }
 
 // LoadPointer is atomic.LoadPointer.
@@ -332,7 +334,7 @@ func (x *Bool) Swap(new bool) bool {
 	return atomically(&x.v, true, func() bool { return x.v.Swap(new) })
 }
 func (x *Bool) CompareAndSwap(old, new bool) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }
 
 // Pointer is a drop-in replacement for atomic.Pointer.
@@ -344,7 +346,7 @@ func (x *Pointer[T]) Swap(new *T) *T {
 	return atomically(&x.v, true, func() *T { return x.v.Swap(new) })
 }
 func (x *Pointer[T]) CompareAndSwap(old, new *T) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }
 
 // Value is a drop-in replacement for atomic.Value.
@@ -354,5 +356,5 @@ func (x *Value) Load() any        { return atomically(&x.v, false, x.v.Load) }
 func (x *Value) Store(val any)    { store(&x.v, func() { x.v.Store(val) }) }
 func (x *Value) Swap(new any) any { return atomically(&x.v, true, func() any { return x.v.Swap(new) }) }
 func (x *Value) CompareAndSwap(old, new any) bool {
-	return atomically(&x.v, true, func() bool { return x.v.CompareAndSwap(old, new) })
+	return casOp(&x.v, func() bool { return x.v.CompareAndSwap(old, new) })
 }

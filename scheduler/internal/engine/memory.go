@@ -139,8 +139,10 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	if write {
 		t.wroteAt = t.steps
 	}
-	if r.access {
-		r.accessStarts(t, uintptr(addr), size) // -granularity access: the access starts a block (tsoorder.go)
+	if r.access || racyReason(pos) != "" {
+		// -granularity access, or a race by design (racy.go): the access
+		// starts a block (tsoorder.go)
+		r.accessStarts(t, uintptr(addr), size)
 	}
 	if r.exploring {
 		r.strat.Access(uintptr(addr), size, write)

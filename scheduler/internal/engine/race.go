@@ -355,6 +355,9 @@ func sitePos(skip int) Pos {
 // raceFinding reports a race.
 func (r *run) raceFinding(rc eraser.Race) {
 	r.learnRacy(rc.Addr) // every race, expected or not (tsoorder.go)
+	if r.expectedRace(rc) {
+		return
+	}
 	cur, prev := rc.Cur, rc.Prev
 	if cur.Pos == 0 {
 		// Code written against the API by hand passes no position; the

@@ -104,6 +104,7 @@ type thread struct {
 	bufs     []*storeBuf
 	pending  int
 	unfenced bool // the current event is a buffered access or a loop step: no drain
+	released bool // a release fence waits for the goroutine's next store (fences.go)
 	flushOf  *storeBuf
 	isClock  bool // the virtual clock's pseudo-thread (eager.go)
 	ranAt    int  // r.switches when it last started a block or was woken (eager.go, "Fairness")

@@ -272,11 +272,15 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 	if r.raceOn() {
 		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
 	}
+	if t.released {
+		r.releaseBefore(t) // fences.go
+	}
 	// No block boundary: the store is invisible to other goroutines until
 	// its flush, which is an event of its own.
 	b := r.bufferFor(t, addr, size)
 	b.q = append(b.q, &typedEntry[T]{p, v, pos})
 	t.pending++
+	r.traceBuffered(t, pos) // tracebuf.go
 	if b.len() == 1 {
 		r.wakeFlusher(b)
 	}
@@ -405,6 +409,7 @@ func (r *run) drain(t *thread) {
 			continue
 		}
 		for b.len() > 0 {
+			r.traceDrained(b) // tracebuf.go
 			addr, size := r.commitOldest(b)
 			if r.exploring {
 				r.strat.Access(addr, size, true)

@@ -138,7 +138,12 @@ type flushRegion struct {
 // reduceByRaces reports whether passes after the first force the flushes
 // of locations no execution races on: the race detector must report
 // happens-before races (see (c) above).
-func (r *run) reduceByRaces() bool { return r.race.Mode() == eraser.HB }
+func (r *run) reduceByRaces() bool {
+	// A relaxed CAS (-cas relaxed) synchronizes without draining the
+	// buffers: argument (a) fails, and a store ordered by happens-before
+	// may still be seen late. Every flush is then a choice.
+	return r.race.Mode() == eraser.HB && r.cfg.CAS != settings.RelaxedCAS
+}
 
 // flushPassesOn reports whether this exploration runs passes (it explores
 // store buffers, and is not an exhaustive enumeration, which stays the

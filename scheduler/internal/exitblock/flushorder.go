@@ -12,7 +12,7 @@ package exitblock
 // and the relaxed orders are the branches.
 //
 // A forced flush (sched.Engine.Flusher: a commit no other goroutine can
-// observe the timing of, scheduler/tsoorder.go) is chosen before anything
+// observe the timing of, scheduler/internal/engine/tsoorder.go) is chosen before anything
 // else, and its block pushes no branch in which another thread runs first:
 // the engine has argued that such an order reaches nothing new.
 

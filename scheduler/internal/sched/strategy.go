@@ -210,7 +210,7 @@ type Engine interface {
 	// (scheduler/tso.go), and then its owner (else -1) and whether its
 	// next commit is forced: it must run as soon as it is enabled, and
 	// no order in which another block runs first is explored
-	// (scheduler/tsoorder.go says when that loses nothing).
+	// (scheduler/internal/engine/tsoorder.go says when that loses nothing).
 	Flusher(t int32) (owner int32, forced bool)
 }
 
