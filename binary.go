@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/xbtest/xbtest/instrument"
+	"github.com/xbtest/xbtest/internal/runpattern"
 	"github.com/xbtest/xbtest/result"
 )
 
@@ -381,7 +382,7 @@ func selectTests(tests []string, re string) []string {
 	if re == "" {
 		return tests
 	}
-	first := splitRun(re)[0]
+	first := runpattern.Split(re)[0]
 	rx, err := regexp.Compile(first)
 	if err != nil {
 		return nil // newRunner checked it
@@ -393,40 +394,6 @@ func selectTests(tests []string, re string) []string {
 		}
 	}
 	return out
-}
-
-// splitRun splits a -run expression at its unbracketed slashes, as the
-// testing package does.
-func splitRun(s string) []string {
-	var parts []string
-	cs, cp := 0, 0 // depth of [] and ()
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			cs++
-		case ']':
-			if cs--; cs < 0 {
-				cs = 0
-			}
-		case '(':
-			if cs == 0 {
-				cp++
-			}
-		case ')':
-			if cs == 0 {
-				cp--
-			}
-		case '\\':
-			i++
-		case '/':
-			if cs == 0 && cp == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
 }
 
 // lineReader reads the lines appended to a file since the last read.

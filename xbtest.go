@@ -36,6 +36,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/xbtest/xbtest/instrument"
+	"github.com/xbtest/xbtest/internal/runpattern"
 	"github.com/xbtest/xbtest/replay"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/settings"
@@ -232,7 +233,7 @@ func newRunner(opt Options) (*runner, error) {
 	if err := r.s.Normalize(); err != nil {
 		return nil, err
 	}
-	for _, part := range splitRun(opt.Run) {
+	for _, part := range runpattern.Split(opt.Run) {
 		if _, err := regexp.Compile(part); err != nil {
 			return nil, fmt.Errorf("invalid -run %q: %v", opt.Run, err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/xbtest/xbtest/internal/runpattern"
 )
 
 // Subtests as go test runs them: -run and -skip select them level by level
@@ -78,7 +80,7 @@ func levels(name string) []*regexp.Regexp {
 		return nil
 	}
 	var out []*regexp.Regexp
-	for _, e := range splitRegexp(f.Value.String()) {
+	for _, e := range runpattern.Split(f.Value.String()) {
 		re, err := regexp.Compile(e)
 		if err != nil {
 			return nil
@@ -86,39 +88,6 @@ func levels(name string) []*regexp.Regexp {
 		out = append(out, re)
 	}
 	return out
-}
-
-// splitRegexp is testing's: split at '/' outside [] and ().
-func splitRegexp(s string) []string {
-	var out []string
-	cs, cp := 0, 0
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			cs++
-		case ']':
-			if cs--; cs < 0 {
-				cs = 0
-			}
-		case '(':
-			if cs == 0 {
-				cp++
-			}
-		case ')':
-			if cs == 0 {
-				cp--
-			}
-		case '\\':
-			i++
-		case '/':
-			if cs == 0 && cp == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
 }
 
 // subtestSelected reports whether the subtest with full name name runs
