@@ -51,6 +51,8 @@ type RunConfig struct {
 	// Timelines: every finding carries the timeline of the replay that
 	// verified it (Finding.Timeline), for xbtest -html.
 	Timelines bool `json:"timelines,omitempty"`
+	// Shard: explore only this part of each test's schedule tree.
+	Shard Shard `json:"shard,omitzero"`
 }
 
 // ReplaySpec is the schedule a test binary follows under xbtest -replay,
@@ -160,6 +162,11 @@ type SummaryEvent struct {
 	// detection, the locations shared without a common lock).
 	Checkpoint string   `json:"checkpoint,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+	// Shard is "i/n" when the run explored shard i of n (-shard): the
+	// figures are that part's, and xbtest merge adds the parts up.
+	// ShardLearnt is Result.ShardLearnt.
+	Shard       string `json:"shard,omitempty"`
+	ShardLearnt string `json:"shard_learnt,omitempty"`
 }
 
 // PackageEvent ends a package, as go test's ok or FAIL line. Result is

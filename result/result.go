@@ -197,6 +197,16 @@ type Result struct {
 	Notes      []string       `json:"notes,omitempty"`    // how the test was explored (checkpoint strategy and why), for -v
 	Internal   string         `json:"internal,omitempty"` // an error of xbtest itself
 	Replay     *ReplayOutcome `json:"replay,omitempty"`   // xbtest -replay: what following the schedule showed
+	// Shard is the part of the schedule tree explored (-shard; nil: all
+	// of it); Schedules, Aborted and Findings are that part's.
+	Shard *Shard `json:"shard,omitempty"`
+	// ShardLearnt, for a shard, says what it learnt about the program in
+	// its own part of the tree (a lock some TryLock tries, an RWMutex
+	// locked both ways, a racy word under tso/pso), which moves block
+	// boundaries everywhere: the other shards did not learn it, so their
+	// trees differ from this one's and the parts do not add up to one
+	// process's exploration ("" when it learnt nothing there).
+	ShardLearnt string `json:"shard_learnt,omitempty"`
 }
 
 // Count returns the number of distinct findings of kind k.

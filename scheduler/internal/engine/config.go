@@ -28,6 +28,9 @@ type Config struct {
 	// shortened at the end): what a crash or a kill must not lose. It may
 	// run in a forked process.
 	Found func(f *result.Finding)
+	// Shard restricts the exploration to one part of the schedule tree
+	// (partition.go); the zero value explores all of it.
+	Shard result.Shard
 
 	// oracle replaces the algorithm by exhaustive enumeration (tests only):
 	// at every block end, and with oracleSpawns at every go statement too,

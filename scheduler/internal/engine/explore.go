@@ -75,6 +75,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 		res.Left = max(d.left, d.strat.Pending())
 	}
 	res.Aborted = d.stats.aborted
+	d.shardResult(res) // partition.go
 	res.Elapsed = time.Since(start)
 	return res
 }
@@ -163,6 +164,12 @@ type driver struct {
 	// left is how many branches were still to explore when a forked
 	// process stopped exploring early (its stack is not handed up).
 	left int
+	// statsBase is stats before the execution under way (or as a
+	// fork's hand-over left them): an execution another shard counts
+	// leaves them so (partition.go). shardLearnt says what this shard
+	// learnt in its own part of the tree.
+	statsBase   exploreStats
+	shardLearnt string
 }
 
 // Next implements checkpoint.Target.
@@ -200,8 +207,18 @@ func (d *driver) RunFrom(n int) {
 	r.drv, r.started = d, time.Now()
 	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
 	r.snapshots = !rerun
+	d.statsBase = d.stats
+	learnt0 := d.known.size()
 	d.last = d.execute(r)
+	counts := d.shardCounts(d.last == endAbort) // partition.go
+	if !counts {
+		r.findings = r.findings[:0]
+	}
 	d.collect(r)
+	if !counts {
+		d.stats = d.statsBase
+	}
+	d.noteShardLearnt(learnt0)
 	if d.dirty == "" && r.changed != "" {
 		d.dirty = r.changed
 	}

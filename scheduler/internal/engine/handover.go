@@ -95,6 +95,7 @@ func (d *driver) Save() []byte {
 	for _, f := range d.found {
 		e.Bytes(encodeFinding(f))
 	}
+	e.Str(d.shardLearnt)
 	return e.B
 }
 
@@ -133,11 +134,13 @@ func (d *driver) Load(b []byte) error {
 		}
 		findings = append(findings, f)
 	}
+	shardLearnt := x.Str()
 	if x.Err != nil {
 		return x.Err
 	}
 	d.strat = apply(restarts != d.restarts)
 	*d.known, d.stats = *learnt, stats // in place: an execution under way (a snapshot's) holds d.known
+	d.statsBase, d.shardLearnt = stats, shardLearnt
 	d.last, d.stop, d.over, d.restarts, d.iter = last, stop, over, restarts, iter
 	d.left = left
 	if isDirty {

@@ -851,6 +851,10 @@ func (r *run) endPath() {
 	if r.finished {
 		return
 	}
+	if r.exploring && r.shardCut() {
+		r.end(endPath) // another shard's subtree (partition.go)
+		return
+	}
 	if r.exploring {
 		r.stats.schedules++
 		if r.dd {

@@ -52,7 +52,7 @@ func readRunConfig(s string) (result.RunConfig, error) {
 
 // configOf is the scheduler's configuration for rc.
 func configOf(rc result.RunConfig) Config {
-	cfg := Config{Settings: rc.Settings, Backer: BackerFor(rc.Checkpoint), Timelines: rc.Timelines}
+	cfg := Config{Settings: rc.Settings, Backer: BackerFor(rc.Checkpoint), Timelines: rc.Timelines, Shard: rc.Shard}
 	if f, ok := cfg.Backer.(*checkpoint.Fork); ok && cfg.Watchdog > 0 {
 		// A forked child's own watchdog reports a goroutine stuck in
 		// uncontrolled code; the parent's catches a child whose runtime

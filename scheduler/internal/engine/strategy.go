@@ -14,7 +14,7 @@ import (
 // steers a guided execution (guide.go). All the configured algorithms are
 // members of the ExitBlock family (Brute is its oracle).
 func newStrategy(cfg *Config, dir sched.Director) sched.Strategy {
-	return exitblock.New(exitblock.Options{
+	return partitioned(cfg, dir, exitblock.New(exitblock.Options{
 		// Deadlock detection (ExitBlock-DD, Brute) is the engine's
 		// (deadlock.go).
 		ReadWrite:       cfg.Algorithm == settings.ExitBlockRW || cfg.Algorithm == settings.ExitBlockRWDD,
@@ -23,7 +23,7 @@ func newStrategy(cfg *Config, dir sched.Director) sched.Strategy {
 		OracleSpawns:    cfg.oracleSpawns,
 		NoSpawnBranches: cfg.noSpawnBranches,
 		Director:        dir,
-	})
+	}))
 }
 
 // decision is one step of a path (sched.Decision): the engine replays,

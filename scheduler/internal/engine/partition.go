@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/shard"
+)
+
+// Sharding (-shard i/n, -parallel): the strategy is wrapped so that it
+// explores one part of the schedule tree (package shard says how the tree
+// is split and why the parts add up), and the driver counts only the
+// executions that are this shard's: the others' run too (the top of the
+// tree, which every shard runs), but their schedules, aborted attempts and
+// findings are left to the shard that counts them.
+
+// partitioned restricts s to cfg.Shard's part. A guided execution follows
+// its schedule whatever the part.
+func partitioned(cfg *Config, dir sched.Director, s sched.Strategy) sched.Strategy {
+	if dir != nil || !cfg.Shard.Active() {
+		return s
+	}
+	stack, ok := s.(shard.Stack)
+	if !ok {
+		panic("sharding needs a depth-first strategy") // Explore reports it as an internal error
+	}
+	return shard.Wrap(s, stack, shard.Options{Index: cfg.Shard.Index, Count: cfg.Shard.Count, Cut: cfg.Shard.Cut})
+}
+
+// shardCounts reports whether this shard counts the execution that just
+// ended (aborted: at a failed lock enter).
+func (d *driver) shardCounts(aborted bool) bool {
+	w, ok := d.strat.(*shard.Strategy)
+	return !ok || w.Ended(aborted)
+}
+
+// size is how much the exploration has learnt: it only grows.
+func (k *learnt) size() int {
+	n := len(k.tried) + len(k.mixed) + k.flush.words
+	for _, b := range []bool{k.triedAll, k.mixedAll, k.flush.unknown} {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// noteShardLearnt notes that the execution that just ended, in this
+// shard's own part of the tree, taught the exploration something (before:
+// how much it knew before): the other shards do not know it, so their
+// trees are not this one's (package shard).
+func (d *driver) noteShardLearnt(before int) {
+	w, ok := d.strat.(*shard.Strategy)
+	if !ok || !w.Partitioned() || d.known.size() == before || d.shardLearnt != "" {
+		return
+	}
+	k := d.known
+	d.shardLearnt = fmt.Sprintf("on schedule %d of its own part it learnt where blocks must end (%d lock(s) some TryLock tries, %d RWMutex(es) locked both ways, %d racy word(s) under %s): the other shards explored without knowing it",
+		d.stats.schedules, len(k.tried), len(k.mixed), k.flush.words, d.cfg.Memory)
+}
+
+// shardResult says in res which part was explored.
+func (d *driver) shardResult(res *result.Result) {
+	if !d.cfg.Shard.Active() {
+		return
+	}
+	sh := d.cfg.Shard
+	if sh.Cut == 0 {
+		sh.Cut = shard.DefaultCut
+	}
+	res.Shard = &sh
+	res.ShardLearnt = d.shardLearnt
+	if w, ok := d.strat.(*shard.Strategy); ok {
+		d.Note(fmt.Sprintf("shard %s: %d subtree(s) of generation %d left to the other shards", sh, w.Skipped(), sh.Cut))
+	}
+}
+
+// shardCut reports whether the execution under way ended where its path
+// crossed into another shard's subtree: it is no schedule of this shard's,
+// and the goroutines it leaves runnable are no deadlock.
+func (r *run) shardCut() bool {
+	w, ok := r.strat.(*shard.Strategy)
+	return ok && w.Cut()
+}

@@ -1,0 +1,286 @@
+// Package shard splits one exploration's schedule tree between n
+// processes that share nothing, so that together they explore exactly
+// what one process would: the sum of their schedules (and of their aborted
+// attempts) is one process's, and every execution, with its findings, is
+// counted by exactly one of them. It is a sched.Strategy that wraps a
+// depth-first one (the exhaustive ExitBlock explorer) between the driver
+// and it; it sees the tree through the strategy's stack (the depth of each
+// branch, BranchDepth) and the depth of the path under way.
+//
+// The tree. A node is the program state after a path's first k decisions
+// (blocks); a branch of depth k on the stack is another child of the node
+// at depth k. ExitBlock pushes a node's branches when the block starting
+// there ends (or at a choice point inside it), from the state of the path
+// to it, and nothing below a node adds branches at or above it. The
+// program is deterministic under the explorer (a replayed prefix leads to
+// the same node), so the tree, and the order in which a depth-first search
+// meets its nodes, are functions of the program and the settings: every
+// process that explores the tree meets the same nodes in the same order.
+//
+// The split. A node is branching when it has a branch besides the child
+// the path takes (this path pushed one at its depth, or the path started
+// there from a branch). Every shard explores the top of the tree, down to
+// the Cut-th branching node of each path. A path whose Cut-th branching
+// node's block has ended has crossed: the subtree below that decision
+// belongs to one shard, round robin in the order the crossings are met
+// (the same in every shard). The owner goes on; the others end the
+// execution there (it is not a schedule of theirs) having pushed every
+// branch of the top that it had to push. Executions that start below a
+// crossing (a branch pushed by the owner) are the owner's. A path that
+// ends before it crosses is a schedule of the top, which every shard runs:
+// it is counted by one shard, round robin again; and so is an attempt
+// aborted in the top (a lock enter that failed: the strategy starts the
+// same execution again from that block without popping a branch).
+//
+// Nothing else changes: the events of every execution reach the wrapped
+// strategy as before, so the tree below a crossing is explored by its
+// owner exactly as one process explores it.
+//
+// What must hold besides determinism: the tree must not change while it is
+// explored. The engine restarts an exploration when it learns where blocks
+// must end (a lock some TryLock tries, an RWMutex locked both ways, a
+// racy word under tso/pso): what it learns in the top every shard learns
+// there too, at the same execution; what a shard learns below a crossing
+// of its own the others do not learn. The engine reports that
+// (result.Result.ShardLearnt), and the command does not add such parts up
+// as if they agreed.
+package shard
+
+import (
+	"fmt"
+
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+)
+
+// DefaultCut is the number of branching nodes of a path above the split
+// when the options do not say: ExitBlock's nodes have two to a few
+// children, so that makes of the order of 2^10 to 3^10 subtrees to deal
+// out, enough for a round robin to even out their sizes over a few shards;
+// the top every shard runs costs an execution per subtree, cut short
+// after its first branching nodes (measured in the package's README
+// section of the command, "Sharding").
+const DefaultCut = 10
+
+// Options say which part a Strategy explores.
+type Options struct {
+	Index, Count int // this shard, of Count (0 <= Index < Count)
+	Cut          int // branching nodes of a path above the split (DefaultCut if 0)
+}
+
+// Stack is what a Strategy needs of the wrapped strategy's stack besides
+// its size (Pending): the depth of the i-th branch, bottom first.
+type Stack interface {
+	BranchDepth(i int) int
+}
+
+// Strategy explores shard Index of Count of the tree of the strategy it
+// wraps. Every event reaches that strategy unchanged; only the calls that
+// return the thread to run next may end the execution, where its path
+// crosses into a subtree of another shard.
+type Strategy struct {
+	sched.Strategy
+	stack Stack
+	opt   Options
+	st    state
+}
+
+// state is what a Strategy keeps across executions; it travels whole with
+// a fork checkpoint's hand-over.
+type state struct {
+	// above holds, for each branch on the wrapped strategy's stack
+	// (bottom first), the number of branching nodes above its node: in
+	// step with the stack up to seen.
+	above []int32
+	seen  int
+	// The path under way: it started at depth start with above0
+	// branching nodes above that node; marks are the depths from start
+	// on known to be branching.
+	start, above0 int
+	marks         []int32
+	// begun: the execution under way has replayed its prefix (Begin);
+	// before that the wrapped strategy's path is the last execution's (a
+	// child of a fork snapshot redirected to another start replays on
+	// from inside a call of the execution it was forked in).
+	begun bool
+	// crossed: the path has crossed (or started below a crossing);
+	// counts: this shard counts the execution (its schedule, findings).
+	crossed, counts bool
+	// Round robins: crossings, schedules of the top, attempts aborted in
+	// the top, in the order met.
+	crossings, topPaths, topAborts int
+	skipped                        int // crossings left to the other shards
+}
+
+// Wrap returns s restricted to shard o.Index of o.Count. s must be a
+// depth-first strategy whose stack Stack shows.
+func Wrap(s sched.Strategy, stack Stack, o Options) *Strategy {
+	if o.Cut <= 0 {
+		o.Cut = DefaultCut
+	}
+	return &Strategy{Strategy: s, stack: stack, opt: o}
+}
+
+// Ended is called after each execution (aborted: it ended at a failed
+// lock enter) and reports whether this shard counts it.
+func (w *Strategy) Ended(aborted bool) bool {
+	st := &w.st
+	if st.crossed {
+		return st.counts
+	}
+	n, i := w.opt.Count, w.opt.Index
+	if aborted {
+		st.topAborts++
+		return (st.topAborts-1)%n == i
+	}
+	st.topPaths++
+	return (st.topPaths-1)%n == i
+}
+
+// Cut reports whether the execution under way was ended where it crossed
+// into another shard's subtree.
+func (w *Strategy) Cut() bool { return w.st.crossed && !w.st.counts }
+
+// Partitioned reports whether the execution under way has crossed into a
+// subtree of this shard's alone.
+func (w *Strategy) Partitioned() bool { return w.st.crossed }
+
+// Skipped is the number of subtrees left to the other shards.
+func (w *Strategy) Skipped() int { return w.st.skipped }
+
+// branching is the number of branching nodes above depth k (k >= start)
+// on the path under way.
+func (w *Strategy) branching(k int) int {
+	n := w.st.above0
+	for _, m := range w.st.marks {
+		if int(m) < k {
+			n++
+		}
+	}
+	return n
+}
+
+// scan notes the branches pushed since the last scan: each makes its node
+// branching, and starts with the branching nodes above that node.
+func (w *Strategy) scan() {
+	st := &w.st
+	for p := w.Strategy.Pending(); st.seen < p; st.seen++ {
+		d := w.stack.BranchDepth(st.seen)
+		st.above = append(st.above, int32(w.branching(d)))
+		if !contains(st.marks, int32(d)) {
+			st.marks = append(st.marks, int32(d))
+		}
+	}
+}
+
+func contains(s []int32, x int32) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// next checks, as the block at the path's depth is about to start, whether
+// the path crosses there; t is the thread the wrapped strategy chose, and
+// next returns it, or -1 to end an execution that crossed into another
+// shard's subtree.
+func (w *Strategy) next(t int32) int32 {
+	st := &w.st
+	if !st.begun || st.crossed || t < 0 {
+		return t
+	}
+	w.scan()
+	if w.branching(w.Strategy.Depth()) < w.opt.Cut {
+		return t
+	}
+	st.crossed = true
+	st.crossings++
+	st.counts = (st.crossings-1)%w.opt.Count == w.opt.Index
+	if !st.counts {
+		st.skipped++
+		return -1
+	}
+	return t
+}
+
+// Next moves to the next start, as the wrapped strategy does, and takes
+// the branching nodes above it from the branch popped.
+func (w *Strategy) Next(aborted bool) bool {
+	st := &w.st
+	w.scan()
+	n := len(st.above)
+	st.begun = false
+	if !w.Strategy.Next(aborted) {
+		return false
+	}
+	if w.Strategy.Pending() >= n {
+		// Nothing popped: the aborted execution goes on from its
+		// RetPt, the same path.
+		return true
+	}
+	st.above0 = int(st.above[n-1])
+	st.above, st.seen = st.above[:n-1], n-1
+	st.start = w.Strategy.StartDepth()
+	st.marks = append(st.marks[:0], int32(st.start))
+	st.crossed = st.above0 >= w.opt.Cut
+	st.counts = st.crossed // below a crossing: only the owner pushed it
+	return true
+}
+
+// The calls that return the thread that runs next.
+
+func (w *Strategy) Begin(e sched.Engine) int32 {
+	t := w.Strategy.Begin(e)
+	w.st.begun = true
+	return w.next(t)
+}
+func (w *Strategy) Boundary() int32             { return w.next(w.Strategy.Boundary()) }
+func (w *Strategy) Yielded() int32              { return w.next(w.Strategy.Yielded()) }
+func (w *Strategy) Park() int32                 { return w.next(w.Strategy.Park()) }
+func (w *Strategy) Exit() int32                 { return w.next(w.Strategy.Exit()) }
+func (w *Strategy) Freeze() int32               { return w.next(w.Strategy.Freeze()) }
+func (w *Strategy) Preempt(lockExit bool) int32 { return w.next(w.Strategy.Preempt(lockExit)) }
+
+// Save encodes the wrapped strategy's hand-over, then this shard's state
+// (whole: it is small).
+func (w *Strategy) Save(e *sched.Enc, over bool) {
+	w.scan()
+	w.Strategy.Save(e, over)
+	st := &w.st
+	e.Int32s(st.above)
+	e.Int32s(st.marks)
+	for _, v := range []int{st.seen, st.start, st.above0, st.crossings, st.topPaths, st.topAborts, st.skipped} {
+		e.Int(int64(v))
+	}
+	e.Bool(st.begun)
+	e.Bool(st.crossed)
+	e.Bool(st.counts)
+}
+
+// Load decodes a child's Save; what it returns applies it to this
+// strategy, or to a new one when the child started over.
+func (w *Strategy) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) {
+	apply, err := w.Strategy.Load(x)
+	if err != nil {
+		return nil, err
+	}
+	var st state
+	st.above, st.marks = x.Int32s(), x.Int32s()
+	for _, v := range []*int{&st.seen, &st.start, &st.above0, &st.crossings, &st.topPaths, &st.topAborts, &st.skipped} {
+		*v = int(x.Int())
+	}
+	st.begun, st.crossed, st.counts = x.Bool(), x.Bool(), x.Bool()
+	if x.Err != nil {
+		return nil, fmt.Errorf("shard state: %v", x.Err)
+	}
+	return func(fresh bool) sched.Strategy {
+		inner := apply(fresh)
+		stack, _ := inner.(Stack)
+		if fresh {
+			return &Strategy{Strategy: inner, stack: stack, opt: w.opt, st: st}
+		}
+		w.Strategy, w.stack, w.st = inner, stack, st
+		return w
+	}, nil
+}
