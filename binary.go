@@ -62,19 +62,45 @@ func (r *runner) runPackage(ctx context.Context, plan *instrument.Plan, p instru
 		return res, nil
 	}
 	want := selectTests(p.Tests, r.opt.Run)
+	collect := func(t *Test) {
+		res.results = append(res.results, t)
+		done(t)
+	}
+	if r.workers() > 1 {
+		res.interrupted, err = r.runParallel(ctx, bin, p, want, collect) // parallel.go
+	} else {
+		res.interrupted, err = r.runWorker(ctx, bin, p, want, worker{shard: r.opt.Shard, run: r.opt.Run}, collect)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.elapsed = time.Since(start)
+	return res, nil
+}
+
+// worker is one process of a package's test binary at a time: the tests
+// it runs (-run) and the part of their schedule trees it explores.
+type worker struct {
+	shard result.Shard
+	run   string
+	tag   string // tells its files apart from other workers'
+}
+
+// runWorker runs the tests want of the package's binary bin as worker w,
+// starting a fresh process after one that ended early, and calls done with
+// each test's result. It reports whether the run was interrupted.
+func (r *runner) runWorker(ctx context.Context, bin string, p instrument.Package, want []string, w worker, done func(*Test)) (bool, error) {
 	finished := map[string]bool{}
 	for try := 0; ; try++ {
-		pr, err := r.runBinary(ctx, bin, p, try, finished, func(t *Test) {
+		pr, err := r.runBinary(ctx, bin, p, try, finished, w, func(t *Test) {
 			finished[t.Name] = true
-			res.results = append(res.results, t)
 			done(t)
 		})
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		if pr.interrupted {
-			res.interrupted = true
-			break
+			return true, nil
 		}
 		var left []string
 		for _, t := range want {
@@ -98,13 +124,11 @@ func (r *runner) runPackage(ctx context.Context, plan *instrument.Plan, p instru
 		for _, t := range left {
 			tr := &Test{Name: t, Problem: "not explored: " + why, Output: pr.output}
 			finished[t] = true
-			res.results = append(res.results, tr)
 			done(tr)
 		}
 		break
 	}
-	res.elapsed = time.Since(start)
-	return res, nil
+	return false, nil
 }
 
 // buildTestBinary compiles the rewritten package's test binary. A compile
@@ -197,8 +221,8 @@ const grace = 3 * time.Second
 // runBinary runs the test binary once; tests in skip were explored by an
 // earlier process. It calls done for each test that finished, and for the
 // test it was exploring when it ended, if any.
-func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package, try int, skip map[string]bool, done func(*Test)) (*binRun, error) {
-	base := filepath.Join(r.tmp, "results-"+sanitize(p.ImportPath)+"-"+strconv.Itoa(try))
+func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package, try int, skip map[string]bool, w worker, done func(*Test)) (*binRun, error) {
+	base := filepath.Join(r.tmp, "results-"+sanitize(p.ImportPath)+w.tag+"-"+strconv.Itoa(try))
 	results, prog, stopFile := base+".jsonl", base+".progress", base+".stop"
 	var skipped []string
 	for t := range skip {
@@ -207,12 +231,12 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	slices.Sort(skipped)
 	skipJSON, _ := json.Marshal(skipped)
 	args := []string{"-test.timeout=0", "-test.count=1", "-test.paniconexit0", "-test.v"}
-	if r.opt.Run != "" {
-		args = append(args, "-test.run="+r.opt.Run)
+	if w.run != "" {
+		args = append(args, "-test.run="+w.run)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.Dir
-	env, err := result.Env(result.RunConfig{Settings: r.s, Replay: r.replaySpec, Timelines: r.opt.Timelines}, results, r.tmp)
+	env, err := result.Env(result.RunConfig{Settings: r.s, Replay: r.replaySpec, Timelines: r.opt.Timelines, Shard: w.shard}, results, r.tmp)
 	if err != nil {
 		return nil, err
 	}

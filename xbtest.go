@@ -64,6 +64,14 @@ type Options struct {
 	// OutDir receives a schedule file per finding ("": none is written).
 	// Run checks that it can write there before exploring anything.
 	OutDir string
+	// Shard restricts the exploration of every test to one part of its
+	// schedule tree (the zero Shard: all of it); the results of all the
+	// parts of a run merge into one run's (result.MergeShards, xbtest
+	// merge). Schedule files name the shard.
+	Shard result.Shard
+	// Parallel is how many processes explore each test's tree at once
+	// (parallel.go); 0 or 1: one.
+	Parallel int
 	// Log receives diagnostics of the rewrite, the build and the test
 	// binaries (nil: none).
 	Log *zap.Logger
@@ -233,6 +241,14 @@ func newRunner(opt Options) (*runner, error) {
 	if err := r.s.Normalize(); err != nil {
 		return nil, err
 	}
+	if opt.Shard != (result.Shard{}) {
+		if err := opt.Shard.Check(); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Parallel < 0 {
+		return nil, fmt.Errorf("-parallel %d: must be at least 1", opt.Parallel)
+	}
 	for _, part := range runpattern.Split(opt.Run) {
 		if _, err := regexp.Compile(part); err != nil {
 			return nil, fmt.Errorf("invalid -run %q: %v", opt.Run, err)
@@ -316,6 +332,10 @@ func (r *runner) writeSchedules(p instrument.Package, t *Test) {
 		return
 	}
 	stem := r.stems[p.ImportPath]
+	if sh := r.opt.Shard; sh.Active() {
+		// Shards of one run write to the same directory, or merge theirs.
+		stem += fmt.Sprintf(".shard%dof%d", sh.Index, sh.Count)
+	}
 	for i, f := range t.Result.Findings {
 		if len(f.Blocks) == 0 {
 			why := f.Unreproduced

@@ -125,7 +125,10 @@ type FindingEvent struct {
 	// finding again (see Finding).
 	Unreproduced string `json:"unreproduced,omitempty"`
 	Count        int    `json:"count,omitempty"` // executions that showed it
-	*Size               // the schedule file's, when one was written
+	// Key tells findings apart as exploration does: xbtest merge merges
+	// the shards' findings by it.
+	Key   string `json:"key,omitempty"`
+	*Size        // the schedule file's, when one was written
 }
 
 // Size is the size of a finding's schedule and, when minimisation
@@ -190,6 +193,7 @@ type TotalEvent struct {
 	Findings         map[string]int `json:"findings"`                    // by kind
 	Corpus           string         `json:"corpus,omitempty"`            // e.g. "corpus: 48 of 48 known bugs found, ..."
 	CorpusMismatches []string       `json:"corpus_mismatches,omitempty"` // verdicts that differ from the manifest's
+	Shard            string         `json:"shard,omitempty"`             // "i/n": the run explored shard i of n (-shard)
 }
 
 // ReplayEvent is what `xbtest -replay FILE -json` prints after the

@@ -135,6 +135,10 @@ type Finding struct {
 	// the run asked for timelines (RunConfig.Timelines) and the schedule
 	// was followed in process.
 	Timeline *ReplayOutcome `json:"timeline,omitempty"`
+	// Key tells findings apart as exploration does (the same problem seen
+	// on many schedules is one finding): the shards of an exploration
+	// (MergeShards) are merged by it.
+	Key string `json:"key,omitempty"`
 }
 
 // Want is what a replay of f's schedule must lead to.
@@ -172,6 +176,7 @@ const (
 	BoundStop        = "stop"        // -stop: the first finding
 	BoundInterrupted = "interrupted" // Ctrl-C
 	BoundError       = "error"       // Result.Internal says what
+	BoundShards      = "shards"      // the shards' parts are not one exploration (Result.ShardLearnt)
 )
 
 // Result is the outcome of exploring one test.

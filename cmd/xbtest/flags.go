@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
 	"github.com/xbtest/xbtest"
+	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -29,6 +31,10 @@ type options struct {
 	trace      string // -trace: where -replay writes its HTML timeline
 	html       string // -html: where the run report goes
 	packages   []string
+	shardFlag  string       // -shard i/n
+	shardCount int          // -shard-count n
+	shard      result.Shard // resolved from the flags and the environment (shard.go)
+	parallel   int          // -parallel n
 }
 
 const usage = `usage: xbtest [flags] [packages]
@@ -71,6 +77,9 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.replay, "replay", "", "re-run exactly the schedule of this file (written for each finding); package, test and settings come from the file")
 	fs.StringVar(&o.trace, "trace", "", "with -replay: write an HTML timeline of the schedule to this file")
 	fs.StringVar(&o.html, "html", "", "write a report of the whole run to this HTML file: every package and test, the findings with their timelines, on the corpus the comparison with its manifest")
+	fs.StringVar(&o.shardFlag, "shard", "", "explore only part `i/n` of each test's schedule tree (0 <= i < n): n such runs together explore what one run does, and xbtest merge adds up their -json output; default from Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS or Kubernetes's JOB_COMPLETION_INDEX")
+	fs.IntVar(&o.shardCount, "shard-count", 0, "the number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job; or set XBTEST_SHARD_COUNT)")
+	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "explore each test's schedule tree with `n` processes at once (the tree is split as -shard splits it; counts and findings are those of one process). Not go test's -parallel, which bounds the parallel subtests run at once: xbtest explores every interleaving of parallel subtests whatever this is")
 	s.Minimise = def.Minimise
 	return fs
 }
@@ -140,6 +149,14 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if err := o.s.Normalize(); err != nil {
 		return nil, err
 	}
+	if o.parallel < 1 {
+		return nil, fmt.Errorf("-parallel %d: must be at least 1", o.parallel)
+	}
+	sh, err := shardSpec(o.shardFlag, o.shardCount, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	o.shard = sh
 	return o, nil
 }
 
@@ -156,5 +173,7 @@ func (o *options) apiOptions(log *zap.Logger) xbtest.Options {
 		OutDir:           o.out,
 		Log:              log,
 		Timelines:        o.html != "",
+		Shard:            o.shard,
+		Parallel:         o.parallel,
 	}
 }

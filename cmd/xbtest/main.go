@@ -10,6 +10,7 @@
 // Usage:
 //
 //	xbtest [flags] [packages]
+//	xbtest merge [-json] FILE|DIR...   (the -json output of -shard i/n runs)
 //
 // Exit status: 0 no findings, 1 findings, 2 usage, build or internal error.
 package main
@@ -31,6 +32,9 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr) // merge.go
+	}
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -45,6 +49,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer log.Sync()
 	if o.replay != "" {
 		return runReplay(ctx, o, stdout, stderr, log)
+	}
+	if err := touchShardStatus(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "xbtest: %v\n", err)
+		return exitError
 	}
 
 	rp := &reporter{out: stdout, errOut: stderr, o: o, cwd: cwd()}

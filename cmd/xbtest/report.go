@@ -147,7 +147,8 @@ func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
 	if rp.o.json {
 		rp.jsonLine(result.SummaryEvent{Event: result.EventSummary, Package: p.ImportPath, Test: r.Test, Algorithm: r.Semantics.Algorithm.String(), Memory: r.Semantics.Memory.String(),
 			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, Bound: r.BoundOf(), Depth: r.Depth, Left: r.Left, Skipped: r.Skipped,
-			Error: firstLine(r.Internal), Warnings: r.Warnings, ElapsedS: r.Elapsed.Seconds(), Checkpoint: r.Backer, Notes: r.Notes})
+			Error: firstLine(r.Internal), Warnings: r.Warnings, ElapsedS: r.Elapsed.Seconds(), Checkpoint: r.Backer, Notes: r.Notes,
+			Shard: shardText(r.Shard), ShardLearnt: r.ShardLearnt})
 		return status
 	}
 	for _, w := range r.Warnings {
@@ -164,6 +165,9 @@ func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
 	// exploration was not complete: a bounded pass must say so.
 	if verdict != "PASS" || rp.o.verbose || !r.Complete {
 		detail := fmt.Sprintf("%d schedules, %d aborted", r.Schedules, r.Aborted)
+		if r.Shard != nil {
+			detail = "shard " + r.Shard.String() + ": " + detail
+		}
 		if n := len(r.Findings); n > 0 {
 			detail += fmt.Sprintf(", %d finding(s)", n)
 		}
@@ -228,22 +232,33 @@ func (rp *reporter) total(ta *tally) {
 		return
 	}
 	verdicts, wrong := "", []string(nil)
-	if ta.corpus {
+	if ta.corpus && !rp.o.shard.Active() { // a shard's findings are not the run's
 		verdicts, wrong = ta.corpusVerdicts(rp.o)
 	}
 	if rp.o.json {
 		rp.jsonLine(result.TotalEvent{Event: result.EventTotal, Tests: ta.tests, Complete: ta.complete, Schedules: ta.schedules,
-			Findings: ta.findings, Corpus: verdicts, CorpusMismatches: wrong})
+			Findings: ta.findings, Corpus: verdicts, CorpusMismatches: wrong, Shard: shardText(rp.o.shardOf())})
 		return
 	}
 	for _, w := range wrong {
 		fmt.Fprintf(rp.out, "xbtest: %s\n", w)
 	}
 	line := "xbtest: " + ta.line()
+	if sh := rp.o.shardOf(); sh != nil {
+		line += " in shard " + sh.String()
+	}
 	if verdicts != "" {
 		line += "; " + verdicts
 	}
 	fmt.Fprintln(rp.out, line)
+}
+
+// shardText is a result's shard as -json says it ("" for a whole tree).
+func shardText(s *result.Shard) string {
+	if s == nil {
+		return ""
+	}
+	return s.String()
 }
 
 func firstLine(s string) string {
@@ -260,7 +275,7 @@ func (rp *reporter) finding(pkg string, r *result.Result, f *result.Finding, pat
 	}
 	if rp.o.json {
 		jf := result.FindingEvent{Event: result.EventFinding, Package: pkg, Test: r.Test, Kind: f.Kind,
-			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: f.Goroutines, Replay: rel, NoReplay: noFile, Count: f.Count, Unreproduced: f.Unreproduced}
+			Schedule: f.Schedule, Message: f.Message, Pos: f.Pos, Goroutines: f.Goroutines, Replay: rel, NoReplay: noFile, Count: f.Count, Unreproduced: f.Unreproduced, Key: f.Key}
 		if rel != "" && !rp.replaying {
 			jf.ReplayCmd = "xbtest -replay " + rel
 		}

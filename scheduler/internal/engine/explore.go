@@ -494,6 +494,7 @@ func mergePath(p []decision) []decision {
 func publicFindings(fs []*finding) []*result.Finding {
 	out := make([]*result.Finding, len(fs))
 	for i, f := range fs {
+		f.Finding.Key = f.key
 		out[i] = &f.Finding
 	}
 	return out

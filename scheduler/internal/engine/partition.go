@@ -72,7 +72,7 @@ func (d *driver) shardResult(res *result.Result) {
 	res.Shard = &sh
 	res.ShardLearnt = d.shardLearnt
 	if w, ok := d.strat.(*shard.Strategy); ok {
-		d.Note(fmt.Sprintf("shard %s: %d subtree(s) of generation %d left to the other shards", sh, w.Skipped(), sh.Cut))
+		d.Note(fmt.Sprintf("shard %s: %d subtree(s) below the %d-th branching node of a path left to the other shards", sh, w.Skipped(), sh.Cut))
 	}
 }
 
