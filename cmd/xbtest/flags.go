@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/xbtest/xbtest"
+	"github.com/xbtest/xbtest/internal/shardenv"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -152,7 +153,7 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if o.parallel < 1 {
 		return nil, fmt.Errorf("-parallel %d: must be at least 1", o.parallel)
 	}
-	sh, err := shardSpec(o.shardFlag, o.shardCount, os.Getenv)
+	sh, err := shardenv.Resolve(o.shardFlag, o.shardCount, os.Getenv)
 	if err != nil {
 		return nil, err
 	}

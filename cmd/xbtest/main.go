@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/xbtest/xbtest"
+	"github.com/xbtest/xbtest/internal/shardenv"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
@@ -50,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.replay != "" {
 		return runReplay(ctx, o, stdout, stderr, log)
 	}
-	if err := touchShardStatus(os.Getenv); err != nil {
+	if err := shardenv.TouchStatus(os.Getenv); err != nil {
 		fmt.Fprintf(stderr, "xbtest: %v\n", err)
 		return exitError
 	}
