@@ -12,6 +12,7 @@ import (
 	"github.com/xbtest/xbtest/internal/shardenv"
 	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/scheduler/internal/shard"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -99,7 +100,7 @@ func TestShardsAsProcesses(t *testing.T) {
 				t.Fatalf("shard %d/%d did not report:\n%s", i, n, b)
 			}
 			for name, o := range got {
-				if o.Shard == nil || *o.Shard != (result.Shard{Index: i, Count: n, Cut: 10}) {
+				if o.Shard == nil || *o.Shard != (result.Shard{Index: i, Count: n, Cut: shard.DefaultCut}) {
 					t.Errorf("%s: shard process %d/%d explored shard %v", name, i, n, o.Shard)
 				}
 				s := sum[name]
