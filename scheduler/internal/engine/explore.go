@@ -64,6 +64,11 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()
 	}
+	if d.shardIdle() { // partition.go
+		d.shardResult(res)
+		res.Elapsed = time.Since(start)
+		return res
+	}
 	d.pkgState = packageState()
 	cfg.Backer.Explore(d)
 	d.noteFlushPasses() // tsoorder.go

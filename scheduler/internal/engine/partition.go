@@ -23,9 +23,27 @@ func partitioned(cfg *Config, dir sched.Director, s sched.Strategy) sched.Strate
 	}
 	stack, ok := s.(shard.Stack)
 	if !ok {
-		panic("sharding needs a depth-first strategy") // Explore reports it as an internal error
+		return s // not split: shard 0 explores it all (shardIdle)
 	}
 	return shard.Wrap(s, stack, shard.Options{Index: cfg.Shard.Index, Count: cfg.Shard.Count, Cut: cfg.Shard.Cut})
+}
+
+// shardIdle reports whether this shard has nothing to explore: the
+// strategy is not one whose tree can be split (a sampling one), so shard 0
+// explores it all, and the parts still add up.
+func (d *driver) shardIdle() bool {
+	if !d.cfg.Shard.Active() {
+		return false
+	}
+	if _, ok := d.strat.(*shard.Strategy); ok {
+		return false
+	}
+	if d.cfg.Shard.Index != 0 {
+		d.Note(fmt.Sprintf("shard %s: the strategy's exploration cannot be split; shard 0 explores all of it", d.cfg.Shard))
+		return true
+	}
+	d.Note(fmt.Sprintf("shard %s: the strategy's exploration cannot be split; this shard explores all of it", d.cfg.Shard))
+	return false
 }
 
 // shardCounts reports whether this shard counts the execution that just
