@@ -168,6 +168,13 @@ func (w *Strategy) branching(k int) int {
 func (w *Strategy) scan() {
 	st := &w.st
 	for p := w.Strategy.Pending(); st.seen < p; st.seen++ {
+		if st.crossed {
+			// Pushed below the crossing: at least Cut branching nodes
+			// above it, which is all that matters (and deep paths pay
+			// nothing for counting them).
+			st.above = append(st.above, int32(w.opt.Cut))
+			continue
+		}
 		d := w.stack.BranchDepth(st.seen)
 		st.above = append(st.above, int32(w.branching(d)))
 		if !contains(st.marks, int32(d)) {
