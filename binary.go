@@ -84,6 +84,9 @@ type worker struct {
 	shard result.Shard
 	run   string
 	tag   string // tells its files apart from other workers'
+	// maxSchedules is its part of -max-schedules under -parallel (0:
+	// the setting's).
+	maxSchedules int
 }
 
 // runWorker runs the tests want of the package's binary bin as worker w,
@@ -236,7 +239,11 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = p.Dir
-	env, err := result.Env(result.RunConfig{Settings: r.s, Replay: r.replaySpec, Timelines: r.opt.Timelines, Shard: w.shard}, results, r.tmp)
+	s := r.s
+	if w.maxSchedules > 0 {
+		s.MaxSchedules = w.maxSchedules
+	}
+	env, err := result.Env(result.RunConfig{Settings: s, Replay: r.replaySpec, Timelines: r.opt.Timelines, Shard: w.shard}, results, r.tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,11 @@ func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Packa
 			run:   r.opt.Run,
 			tag:   fmt.Sprintf("-w%d", w),
 		}
+		if m := r.s.MaxSchedules; m > 0 {
+			// -max-schedules bounds the test's schedules, whoever
+			// explores them.
+			wk.maxSchedules = max(m/n+boolInt(w < m%n), 1)
+		}
 		wg.Go(func() {
 			interrupted[w], errs[w] = r.runWorker(ctx, bin, p, want, wk, func(t *Test) { parts <- part{t} })
 		})
@@ -144,4 +149,11 @@ func (r *runner) exploreAlone(ctx context.Context, bin string, p instrument.Pack
 		alone.Result.Notes = append(alone.Result.Notes, fmt.Sprintf("-parallel %d: a worker learnt where blocks must end (a TryLock, an RWMutex locked both ways, a racy word under tso/pso) in a subtree of its own, so the workers' trees differed: explored again by one process", r.workers()))
 	}
 	return alone
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -80,7 +79,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.html, "html", "", "write a report of the whole run to this HTML file: every package and test, the findings with their timelines, on the corpus the comparison with its manifest")
 	fs.StringVar(&o.shardFlag, "shard", "", "explore only part `i/n` of each test's schedule tree (0 <= i < n): n such runs together explore what one run does, and xbtest merge adds up their -json output; default from Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS or Kubernetes's JOB_COMPLETION_INDEX")
 	fs.IntVar(&o.shardCount, "shard-count", 0, "the number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job; or set XBTEST_SHARD_COUNT)")
-	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "explore each test's schedule tree with `n` processes at once (the tree is split as -shard splits it; counts and findings are those of one process). Not go test's -parallel, which bounds the parallel subtests run at once: xbtest explores every interleaving of parallel subtests whatever this is")
+	fs.IntVar(&o.parallel, "parallel", 1, "explore each test's schedule tree with `n` processes at once (the tree is split as -shard splits it; counts and findings are those of one process). Not go test's -parallel, which bounds the parallel subtests run at once: xbtest explores every interleaving of parallel subtests whatever this is")
 	s.Minimise = def.Minimise
 	return fs
 }
