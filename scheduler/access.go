@@ -87,3 +87,8 @@ func AcquireFence() { engine.AcquireFence() }
 // ReleaseFence is lockfree.ReleaseFence: under PSO the running
 // goroutine's stores buffered so far commit before its next store.
 func ReleaseFence() { engine.ReleaseFence() }
+
+// DrainBeforeForeignCall drains the running goroutine's store buffers
+// (under -memory tso|pso) before a call into code that is not rewritten,
+// which reads memory without seeing them.
+func DrainBeforeForeignCall() { engine.DrainBeforeForeignCall() }

@@ -37,7 +37,10 @@ import (
 //     x op= f() through a pointer, code compiled without the
 //     value-carrying helpers) drain first and go to memory: they behave as
 //     if fenced (fewer behaviours than the hardware, never more). Code
-//     xbtest does not rewrite (the standard library) is not buffered at all.
+//     xbtest does not rewrite (the standard library) is not buffered at all;
+//     a call into it that passes memory drains the caller's buffers first
+//     (foreign.go), so that it sees the caller's stores and its own stores
+//     do not overtake them.
 //   - A buffered value is kept as a T in a typed entry, so the garbage
 //     collector sees the pointers it holds.
 //
