@@ -323,6 +323,9 @@ func (r *runner) writeSchedules(p instrument.Package, t *Test) {
 				why = "no schedule was recorded"
 			}
 			t.Files = append(t.Files, ScheduleFile{Missing: "none (" + why + ")"})
+			if _, err := replay.Remove(r.opt.OutDir, stem, p.ImportPath, t.Name, i+1); err != nil {
+				r.warn(fmt.Sprintf("removing an old schedule file: %v", err))
+			}
 			continue
 		}
 		s := &replay.Schedule{
