@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"time"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // Package state across executions.
@@ -25,7 +27,7 @@ import (
 // Not seen: state of packages that are not instrumented (the standard
 // library's caches), and the contents of files, which no snapshot restores.
 // The scheduler's own synchronization objects are left out (a Mutex starts
-// every execution afresh, see mutex.go), except what is the program's data:
+// every execution afresh, see the engine's mutex.go), except what is the program's data:
 // the values of atomics, a Once's done flag, a sync.Map's entries (fields
 // of the scheduler's types tagged `xbtest:"state"`).
 
@@ -50,14 +52,10 @@ var fingerprintSeed = maphash.MakeSeed()
 // packageState fingerprints the registered package-level variables; nil
 // when there are none.
 func packageState() *stateFingerprint {
-	globals.Lock()
 	var vars []globalVar
-	for _, g := range globals.regs {
-		if g.typ != nil {
-			vars = append(vars, globalVar{g.name, reflect.NewAt(g.typ, g.keep).Elem()})
-		}
+	for _, g := range engine.PackageVars() {
+		vars = append(vars, globalVar{g.Name, g.Value})
 	}
-	globals.Unlock()
 	if len(vars) == 0 {
 		return nil
 	}
@@ -105,7 +103,7 @@ type hasher struct {
 }
 
 var (
-	schedulerPkg = reflect.TypeFor[Mutex]().PkgPath()
+	schedulerPkg = reflect.TypeFor[engine.Mutex]().PkgPath()
 	locationPtr  = reflect.TypeFor[*time.Location]()
 )
 

@@ -1,9 +1,10 @@
-package engine
+package driver
 
 import (
 	"fmt"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -15,27 +16,27 @@ import (
 
 // OracleConfig returns a configuration that enumerates every order of atomic
 // blocks; with spawns, every order around go statements too.
-func OracleConfig(spawns bool) Config {
-	cfg := DefaultConfig()
+func OracleConfig(spawns bool) engine.Config {
+	cfg := engine.DefaultConfig()
 	cfg.Algorithm = settings.ExitBlockDD
-	cfg.oracle, cfg.oracleSpawns = true, spawns
+	cfg.Oracle, cfg.OracleSpawns = true, spawns
 	return cfg
 }
 
 // ThesisConfig returns the configuration of algorithm a without the spawn
 // branches xbtest adds for Go: the thesis's algorithm exactly.
-func ThesisConfig(a settings.Algorithm) Config {
-	cfg := DefaultConfig()
+func ThesisConfig(a settings.Algorithm) engine.Config {
+	cfg := engine.DefaultConfig()
 	cfg.Algorithm = a
-	cfg.noSpawnBranches = true
+	cfg.NoSpawnBranches = true
 	return cfg
 }
 
 // Paths explores body under cfg and returns every complete path, as a
 // string, that ended with no thread delayed, and how many paths ended with
 // threads delayed.
-func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
-	cfg.onPath = func(p []decision, delayed int) {
+func Paths(body func(*engine.T), cfg engine.Config) (maximal []string, partial int) {
+	cfg.OnPath = func(p []decision, delayed int) {
 		if delayed > 0 {
 			partial++
 			return
@@ -53,16 +54,16 @@ func Paths(body func(*T), cfg Config) (maximal []string, partial int) {
 // WorstSchedule explores body under cfg and returns, among the schedules
 // that lead to a finding of kind k, the blocks of one with the most
 // preemptions (the schedule minimisation should shorten most).
-func WorstSchedule(name string, body func(*T), cfg Config, k result.Kind) []result.Block {
+func WorstSchedule(name string, body func(*engine.T), cfg engine.Config, k result.Kind) []result.Block {
 	var paths [][]decision
 	cfg.Minimise = false
-	cfg.onFinding = func(f *finding) {
+	cfg.OnFinding = func(f *engine.Finding) {
 		if f.Kind == k {
-			paths = append(paths, mergePath(f.path))
+			paths = append(paths, mergePath(f.Path))
 		}
 	}
 	Explore(name, body, cfg)
-	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
 	// The most switches between goroutines, then the longest: traced once.
 	var most []decision
 	for _, p := range paths {
@@ -76,9 +77,9 @@ func WorstSchedule(name string, body func(*T), cfg Config, k result.Kind) []resu
 
 // MinimiseSchedule shortens a schedule leading to a finding of kind k as
 // exploration does before reporting it.
-func MinimiseSchedule(name string, body func(*T), cfg Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
-	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
-	f, _, _ := d.follow(blocks, false, func(f *finding) int { return wantMatches(result.Want{Kind: k}, f) })
+func MinimiseSchedule(name string, body func(*engine.T), cfg engine.Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	f, _, _ := d.follow(blocks, false, func(f *engine.Finding) int { return wantMatches(result.Want{Kind: k}, f) })
 	if f == nil {
 		return nil, nil
 	}

@@ -106,8 +106,8 @@ func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on its own lock")
 	}
-	r.stats.schedules++
-	r.end(endPath)
+	r.stats.Schedules++
+	r.end(EndPath)
 	t.sleep()
 }
 
@@ -128,8 +128,8 @@ func (r *run) readerWriterCycle(t *thread, l *lockState) {
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on a read lock")
 	}
-	r.stats.schedules++
-	r.end(endPath)
+	r.stats.Schedules++
+	r.end(EndPath)
 	t.sleep()
 }
 

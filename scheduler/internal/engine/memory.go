@@ -158,7 +158,7 @@ func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(add
 
 // GlobalOf registers the package-level variable p points to, with its type,
 // so that fork checkpoints can tell whether a test changed it (see
-// fingerprint.go). p must be a non-nil pointer.
+// the driver's fingerprint.go). p must be a non-nil pointer.
 func GlobalOf(p any, name string) {
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() {

@@ -116,9 +116,9 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 	if r.dd {
 		r.reverseLockChain(t, l, mode)
 	}
-	r.stats.aborted++
+	r.stats.Aborted++
 	r.strat.LockFailed(l.id, callerPC(4)) // past the drop-in type's method in package scheduler
-	r.end(endAbort)
+	r.end(EndAbort)
 	t.sleep()
 }
 
@@ -141,21 +141,21 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // explorer, issue 18: a TryLock failing while another goroutine held the
 // lock it took by TryLock was never explored.)
 
-// learnt is what an exploration learns about the program that moves block
+// Learnt is what an exploration learns about the program that moves block
 // boundaries: the locks some TryLock observes (tried), the RWMutexes both
 // read- and write-locked (mixed); *All when one of them has no name across
 // executions. An exploration that learns something starts over (restart)
 // and keeps it, and so do the guided executions that follow a finding's
 // schedule. It is the driver's, not the strategy's: where blocks end is
 // the engine's business, whatever explores them.
-type learnt struct {
+type Learnt struct {
 	tried, mixed       map[sched.CanonAccess]bool
 	triedAll, mixedAll bool
 	flush              flushPasses // store buffers (tsoorder.go)
 }
 
-func newLearnt() *learnt {
-	return &learnt{tried: map[sched.CanonAccess]bool{}, mixed: map[sched.CanonAccess]bool{}}
+func NewLearnt() *Learnt {
+	return &Learnt{tried: map[sched.CanonAccess]bool{}, mixed: map[sched.CanonAccess]bool{}}
 }
 
 // lockKey names a lock across executions, as read/write sets do.
@@ -188,7 +188,7 @@ func (r *run) triedLock(t *thread, l *lockState) {
 		kn.triedAll = true
 	}
 	r.restart = true
-	r.end(endRestart)
+	r.end(EndRestart)
 	t.sleep()
 }
 
@@ -248,7 +248,7 @@ func (r *run) seenRW(t *thread, l *lockState, read bool) {
 		kn.mixedAll = true
 	}
 	r.restart = true
-	r.end(endRestart)
+	r.end(EndRestart)
 	t.sleep()
 }
 

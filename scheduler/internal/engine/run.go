@@ -133,25 +133,26 @@ func (t *thread) id() string {
 	return t.parent.id() + "." + strconv.Itoa(int(t.ord))
 }
 
-type endReason uint8
+// EndReason is how an execution ended.
+type EndReason uint8
 
 const (
-	endNone     endReason = iota
-	endPath               // the enabled set became empty
-	endAbort              // a lock could not be acquired: back up to RetPt
-	endFailure            // t.Fatal or a panic ended the test
-	endReplay             // a trace replay reached the end of its schedule
-	endDiverged           // a replayed prefix did not reproduce
-	endInternal           // an error of xbtest itself
-	endRestart            // the exploration must start over (a TryLock was discovered)
-	endBound              // exploration was asked to stop (-timeout, interrupt)
+	EndNone     EndReason = iota
+	EndPath               // the enabled set became empty
+	EndAbort              // a lock could not be acquired: back up to RetPt
+	EndFailure            // t.Fatal or a panic ended the test
+	EndReplay             // a trace replay reached the end of its schedule
+	EndDiverged           // a replayed prefix did not reproduce
+	EndInternal           // an error of xbtest itself
+	EndRestart            // the exploration must start over (a TryLock was discovered)
+	EndBound              // exploration was asked to stop (-timeout, interrupt)
 )
 
 type run struct {
 	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
-	guide    *guide         // a guided execution's schedule (guide.go), or nil
-	known    *learnt        // what the exploration learnt about block boundaries (mutex.go)
-	stats    *exploreStats
+	guide    *Guide         // a guided execution's schedule (guide.go), or nil
+	known    *Learnt        // what the exploration learnt about block boundaries (mutex.go)
+	stats    *Stats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
 	restart  bool // the exploration must start over, knowing more (mutex.go)
 	cfg      *Config
@@ -189,7 +190,7 @@ type run struct {
 	// fork.
 	snapshots bool
 	started   time.Time
-	drv       *driver
+	drv       checkpoint.Target
 	resumed   atomic.Int64 // bumped when a forked child takes over, or while a real wait is progress (native.go)
 
 	replay    []decision
@@ -203,7 +204,7 @@ type run struct {
 	done     chan struct{}
 	ack      chan struct{}
 	finished bool
-	why      endReason
+	why      EndReason
 	dead     atomic.Bool
 
 	heap  heapIndex
@@ -221,8 +222,8 @@ type run struct {
 	tickWoke int           // goroutines the tick under way has woken or started
 	clockT   *thread       // the clock's pseudo-thread when timers fire eagerly (eager.go)
 
-	findings []*finding
-	bound    checkpoint.Stop // why the execution ended early (endBound)
+	findings []*Finding
+	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
 	race      *eraser.Detector         // race detection (nil or Off: none)
 	raceLocks []*lockState             // the locks the detector has seen, by id, for reports
@@ -245,7 +246,7 @@ type run struct {
 // s, g, known and stats are the exploration's: its strategy, the schedule a
 // guided execution follows (nil when exploring), what it learnt about block
 // boundaries and where it counts paths.
-func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
+func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg *Config, name string, body func(*T), replay []decision) {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 		r.ack = make(chan struct{})
@@ -257,7 +258,7 @@ func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreSta
 	r.cfg, r.name, r.body, r.replay = cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.mem, r.access = cfg.Memory, cfg.Granularity == settings.Access
-	r.brute, r.opsSince, r.accessed = cfg.brute, 0, false
+	r.brute, r.opsSince, r.accessed = cfg.Brute, 0, false
 	r.switches, r.lastBlock = 0, nil
 	r.epoch = epochs.Add(1)
 	r.number = 0
@@ -272,7 +273,7 @@ func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreSta
 	r.stepAt = nil
 	r.bpoints = 0
 	r.snapshots = false
-	r.finished, r.why = false, endNone
+	r.finished, r.why = false, EndNone
 	r.dead.Store(false)
 	r.heap.reset()
 	r.sync.reset()
@@ -409,7 +410,7 @@ func (r *run) event(t *thread) {
 			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
 				r.stepAt[r.k] = r.anchor(t, ptBoundary)
 				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
-				r.end(endReplay)
+				r.end(EndReplay)
 				t.sleep()
 			}
 		}
@@ -527,7 +528,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	}
 	if r.k == len(r.replay) {
 		if r.traceOnly {
-			r.end(endReplay)
+			r.end(EndReplay)
 			return nil
 		}
 		r.exploring = true
@@ -557,7 +558,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 		r.started = time.Now()
 		r.replay = r.strat.ReplayPrefix()
 		r.k, r.choiceN = d, 0
-		r.number = r.stats.schedules + 1
+		r.number = r.stats.Schedules + 1
 	}
 	return res
 }
@@ -774,13 +775,13 @@ func (t *thread) finish() {
 		if !t.goexit {
 			putWorker(t.w)
 		}
-		r.end(endFailure)
+		r.end(EndFailure)
 		return
 	}
 	if !t.returned && t.tt != nil && t.tt.failNow && t.idx == 0 {
 		// t.FailNow on the test goroutine ends the test, as in go test.
 		t.gone = true
-		r.end(endFailure)
+		r.end(EndFailure)
 		return
 	}
 	r.exitThread(t)
@@ -807,7 +808,7 @@ func (r *run) guard(t *thread) {
 	r.internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
 	t.gone = true
 	if !r.finished {
-		r.end(endInternal)
+		r.end(EndInternal)
 	}
 }
 
@@ -837,7 +838,7 @@ func (r *run) exitThread(t *thread) {
 
 // end finishes the execution; the caller must then stop running controlled
 // code (sleep, or return from its goroutine).
-func (r *run) end(why endReason) {
+func (r *run) end(why EndReason) {
 	if r.finished {
 		return
 	}
@@ -852,15 +853,15 @@ func (r *run) endPath() {
 		return
 	}
 	if r.exploring {
-		r.stats.schedules++
+		r.stats.Schedules++
 		if r.dd {
 			r.checkStuck()
 		}
-		if r.cfg.onPath != nil && r.guide == nil { // not minimisation's executions
-			r.cfg.onPath(r.strat.CurrentPath(), r.strat.DelayedCount())
+		if r.cfg.OnPath != nil && r.guide == nil { // not minimisation's executions
+			r.cfg.OnPath(r.strat.CurrentPath(), r.strat.DelayedCount())
 		}
 	}
-	r.end(endPath)
+	r.end(EndPath)
 }
 
 // tooManySteps stops t for good: it exceeded the step bound.
@@ -909,7 +910,7 @@ func (r *run) stoppable() bool { return !r.traceOnly && r.strat != nil && r.guid
 // -timeout in the middle of a long execution, an interrupt).
 func (r *run) stopped(t *thread, s checkpoint.Stop) {
 	r.bound = s
-	r.end(endBound)
+	r.end(EndBound)
 	t.sleep()
 }
 
@@ -918,7 +919,7 @@ func (r *run) stopped(t *thread, s checkpoint.Stop) {
 // not control), so exploring it further would be unsound.
 func (r *run) diverged(t *thread, why string) {
 	r.internal = "replay diverged: the test behaves differently on the same schedule (" + why + "); it depends on something xbtest does not control"
-	r.end(endDiverged)
+	r.end(EndDiverged)
 	t.sleep()
 }
 
@@ -927,7 +928,7 @@ type internalPanic string
 
 func (r *run) internalError(t *thread, msg string) {
 	r.internal = "internal error: " + msg + "\n" + string(debug.Stack())
-	r.end(endInternal)
+	r.end(EndInternal)
 	t.sleep()
 }
 
@@ -937,7 +938,7 @@ func (r *run) internalError(t *thread, msg string) {
 func (r *run) fatal(t *thread, msg string) {
 	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: callerPos(3),
 		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
-	r.end(endFailure)
+	r.end(EndFailure)
 	t.sleep()
 }
 
@@ -987,12 +988,12 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 // addFinding records a finding of this execution, with the path that leads
 // to it.
 func (r *run) addFinding(rf *result.Finding, key string) {
-	f := &finding{Finding: *rf, key: key}
+	f := &Finding{Finding: *rf, Key: key}
 	if r.t0 != nil {
 		f.Log = append([]string(nil), r.t0.logs...)
 	}
 	if r.exploring {
-		f.path = r.strat.PathPrefix()
+		f.Path = r.strat.PathPrefix()
 		if g := r.guide; g != nil {
 			if r.trace {
 				r.notePositions(f)
@@ -1000,8 +1001,8 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 			g.found = append(g.found, len(g.steps))
 		}
 	} else {
-		f.path = append([]decision(nil), r.replay[:r.k]...)
-		f.path = append(f.path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
+		f.Path = append([]decision(nil), r.replay[:r.k]...)
+		f.Path = append(f.Path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
 	}
 	r.findings = append(r.findings, f)
 }

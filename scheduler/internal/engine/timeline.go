@@ -263,14 +263,14 @@ func (r *run) finalStates() []result.Goroutine {
 	return gs
 }
 
-// outcome is what a guided execution g (the last one of a follow) showed,
-// with f the finding it led to (nil: none).
-func (d *driver) outcome(g *guide, f *finding) *result.ReplayOutcome {
+// Outcome is what a guided execution g (the last one the driver followed,
+// in x) showed, with f the finding it led to (nil: none).
+func (x *Execution) Outcome(g *Guide, f *Finding) *result.ReplayOutcome {
 	out := &result.ReplayOutcome{Steps: g.steps, Diverged: g.div, FindingStep: -1, Blocks: len(g.blocks),
-		Locks: g.tl.locks, Waits: g.tl.waits, Marks: g.tl.marks, Final: d.r.finalStates()}
+		Locks: g.tl.locks, Waits: g.tl.waits, Marks: g.tl.marks, Final: x.r.finalStates()}
 	if f != nil {
 		out.Reproduced = true
-		for i, ff := range d.r.findings {
+		for i, ff := range x.r.findings {
 			if ff == f {
 				out.FindingStep = g.found[i]
 			}
