@@ -76,14 +76,14 @@ func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 
 func (t *thread) hold(l *lockState) {
 	t.held = append(t.held, l)
-	t.r.raceAcquire(t, l)
+	t.r.race.acquire(t, l)
 	if t.r.trace {
 		t.r.traceLock(t, l, true)
 	}
 }
 
 func (t *thread) drop(l *lockState) {
-	t.r.raceRelease(t, l)
+	t.r.race.release(t, l)
 	if t.r.trace {
 		t.r.traceLock(t, l, false)
 	}
@@ -319,7 +319,7 @@ func (m *Mutex) Lock() {
 	}
 	l.writer = t
 	t.hold(l)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false)
 }
 
@@ -342,7 +342,7 @@ func (m *Mutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false) // a TryLock elsewhere may observe it held (see above)
 	return true
 }
@@ -366,7 +366,7 @@ func (m *Mutex) Unlock() {
 }
 
 func (r *run) releaseWriter(t *thread, l *lockState) {
-	r.raceUnlocked(t, l, true)
+	r.race.unlocked(t, l, true)
 	h := l.writer
 	l.writer = nil
 	h.drop(l)
@@ -404,7 +404,7 @@ func (rw *RWMutex) Lock() {
 	l.writer = t
 	t.hold(l)
 	if len(l.readers) == 0 {
-		r.raceLocked(t, l, true)
+		r.race.locked(t, l, true)
 		r.acquired(t, l, false)
 		return
 	}
@@ -420,7 +420,7 @@ func (rw *RWMutex) Lock() {
 		r.reverseLockChain(t, l, "Lock")
 	}
 	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false)
 }
 
@@ -451,7 +451,7 @@ func (rw *RWMutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false)
 	return true
 }
@@ -492,7 +492,7 @@ func (rw *RWMutex) RLock() {
 		r.acquireFailed(t, l, "RLock")
 	}
 	l.addReader(t)
-	r.raceLocked(t, l, false)
+	r.race.locked(t, l, false)
 	r.acquired(t, l, true)
 }
 
@@ -524,7 +524,7 @@ func (rw *RWMutex) TryRLock() bool {
 		return false
 	}
 	l.addReader(t)
-	r.raceLocked(t, l, false)
+	r.race.locked(t, l, false)
 	r.acquired(t, l, true)
 	return true
 }
@@ -551,7 +551,7 @@ func (rw *RWMutex) RUnlock() {
 			break
 		}
 	}
-	r.raceUnlocked(t, l, false)
+	r.race.unlocked(t, l, false)
 	h := l.readers[i].t
 	h.drop(l)
 	if l.readers[i].n--; l.readers[i].n == 0 {

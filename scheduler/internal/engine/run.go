@@ -16,7 +16,6 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/checkpoint"
-	"github.com/xbtest/xbtest/eraser"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
@@ -225,18 +224,15 @@ type run struct {
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
-	race      *eraser.Detector         // race detection (nil or Off: none)
-	raceLocks []*lockState             // the locks the detector has seen, by id, for reports
-	mapHB     map[mapKey]*eraser.Clock // happens-before of sync.Map keys (race.go)
-	warnings  []string
-	notes     []string // for -v: what the result's Notes say (unprotected locations)
-	gaveWay   int      // threads made to give way by the fairness bound
-	changed   string   // package state the execution changed that the fingerprint may not see
-	unprot    int      // the detector's unprotected locations already noted
-	internal  string
-	skipped   bool
-	failed    bool
-	t0        *T
+	race     races // race detection (race.go)
+	warnings []string
+	notes    []string // for -v: what the result's Notes say (unprotected locations)
+	gaveWay  int      // threads made to give way by the fairness bound
+	changed  string   // package state the execution changed that the fingerprint may not see
+	internal string
+	skipped  bool
+	failed   bool
+	t0       *T
 }
 
 // reset prepares r for a new execution. Executions of one exploration reuse
@@ -292,16 +288,10 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.notes = r.notes[:0]
 	r.gaveWay = 0
 	r.changed = ""
-	r.unprot = 0
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
-	if r.race == nil || r.race.Mode() != cfg.Race {
-		r.race = eraser.New(cfg.Race)
-	}
-	r.race.Reset()
-	r.raceLocks = r.raceLocks[:0]
-	clear(r.mapHB)
+	r.race.reset(cfg.Race, r, cfg.Trace)
 }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
@@ -651,7 +641,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	if r.ticking {
 		r.tickWoke++
 	} else {
-		r.raceEdge(r.cur, w)
+		r.race.edge(r.cur, w)
 	}
 	if r.trace {
 		r.traceWake(w)
@@ -1260,3 +1250,22 @@ func stuckStacks() string {
 	}
 	return strings.Join(out, "\n\n")
 }
+
+// run is the race detection's host (raceHost, race.go).
+
+func (r *run) goroutineID(idx int32) string { return r.threads[idx].id() }
+
+func (r *run) memoryName(addr uintptr) string { return r.heap.describe(addr) }
+
+func (r *run) raced(addr uintptr) { r.learnRacy(addr) }
+
+func (r *run) reportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
+	r.addFinding(f, key)
+	if r.trace {
+		r.traceRace(f, prevT, cur, prev)
+	}
+}
+
+func (r *run) note(s string) { r.notes = append(r.notes, s) }
+
+func (r *run) tracedAccess(t *thread, pos Pos) { r.traceAccess(t, pos) }

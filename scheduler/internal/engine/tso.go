@@ -183,8 +183,8 @@ func wrote[T any](p *T, pos Pos) {
 	if r.exploring {
 		r.strat.Access(uintptr(unsafe.Pointer(p)), size, true)
 	}
-	if r.raceOn() {
-		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
+	if r.race.on() {
+		r.race.access(t, unsafe.Pointer(p), size, true, pos)
 	}
 }
 
@@ -219,8 +219,8 @@ func load[T any](p *T, pos Pos) (v T) {
 	if r.exploring {
 		r.strat.Access(addr, size, false)
 	}
-	if r.raceOn() {
-		r.raceAccess(t, unsafe.Pointer(p), size, false, pos)
+	if r.race.on() {
+		r.race.access(t, unsafe.Pointer(p), size, false, pos)
 	}
 	if t.pending != 0 {
 		for i := len(t.bufs) - 1; i >= 0; i-- {
@@ -269,8 +269,8 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 		return
 	}
 	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
-	if r.raceOn() {
-		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
+	if r.race.on() {
+		r.race.access(t, unsafe.Pointer(p), size, true, pos)
 	}
 	if t.released {
 		r.releaseBefore(t) // fences.go

@@ -138,7 +138,7 @@ type flushRegion struct {
 // reduceByRaces reports whether passes after the first force the flushes
 // of locations no execution races on: the race detector must report
 // happens-before races (see (c) above).
-func (r *run) reduceByRaces() bool { return r.race.Mode() == eraser.HB }
+func (r *run) reduceByRaces() bool { return r.race.det.Mode() == eraser.HB }
 
 // flushPassesOn reports whether this exploration runs passes (it explores
 // store buffers, and is not an exhaustive enumeration, which stays the
