@@ -94,13 +94,6 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 	return r.why
 }
 
-// runBody is the test goroutine's function.
-func (r *run) runBody(t0 *thread) {
-	tt := newT(r, r.name, nil)
-	r.t0, t0.tt = tt, tt
-	tt.runFunc(r.body)
-}
-
 // Why is how the execution ended.
 func (x *Execution) Why() EndReason { return x.r.why }
 

@@ -119,7 +119,7 @@ func (r *run) drainAt(t *thread, addr, size uintptr) {
 			continue
 		}
 		for b.len() > 0 {
-			r.traceDrained(b)
+			r.guide.traceDrained(b)
 			a, s := r.commitOldest(b)
 			if r.exploring {
 				r.strat.Access(a, s, true)

@@ -41,6 +41,7 @@ type Guide struct {
 	i       int // the block under way
 	choiceN int // its choices taken so far
 	check   bool
+	record  bool // the execution records its timeline (Config.Trace; timeline.go)
 	midRun  bool // the last, mid-block block has started
 	div     string
 	hints   []hint // goroutines found blocked on a lock, learnt by earlier attempts
@@ -84,7 +85,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	if r.trace && len(g.steps) < maxSteps {
 		a := r.anchor(t, kind)
 		g.steps = append(g.steps, result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Block: g.i})
-		r.traceStep(t, &g.steps[len(g.steps)-1], a.Src)
+		traceStep(t, &g.steps[len(g.steps)-1], a.Src)
 	}
 	if !g.following() {
 		return r.dispatch(t, kind)

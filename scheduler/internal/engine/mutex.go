@@ -78,14 +78,14 @@ func (t *thread) hold(l *lockState) {
 	t.held = append(t.held, l)
 	t.r.race.acquire(t, l)
 	if t.r.trace {
-		t.r.traceLock(t, l, true)
+		t.r.guide.traceLock(t, l, true, t.r.lockName(l))
 	}
 }
 
 func (t *thread) drop(l *lockState) {
 	t.r.race.release(t, l)
 	if t.r.trace {
-		t.r.traceLock(t, l, false)
+		t.r.guide.traceLock(t, l, false, t.r.lockName(l))
 	}
 	for i := len(t.held) - 1; i >= 0; i-- {
 		if t.held[i] == l {
@@ -111,7 +111,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 		r.diverged(t, "a replayed block could not acquire a lock")
 	}
 	if r.trace {
-		r.traceWant(t, l)
+		r.guide.traceWant(t, l)
 	}
 	if r.dd {
 		r.reverseLockChain(t, l, mode)

@@ -249,6 +249,9 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 		r.chans = make(map[unsafe.Pointer]any)
 	}
 	r.strat, r.guide, r.known, r.stats = s, g, known, stats
+	if g != nil {
+		g.record = cfg.Trace
+	}
 	s.NewExecution()
 	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
 	r.cfg, r.name, r.body, r.replay = cfg, name, body, replay
@@ -292,6 +295,13 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.skipped, r.failed = false, false
 	r.t0 = nil
 	r.race.reset(cfg.Race, r, cfg.Trace)
+}
+
+// runBody is the test goroutine's function.
+func (r *run) runBody(t0 *thread) {
+	tt := newT(r, r.name, nil)
+	r.t0, t0.tt = tt, tt
+	tt.runFunc(r.body)
 }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
@@ -626,7 +636,7 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 	t.on, t.onObj = on, obj
 	t.wait = waitResult{}
 	if r.trace {
-		r.tracePark(t, on)
+		r.guide.tracePark(t, on)
 	}
 	next := r.point(t, ptPark)
 	if next == t && t.status != stRunnable { // a tick may wake t itself (it sleeps alone)
@@ -644,7 +654,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 		r.race.edge(r.cur, w)
 	}
 	if r.trace {
-		r.traceWake(w)
+		r.guide.traceWake(w, r.waker())
 	}
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
@@ -653,6 +663,15 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	if r.exploring {
 		r.strat.Woken(w.idx, relock)
 	}
+}
+
+// waker names who wakes a goroutine now, for the timeline: the running
+// goroutine, or the clock.
+func (r *run) waker() string {
+	if r.ticking || r.cur == nil || r.cur.isClock {
+		return "clock"
+	}
+	return r.cur.id()
 }
 
 func (r *run) switchTo(from, to *thread) {
@@ -1262,10 +1281,10 @@ func (r *run) raced(addr uintptr) { r.learnRacy(addr) }
 func (r *run) reportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
 	r.addFinding(f, key)
 	if r.trace {
-		r.traceRace(f, prevT, cur, prev)
+		r.guide.traceRace(f, prevT, cur, prev)
 	}
 }
 
 func (r *run) note(s string) { r.notes = append(r.notes, s) }
 
-func (r *run) tracedAccess(t *thread, pos Pos) { r.traceAccess(t, pos) }
+func (r *run) tracedAccess(t *thread, pos Pos) { r.guide.traceAccess(t, pos) }

@@ -214,7 +214,7 @@ func load[T any](p *T, pos Pos) (v T) {
 	r.accessStarts(t, addr, size) // the load starts a block (access granularity; tsoorder.go)
 	forwarded := false
 	if r.trace {
-		defer func() { r.traceLoad(t, pos, v, forwarded) }()
+		defer func() { r.guide.traceLoad(t, pos, v, forwarded) }()
 	}
 	if r.exploring {
 		r.strat.Access(addr, size, false)
@@ -280,7 +280,7 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 	b := r.bufferFor(t, addr, size)
 	b.q = append(b.q, &typedEntry[T]{p, v, pos})
 	t.pending++
-	r.traceBuffered(t, pos) // tracebuf.go
+	r.guide.traceBuffered(t, pos) // tracebuf.go
 	if b.len() == 1 {
 		r.wakeFlusher(b)
 	}
@@ -409,7 +409,7 @@ func (r *run) drain(t *thread) {
 			continue
 		}
 		for b.len() > 0 {
-			r.traceDrained(b) // tracebuf.go
+			r.guide.traceDrained(b) // tracebuf.go
 			addr, size := r.commitOldest(b)
 			if r.exploring {
 				r.strat.Access(addr, size, true)
