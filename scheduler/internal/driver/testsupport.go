@@ -1,55 +1,16 @@
 package driver
 
 import (
-	"fmt"
-
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
-	"github.com/xbtest/xbtest/settings"
 )
 
-// What xbtest's own tests need of the engine beyond Explore and Replay:
-// the exhaustive oracle, the thesis's algorithm without Go's additions,
-// and views of the paths explored. The tests of package scheduler use them
-// (through its export_test.go) to check the drop-in types under
-// exploration; nothing else should.
-
-// OracleConfig returns a configuration that enumerates every order of atomic
-// blocks; with spawns, every order around go statements too.
-func OracleConfig(spawns bool) engine.Config {
-	cfg := engine.DefaultConfig()
-	cfg.Algorithm = settings.ExitBlockDD
-	cfg.Oracle, cfg.OracleSpawns = true, spawns
-	return cfg
-}
-
-// ThesisConfig returns the configuration of algorithm a without the spawn
-// branches xbtest adds for Go: the thesis's algorithm exactly.
-func ThesisConfig(a settings.Algorithm) engine.Config {
-	cfg := engine.DefaultConfig()
-	cfg.Algorithm = a
-	cfg.NoSpawnBranches = true
-	return cfg
-}
-
-// Paths explores body under cfg and returns every complete path, as a
-// string, that ended with no thread delayed, and how many paths ended with
-// threads delayed.
-func Paths(body func(*engine.T), cfg engine.Config) (maximal []string, partial int) {
-	cfg.OnPath = func(p []decision, delayed int) {
-		if delayed > 0 {
-			partial++
-			return
-		}
-		var b []byte
-		for _, d := range p {
-			b = fmt.Appendf(b, "%d@%d%v ", d.Thread, d.End, d.Choices)
-		}
-		maximal = append(maximal, string(b))
-	}
-	Explore("paths", body, cfg)
-	return maximal, partial
-}
+// What xbtest's own tests need of the driver beyond Explore and Replay,
+// and cannot build from them: the schedule shortening should shorten most,
+// and shortening on its own. The tests of package scheduler use them
+// (through its export_test.go, which also builds the oracle's and the
+// thesis's configurations and the views of the paths explored from the
+// Config's test fields); nothing else should.
 
 // WorstSchedule explores body under cfg and returns, among the schedules
 // that lead to a finding of kind k, the blocks of one with the most
