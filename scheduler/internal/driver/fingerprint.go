@@ -37,14 +37,9 @@ import (
 const fingerprintBudget = 1 << 20
 
 type stateFingerprint struct {
-	vars     []globalVar
+	vars     []engine.PackageVar
 	sums     []uint64
 	tooLarge bool
-}
-
-type globalVar struct {
-	name string
-	v    reflect.Value
 }
 
 var fingerprintSeed = maphash.MakeSeed()
@@ -52,10 +47,7 @@ var fingerprintSeed = maphash.MakeSeed()
 // packageState fingerprints the registered package-level variables; nil
 // when there are none.
 func packageState() *stateFingerprint {
-	var vars []globalVar
-	for _, g := range engine.PackageVars() {
-		vars = append(vars, globalVar{g.Name, g.Value})
-	}
+	vars := engine.PackageVars()
 	if len(vars) == 0 {
 		return nil
 	}
@@ -68,7 +60,7 @@ func (fp *stateFingerprint) compute() ([]uint64, bool) {
 	h := &hasher{memo: map[memoKey]uint64{}, onPath: map[memoKey]bool{}, budget: fingerprintBudget}
 	sums := make([]uint64, len(fp.vars))
 	for i, g := range fp.vars {
-		sums[i] = h.value(g.v)
+		sums[i] = h.value(g.Value)
 	}
 	return sums, h.budget < 0
 }
@@ -85,7 +77,7 @@ func (fp *stateFingerprint) changed() string {
 	}
 	for i := range sums {
 		if sums[i] != fp.sums[i] {
-			return "the test changed package-level variable " + fp.vars[i].name
+			return "the test changed package-level variable " + fp.vars[i].Name
 		}
 	}
 	return ""
