@@ -13,7 +13,7 @@ import (
 // settings (RunConfig), and the binary appends one Line per event to
 // the file the command names (XBTEST_RESULTS), and the command reads it as
 // it grows, so that a crash, a kill or an interrupt loses nothing already
-// found (scheduler's runtest.go has the whole protocol).
+// found (scheduler/internal/driver/runtest.go has the whole protocol).
 //
 // The output of `xbtest -json`: one object per line, each with an "event"
 // field saying which of FindingEvent, SummaryEvent, PackageEvent,

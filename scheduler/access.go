@@ -25,7 +25,7 @@ func Global(addr unsafe.Pointer, size uintptr, name string) { engine.Global(addr
 
 // GlobalOf registers the package-level variable p points to, with its type,
 // so that fork checkpoints can tell whether a test changed it (see
-// the engine's fingerprint.go). p must be a non-nil pointer.
+// the driver's fingerprint.go). p must be a non-nil pointer.
 func GlobalOf(p any, name string) { engine.GlobalOf(p, name) }
 
 // Alloc registers a heap object the running goroutine just allocated
