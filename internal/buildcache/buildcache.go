@@ -199,7 +199,12 @@ func (c *Cache) Get(key, dst string) (data []byte, files map[string]string, err 
 		os.Remove(out)
 		if os.Link(filepath.Join(dir, name), out) != nil {
 			if _, err := copyFile(filepath.Join(dir, name), out); err != nil {
-				return nil, nil, ErrMiss // gone meanwhile: evicted
+				// Evicted meanwhile (the whole entry went at once), or the
+				// file is missing from it.
+				if _, err := os.Stat(filepath.Join(dir, manifestName)); err == nil {
+					c.remove(key)
+				}
+				return nil, nil, ErrMiss
 			}
 		}
 		got, err := sum(out)
