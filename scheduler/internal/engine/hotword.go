@@ -13,12 +13,16 @@ import (
 // inlined, the sequential tight loop of cmd/xbtest's
 // BenchmarkSequentialSlowdown runs about twice as fast).
 
-// HotWord is the word of hot (an atomic.Bool is its uint32), for an
-// atomic load by package scheduler.
+// HotWord is the word of hot (Hot; an atomic.Bool is one uint32), for an
+// atomic load by package scheduler: cheaper to inline than Hot.Load().
 func HotWord() *uint32 { return (*uint32)(unsafe.Pointer(&hot)) }
 
-// hot must be what HotWord reads.
-var _ [unsafe.Sizeof(atomic.Bool{}) - 4]struct{}
+// An atomic.Bool is 4 bytes (each bound is negative, a compile error,
+// otherwise); TestHotWord checks that its word is what Store sets.
+var (
+	_ [unsafe.Sizeof(atomic.Bool{}) - 4]struct{}
+	_ [4 - unsafe.Sizeof(atomic.Bool{})]struct{}
+)
 
 // ReadSlow is Read once hot is set.
 //
