@@ -171,6 +171,9 @@ type PackageEvent struct {
 	Result   string  `json:"result"`
 	Output   string  `json:"output,omitempty"`
 	ElapsedS float64 `json:"elapsed_s"`
+	// CachedBuild: the package's test binary came from the build cache
+	// (unchanged since a run that built it).
+	CachedBuild bool `json:"cached_build,omitempty"`
 }
 
 // TotalEvent ends the run: the totals over its tests and, when the run

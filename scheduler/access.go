@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
@@ -14,10 +15,24 @@ import (
 // the test's accesses can neither race nor order anything (they happen
 // before every goroutine it starts), so sequential set-up runs at nearly
 // full speed.
-func Read(addr unsafe.Pointer, size uintptr, pos Pos) { engine.Read(addr, size, pos) }
+// Read and Write test the engine's flag themselves (see
+// engine/hotword.go): forwarded, the rewriter's helpers would not be
+// inlined.
+func Read(addr unsafe.Pointer, size uintptr, pos Pos) {
+	if atomic.LoadUint32(hotWord) != 0 {
+		engine.ReadSlow(addr, size, pos)
+	}
+}
 
 // Write reports that the running goroutine wrote size bytes at addr.
-func Write(addr unsafe.Pointer, size uintptr, pos Pos) { engine.Write(addr, size, pos) }
+func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
+	if atomic.LoadUint32(hotWord) != 0 {
+		engine.WriteSlow(addr, size, pos)
+	}
+}
+
+// hotWord is set while accesses must be reported (engine.HotWord).
+var hotWord = engine.HotWord()
 
 // Global registers a package-level variable of an instrumented package, so
 // that it has the same name in every execution (and in reports).
