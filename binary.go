@@ -137,6 +137,13 @@ func (r *runner) runWorker(ctx context.Context, bin string, p instrument.Package
 // buildTestBinary compiles the rewritten package's test binary. A compile
 // error is returned as buildErr.
 func (r *runner) buildTestBinary(ctx context.Context, plan *instrument.Plan, p instrument.Package) (bin, buildErr string, err error) {
+	if bin, ok := r.cache.cachedBinary(r, p); ok {
+		r.status(Status{Step: "cached build of " + p.ImportPath, Package: p.ImportPath})
+		return bin, "", nil
+	}
+	if err := r.cache.realize(ctx, r, plan); err != nil {
+		return "", "", err
+	}
 	bin = filepath.Join(r.tmp, "bin", sanitize(p.ImportPath)+".test")
 	args := []string{"test", "-c", "-o", bin}
 	args = append(args, plan.BuildArgs...)
@@ -163,6 +170,7 @@ func (r *runner) buildTestBinary(ctx context.Context, plan *instrument.Plan, p i
 		// A package whose test files hold no tests builds no binary.
 		return "", "", fmt.Errorf("go test -c wrote no test binary: %s", strings.TrimSpace(string(out)))
 	}
+	r.cache.storeBinary(r, p, bin)
 	return bin, "", nil
 }
 

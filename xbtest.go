@@ -61,6 +61,13 @@ type Options struct {
 	// NoInstrumentDeps turns off the rewrite of the packages of other
 	// modules that start goroutines or synchronize (instrument.Options).
 	NoInstrumentDeps bool
+	// BuildCache is the directory of the build cache, which keeps the
+	// rewritten test binaries of unchanged packages from one run to the
+	// next (see buildcache.go; "": none). The command's default is
+	// internal/buildcache.DefaultDir. BuildCacheMax bounds its size in
+	// bytes (0: $XBTEST_CACHE_MAX, else buildcache.DefaultMax).
+	BuildCache    string
+	BuildCacheMax int64
 	// OutDir receives a schedule file per finding ("": none is written).
 	// Run checks that it can write there before exploring anything.
 	OutDir string
@@ -134,6 +141,7 @@ type Package struct {
 	Tests       []*Test
 	Interrupted bool
 	Elapsed     time.Duration
+	CachedBuild bool // its test binary came from the build cache
 }
 
 // Test is the outcome of one test.
@@ -234,6 +242,7 @@ type runner struct {
 	// replaySpec is the file that passes a schedule to follow to the test
 	// binary (Replay).
 	replaySpec string
+	cache      *runCache // nil without a build cache
 }
 
 func newRunner(opt Options) (*runner, error) {
@@ -278,7 +287,7 @@ func (r *runner) prepare(ctx context.Context) (plan *instrument.Plan, cleanup fu
 		return nil, nil, err
 	}
 	r.tmp = tmp
-	plan, err = instrument.Prepare(ctx, instrument.Options{
+	iopt := instrument.Options{
 		Dir:      r.dir,
 		Patterns: r.opt.Packages,
 		Extra:    r.opt.Instrument,
@@ -288,11 +297,18 @@ func (r *runner) prepare(ctx context.Context) (plan *instrument.Plan, cleanup fu
 		CacheDir: filepath.Join(tmp, "plan"),
 		Log:      func(format string, a ...any) { r.log.Sugar().Debugf(format, a...) },
 		Step:     func(step string) { r.status(Status{Step: step}) },
-	})
+	}
+	if r.cache = r.openBuildCache(ctx, iopt); r.cache != nil {
+		if plan := r.cache.cachedPlan(r); plan != nil {
+			return plan, func() { plan.Cleanup(); os.RemoveAll(tmp) }, nil
+		}
+	}
+	plan, err = instrument.Prepare(ctx, iopt)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, nil, err
 	}
+	r.cache.storePlan(r, plan)
 	return plan, func() { plan.Cleanup(); os.RemoveAll(tmp) }, nil
 }
 
@@ -323,6 +339,7 @@ func (r *runner) explore(ctx context.Context, plan *instrument.Plan, p instrumen
 		return
 	}
 	pkg.BuildError, pkg.Interrupted, pkg.Elapsed = run.buildErr, run.interrupted, run.elapsed
+	pkg.CachedBuild = r.cache != nil && r.cache.hits[p.ImportPath]
 }
 
 // writeSchedules writes a schedule file for each of t's findings, and
@@ -343,6 +360,9 @@ func (r *runner) writeSchedules(p instrument.Package, t *Test) {
 				why = "no schedule was recorded"
 			}
 			t.Files = append(t.Files, ScheduleFile{Missing: "none (" + why + ")"})
+			if _, err := replay.Remove(r.opt.OutDir, stem, p.ImportPath, t.Name, i+1); err != nil {
+				r.warn(fmt.Sprintf("removing an old schedule file: %v", err))
+			}
 			continue
 		}
 		s := &replay.Schedule{

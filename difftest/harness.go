@@ -20,7 +20,7 @@ import (
 // the package is rewritten (instrument.Prepare), its test binary built once
 // with go test -c and the plan's overlay, and the binary run once per
 // configuration with the command's protocol (XBTEST_CONFIG, XBTEST_RESULTS;
-// see scheduler/internal/engine/runtest.go). Each execution that reaches the end of a test
+// see scheduler/internal/driver/runtest.go). Each execution that reaches the end of a test
 // body appends its outcome to the file XBDIFF_OUTCOMES names.
 
 // Binary is a built test binary of generated programs.

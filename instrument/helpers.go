@@ -200,7 +200,7 @@ func bufferedHelpers() string {
 		}
 		s = strings.Replace(s, r[0], r[1], 1)
 	}
-	return s + fencedHelper
+	return s + fencedHelper + drainedHelper
 }
 
 // fencedHelper: the rewriter wraps the right-hand side of x op= f() in it

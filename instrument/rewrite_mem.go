@@ -640,6 +640,20 @@ func (r *fileRW) call(e *ast.CallExpr) {
 		for _, a := range e.Args {
 			r.expr(a)
 		}
+		if r.u.gen.buffered && len(e.Args) == 1 {
+			// string(b), [N]T(s): read the slice's elements in memory.
+			_, fromSlice := under(r.typeOf(e.Args[0])).(*types.Slice)
+			switch to := under(r.typeOf(e)).(type) {
+			case *types.Array:
+				if fromSlice {
+					r.drainLastArg(e) // foreign.go
+				}
+			case *types.Basic:
+				if fromSlice && to.Info()&types.IsString != 0 {
+					r.drainLastArg(e)
+				}
+			}
+		}
 		return
 	}
 	if b, ok := r.info.Uses[calleeIdent(e.Fun)].(*types.Builtin); ok {
@@ -649,6 +663,9 @@ func (r *fileRW) call(e *ast.CallExpr) {
 	r.expr(e.Fun)
 	for _, a := range e.Args {
 		r.expr(a)
+	}
+	if r.u.gen.buffered {
+		r.drainBeforeForeignCall(e) // foreign.go
 	}
 }
 
@@ -688,6 +705,9 @@ func (r *fileRW) builtin(e *ast.CallExpr, name string) {
 		}
 	case "append":
 		rest(0)
+		if r.u.gen.buffered {
+			r.drainLastArg(e) // append reads and writes elements in memory (foreign.go)
+		}
 		t := r.typeOf(e)
 		if u, ok := under(t).(*types.Slice); ok {
 			r.wrapCall(e, hSlice, t, u.Elem())
@@ -723,6 +743,14 @@ func (r *fileRW) builtin(e *ast.CallExpr, name string) {
 			r.mapAccess(e.Args[0], hMapStore)
 		} else {
 			rest(0)
+			if r.u.gen.buffered {
+				r.drainLastArg(e) // foreign.go
+			}
+		}
+	case "copy":
+		rest(0)
+		if r.u.gen.buffered {
+			r.drainLastArg(e) // foreign.go
 		}
 	default:
 		rest(0)

@@ -186,22 +186,42 @@ func Prune(dir, stem, pkg, test string, keep int) ([]string, error) {
 	var removed []string
 	for n := keep + 1; ; n++ {
 		path := filepath.Join(dir, fileName(stem, test, n))
-		b, err := os.ReadFile(path)
+		gone, err := removeIfOf(path, pkg, test)
 		if errors.Is(err, fs.ErrNotExist) {
 			return removed, nil
 		}
 		if err != nil {
 			return removed, err
 		}
-		var probe struct{ Package, Test string }
-		if json.Unmarshal(b, &probe) != nil || probe.Package != pkg || probe.Test != test {
-			continue // not ours: leave it
+		if gone {
+			removed = append(removed, path)
 		}
-		if err := os.Remove(path); err != nil {
-			return removed, err
-		}
-		removed = append(removed, path)
 	}
+}
+
+// Remove removes the schedule file number n of pkg's test, if an earlier
+// run wrote one: this run's finding n has no schedule, and the old file
+// must not pass for its. It reports whether there was one.
+func Remove(dir, stem, pkg, test string, n int) (bool, error) {
+	gone, err := removeIfOf(filepath.Join(dir, fileName(stem, test, n)), pkg, test)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return gone, err
+}
+
+// removeIfOf removes the file at path if it is a schedule of pkg's test
+// (a file of another package's test that shares the name is left alone).
+func removeIfOf(path, pkg, test string) (bool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	var probe struct{ Package, Test string }
+	if json.Unmarshal(b, &probe) != nil || probe.Package != pkg || probe.Test != test {
+		return false, nil // not ours: leave it
+	}
+	return true, os.Remove(path)
 }
 
 // Read loads a schedule file, refusing files it cannot trust.

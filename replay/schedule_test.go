@@ -164,3 +164,30 @@ func TestReadOldFlags(t *testing.T) {
 		t.Errorf("a file with memory rmo: %v", err)
 	}
 }
+
+// A finding without a schedule removes the file an earlier run wrote under
+// its number, and only a file of the same package's test.
+func TestRemove(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Write(dir, "p", sample(), 1); err != nil {
+		t.Fatal(err)
+	}
+	foreign := sample()
+	foreign.Package = "example.com/q/p"
+	if _, err := Write(dir, "p", foreign, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n    int
+		gone bool
+	}{{1, true}, {1, false}, {2, false}, {3, false}} {
+		gone, err := Remove(dir, "p", "example.com/p", "TestX", c.n)
+		if err != nil || gone != c.gone {
+			t.Errorf("Remove(%d) = %v, %v; want %v, nil", c.n, gone, err, c.gone)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(left) != 1 || filepath.Base(left[0]) != "p.TestX.2.json" {
+		t.Errorf("left %v, want the other package's p.TestX.2.json", left)
+	}
+}

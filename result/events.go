@@ -13,7 +13,7 @@ import (
 // settings (RunConfig), and the binary appends one Line per event to
 // the file the command names (XBTEST_RESULTS), and the command reads it as
 // it grows, so that a crash, a kill or an interrupt loses nothing already
-// found (scheduler's runtest.go has the whole protocol).
+// found (scheduler/internal/driver/runtest.go has the whole protocol).
 //
 // The output of `xbtest -json`: one object per line, each with an "event"
 // field saying which of FindingEvent, SummaryEvent, PackageEvent,
@@ -181,6 +181,9 @@ type PackageEvent struct {
 	Result   string  `json:"result"`
 	Output   string  `json:"output,omitempty"`
 	ElapsedS float64 `json:"elapsed_s"`
+	// CachedBuild: the package's test binary came from the build cache
+	// (unchanged since a run that built it).
+	CachedBuild bool `json:"cached_build,omitempty"`
 }
 
 // TotalEvent ends the run: the totals over its tests and, when the run

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
@@ -14,10 +15,24 @@ import (
 // the test's accesses can neither race nor order anything (they happen
 // before every goroutine it starts), so sequential set-up runs at nearly
 // full speed.
-func Read(addr unsafe.Pointer, size uintptr, pos Pos) { engine.Read(addr, size, pos) }
+// Read and Write test the engine's flag themselves (see
+// engine/hotword.go): forwarded, the rewriter's helpers would not be
+// inlined.
+func Read(addr unsafe.Pointer, size uintptr, pos Pos) {
+	if atomic.LoadUint32(hotWord) != 0 {
+		engine.ReadSlow(addr, size, pos)
+	}
+}
 
 // Write reports that the running goroutine wrote size bytes at addr.
-func Write(addr unsafe.Pointer, size uintptr, pos Pos) { engine.Write(addr, size, pos) }
+func Write(addr unsafe.Pointer, size uintptr, pos Pos) {
+	if atomic.LoadUint32(hotWord) != 0 {
+		engine.WriteSlow(addr, size, pos)
+	}
+}
+
+// hotWord is set while accesses must be reported (engine.HotWord).
+var hotWord = engine.HotWord()
 
 // Global registers a package-level variable of an instrumented package, so
 // that it has the same name in every execution (and in reports).
@@ -25,7 +40,7 @@ func Global(addr unsafe.Pointer, size uintptr, name string) { engine.Global(addr
 
 // GlobalOf registers the package-level variable p points to, with its type,
 // so that fork checkpoints can tell whether a test changed it (see
-// the engine's fingerprint.go). p must be a non-nil pointer.
+// the driver's fingerprint.go). p must be a non-nil pointer.
 func GlobalOf(p any, name string) { engine.GlobalOf(p, name) }
 
 // Alloc registers a heap object the running goroutine just allocated
@@ -87,3 +102,8 @@ func AcquireFence() { engine.AcquireFence() }
 // ReleaseFence is lockfree.ReleaseFence: under PSO the running
 // goroutine's stores buffered so far commit before its next store.
 func ReleaseFence() { engine.ReleaseFence() }
+
+// DrainBeforeForeignCall drains the running goroutine's store buffers
+// (under -memory tso|pso) before a call into code that is not rewritten,
+// which reads memory without seeing them.
+func DrainBeforeForeignCall() { engine.DrainBeforeForeignCall() }

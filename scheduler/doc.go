@@ -48,12 +48,13 @@
 // structs around the engine's, at the same address, so that the engine
 // knows them by their addresses as it knows everything else.
 //
-// The engine runs one execution at a time and its driver repeats
-// executions under an exploration strategy (scheduler/internal/exitblock,
-// through the interfaces of scheduler/internal/sched) until the
-// exploration is over; see the engine's package doc. RunTest reads the
-// command's settings from the environment (result.RunConfig) and reports
-// through the results file (result.Line); xbtest's own tests explore in
-// process through the engine (Explore, Replay, Config), which this
-// package's tests reach through export_test.go.
+// The engine runs one execution at a time; the driver,
+// scheduler/internal/driver, repeats executions under an exploration
+// strategy (scheduler/internal/exitblock, through the interfaces of
+// scheduler/internal/sched) until the exploration is over; see their
+// package docs. RunTest forwards to the driver, which reads the command's
+// settings from the environment (result.RunConfig) and reports through the
+// results file (result.Line); xbtest's own tests explore in process
+// through the driver (Explore, Replay, and the engine's Config), which
+// this package's tests reach through export_test.go.
 package scheduler

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"testing"
 
+	"github.com/xbtest/xbtest/scheduler/internal/driver"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
@@ -18,7 +19,7 @@ import (
 // file (package result's RunConfig and Line).
 func RunTest(t *testing.T, body func(*T)) {
 	t.Helper()
-	engine.RunTest(t, body)
+	driver.RunTest(t, body)
 }
 
 // T is the test handle a test body receives in place of *testing.T: one T

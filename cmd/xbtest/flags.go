@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/xbtest/xbtest"
+	"github.com/xbtest/xbtest/internal/buildcache"
 	"github.com/xbtest/xbtest/internal/shardenv"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/settings"
@@ -30,6 +31,7 @@ type options struct {
 	replay     string // -replay: a schedule file to follow
 	trace      string // -trace: where -replay writes its HTML timeline
 	html       string // -html: where the run report goes
+	cache      string // -cache: the build cache's directory, "off" for none
 	packages   []string
 	shardFlag  string       // -shard i/n
 	shardCount int          // -shard-count n
@@ -76,6 +78,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.TextVar(&s.Checkpoint, "checkpoint", def.Checkpoint, "`how` exploration backs up: auto (re-run the test body while it leaves package-level state unchanged and replaying is cheaper than forking, fork otherwise), rerun (re-run the test body in process; stops when a schedule changes package-level state) or fork (fork a snapshot of the process before the body, and at branch points that are expensive to reach)")
 	fs.StringVar(&o.replay, "replay", "", "re-run exactly the schedule of this file (written for each finding); package, test and settings come from the file")
 	fs.StringVar(&o.trace, "trace", "", "with -replay: write an HTML timeline of the schedule to this file")
+	fs.StringVar(&o.cache, "cache", "", "`dir`ectory of the build cache, which keeps the rewritten test binaries of unchanged packages for the next run (default $XBTEST_CACHE, else xbtest/build in the user cache directory; bounded by $XBTEST_CACHE_MAX bytes, default 4G); off: none")
 	fs.StringVar(&o.html, "html", "", "write a report of the whole run to this HTML file: every package and test, the findings with their timelines, on the corpus the comparison with its manifest")
 	fs.StringVar(&o.shardFlag, "shard", "", "explore only part `i/n` of each test's schedule tree (0 <= i < n): n such runs together explore what one run does, and xbtest merge adds up their -json output; default from Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS or Kubernetes's JOB_COMPLETION_INDEX")
 	fs.IntVar(&o.shardCount, "shard-count", 0, "the number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job; or set XBTEST_SHARD_COUNT)")
@@ -157,6 +160,16 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 		return nil, err
 	}
 	o.shard = sh
+	if o.cache == "" {
+		dir, err := buildcache.DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		o.cache = dir
+	}
+	if o.cache == buildcache.Off {
+		o.cache = ""
+	}
 	return o, nil
 }
 
@@ -171,6 +184,7 @@ func (o *options) apiOptions(log *zap.Logger) xbtest.Options {
 		Instrument:       o.instrument,
 		NoInstrumentDeps: !o.instrDeps,
 		OutDir:           o.out,
+		BuildCache:       o.cache,
 		Log:              log,
 		Timelines:        o.html != "",
 		Shard:            o.shard,

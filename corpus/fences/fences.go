@@ -6,6 +6,7 @@
 package fences
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -129,4 +130,31 @@ func LostUpdateUnmarked() int {
 	var c unmarked
 	both(func() { c.n++ }, func() { c.n++ })
 	return c.n
+}
+
+// OwnStoresThroughLibrary stores into a slice and a byte slice that
+// another goroutine reads at the same time (a race by design, as in a
+// litmus test, marked racy) and reads its own stores back through code xbtest does not
+// rewrite: slices.Index, the builtin copy and a string conversion. A
+// goroutine's loads always see its own stores, also on TSO and PSO (they
+// forward from its store buffer): index 1, copied 9, text "x".
+func OwnStoresThroughLibrary() (index, copied int, text string) {
+	s := make([]int, 3)  //xbtest:racy the other goroutine looks at the slice being written
+	b := make([]byte, 2) //xbtest:racy the same
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = s[1], b[0]
+	}()
+	s[1] = 7
+	index = slices.Index(s, 7)
+	s[2] = 9
+	d := make([]int, 3)
+	copy(d, s)
+	copied = d[2]
+	b[0] = 'x'
+	text = string(b[:1])
+	wg.Wait()
+	return index, copied, text
 }

@@ -59,3 +59,10 @@ func TestLostUpdateUnmarked(t *testing.T) {
 		t.Errorf("counter = %d after two increments, want 2", n)
 	}
 }
+
+func TestOwnStoresThroughLibrary(t *testing.T) {
+	skipUnlessXBTest(t)
+	if index, copied, text := OwnStoresThroughLibrary(); index != 1 || copied != 9 || text != "x" {
+		t.Errorf("the goroutine missed its own stores through code not rewritten: slices.Index %d (want 1), copy %d (want 9), string %q (want \"x\")", index, copied, text)
+	}
+}

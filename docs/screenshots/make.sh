@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes the screenshots of docs/screenshots: the timelines of four findings
-# of the corpus (a deadlock, a lock cycle, a race, a TSO counterexample)
+# Makes the screenshots of docs/screenshots: the timelines of five findings
+# of the corpus (a deadlock, a lock cycle, a race, two TSO counterexamples:
+# the SB litmus test and 000 §1's STM copy without its MFENCE)
 # and the run report of ./corpus/..., each a PNG of the page in headless
 # Chromium. Run from anywhere in the repository:
 #
@@ -44,6 +45,7 @@ timeline deadlock 1300 560 -run '^TestDeadlockWait$' ./corpus/thesis/deadlockwai
 timeline lock-cycle 1300 560 -run '^TestDeadlock$' ./corpus/thesis/deadlock
 timeline race 1300 800 -run '^TestNoEraser$' ./corpus/thesis/noeraser
 timeline tso 1300 1350 -memory tso -race off -run '^TestSBAssumingSC$' ./corpus/litmus
+timeline sapphire-tso 1300 2900 -memory tso -stop -run '^TestSTMNoFenceOneWord$' ./corpus/gc/sapphirecopy
 
 xb -html "$work/report.html" -o "$work/corpus" ./corpus/... >/dev/null
 shot "$work/report.html" "$out/run-report.png" 1300 1250

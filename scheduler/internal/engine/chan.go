@@ -182,13 +182,13 @@ func Send[T any](ch chan<- T, v T) {
 		panic(runtimeError("send on closed channel"))
 	}
 	if sg := popLive(&m.recvq); sg != nil {
-		r.raceHandOver(t, sg.t, m, cap(ch))
+		r.race.handOver(t, sg.t, m, cap(ch))
 		r.deliver(sg, v, true)
 		r.yield(t)
 		return
 	}
 	if n := len(ch); trySend(ch, v) {
-		r.raceSendDone(t, m, n, cap(ch), true)
+		r.race.sendDone(t, m, n, cap(ch), true)
 		r.yield(t)
 		return
 	}
@@ -243,7 +243,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		return v.v, v.ok
 	}
 	if sg := popLive(&m.sendq); sg != nil {
-		r.raceHandOver(sg.t, t, m, cap(ch))
+		r.race.handOver(sg.t, t, m, cap(ch))
 		sg.fire(r, true)
 		r.wakeUp(sg.t, -1)
 		r.yield(t)
@@ -271,11 +271,11 @@ func recvModel[T any](r *run, t *thread, m *chanState, ch chan T) (v received[T]
 	switch {
 	case !got:
 	case v.ok:
-		r.raceRecvDone(t, m, n, cap(ch))
+		r.race.recvDone(t, m, n, cap(ch))
 		refill(r, m, ch)
 	default:
 		m.closed = true
-		r.raceClosedRecv(t, m)
+		r.race.closedRecv(t, m)
 	}
 	return v, got
 }
@@ -295,7 +295,7 @@ func refill[T any](r *run, m *chanState, ch chan T) {
 		m.sendq = append([]*sudog{sg}, m.sendq...)
 		return
 	}
-	r.raceSendDone(sg.t, m, n, cap(ch), true)
+	r.race.sendDone(sg.t, m, n, cap(ch), true)
 	sg.fire(r, true)
 	r.wakeUp(sg.t, -1)
 }
@@ -320,7 +320,7 @@ func Close[T any](ch chan<- T) {
 	}
 	r.dataAccess(m.addr, 1, true)
 	close(ch) // panics "close of closed channel" as Go does
-	r.racePublish(t, m.addr, roleSend)
+	r.race.publish(t, m.addr, roleSend)
 	r.closed(m)
 	r.yield(t)
 }

@@ -400,16 +400,16 @@ func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Po
 	c := r.newThread(parent, fn)
 	if byClock {
 		r.tickWoke++
-		r.raceStart(nil, c)
+		r.race.start(nil, c)
 		if key != nil {
-			r.raceObserve(c, key, roleSend)
+			r.race.observe(c, key, roleSend)
 		}
 		if r.exploring {
 			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
 		}
 		return c
 	}
-	r.raceStart(t, c)
+	r.race.start(t, c)
 	if r.exploring {
 		r.strat.Spawned(c.idx)
 	}

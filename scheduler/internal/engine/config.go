@@ -29,27 +29,27 @@ type Config struct {
 	// run in a forked process.
 	Found func(f *result.Finding)
 	// Shard restricts the exploration to one part of the schedule tree
-	// (partition.go); the zero value explores all of it.
+	// (the driver's partition.go); the zero value explores all of it.
 	Shard result.Shard
 
-	// oracle replaces the algorithm by exhaustive enumeration (tests only):
-	// at every block end, and with oracleSpawns at every go statement too,
+	// Oracle replaces the algorithm by exhaustive enumeration (tests only):
+	// at every block end, and with OracleSpawns at every go statement too,
 	// each other enabled thread gets a branch. It is the reference the
 	// ExitBlock family is checked against.
-	oracle, oracleSpawns bool
-	// brute adds to the oracle a branch point before every synchronization
+	Oracle, OracleSpawns bool
+	// Brute adds to the oracle a branch point before every synchronization
 	// operation (Algorithm Brute; see brute.go).
-	brute bool
-	// noSpawnBranches turns the spawn branches off (tests only): the
+	Brute bool
+	// NoSpawnBranches turns the spawn branches off (tests only): the
 	// thesis's algorithm exactly, whose tree the oracle without spawns
 	// enumerates.
-	noSpawnBranches bool
-	// onPath observes every complete path (tests only): its decisions and
+	NoSpawnBranches bool
+	// OnPath observes every complete path (tests only): its decisions and
 	// how many threads were still delayed at its end.
-	onPath func(path []decision, delayed int)
-	// onFinding observes the first occurrence of every finding in every
+	OnPath func(path []decision, delayed int)
+	// OnFinding observes the first occurrence of every finding in every
 	// execution (tests only).
-	onFinding func(f *finding)
+	OnFinding func(f *Finding)
 }
 
 // DefaultConfig returns the configuration of `xbtest` without flags.

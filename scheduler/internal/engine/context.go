@@ -92,7 +92,7 @@ func (c *vctx) read(get func() error) error {
 	r.dataAccess(c.m.addr, 1, false)
 	err := get()
 	if err != nil {
-		r.raceObserve(t, c.m.addr, roleSend)
+		r.race.observe(t, c.m.addr, roleSend)
 	}
 	r.yield(t)
 	return err
@@ -196,7 +196,7 @@ func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
 	c.foreign = nil
 	c.mu.Unlock()
 	if !byClock {
-		r.racePublish(t, c.m.addr, roleSend)
+		r.race.publish(t, c.m.addr, roleSend)
 	}
 	close(c.done)
 	r.closed(c.m)
@@ -323,7 +323,7 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 		// controls, when a scheduling point or a tick finds it done.
 		r.event(t)
 		a := &ctxAfter{f: f, owner: t}
-		r.racePublish(t, unsafe.Pointer(a), roleSend)
+		r.race.publish(t, unsafe.Pointer(a), roleSend)
 		stopped, started := false, false
 		r.watch(ctx.Done(), func() {
 			started = true
@@ -345,7 +345,7 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	r.event(t)
 	r.dataAccess(c.m.addr, 1, true)
 	a := &ctxAfter{f: f, owner: t}
-	r.racePublish(t, unsafe.Pointer(a), roleSend)
+	r.race.publish(t, unsafe.Pointer(a), roleSend)
 	if c.err != nil {
 		r.spawnFor(t, t, f, false, nil)
 		r.yield(t)

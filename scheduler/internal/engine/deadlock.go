@@ -106,8 +106,8 @@ func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on its own lock")
 	}
-	r.stats.schedules++
-	r.end(endPath)
+	r.stats.Schedules++
+	r.end(EndPath)
 	t.sleep()
 }
 
@@ -128,8 +128,8 @@ func (r *run) readerWriterCycle(t *thread, l *lockState) {
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on a read lock")
 	}
-	r.stats.schedules++
-	r.end(endPath)
+	r.stats.Schedules++
+	r.end(EndPath)
 	t.sleep()
 }
 
@@ -311,4 +311,57 @@ func (r *run) lockCycleAmong(stuck []result.Goroutine) bool {
 		}
 	}
 	return false
+}
+
+// finalStates describes every goroutine of the execution as it ended.
+func (r *run) finalStates() []result.Goroutine {
+	blockedOn := map[int32]sched.Blocked{}
+	for _, b := range r.strat.Blocked() {
+		blockedOn[b.Thread] = b
+	}
+	var gs []result.Goroutine
+	for _, t := range r.threads {
+		if t.flushOf != nil || t.isClock {
+			continue
+		}
+		g := result.Goroutine{ID: t.id(), State: r.stateOf(t)}
+		if t.status == stWaiting {
+			g.State = "waiting" // also the goroutine whose park ended the execution
+		}
+		if t.status != stExited {
+			g.Pos = firstUserPos(t.pcs)
+		}
+		for _, l := range t.held {
+			g.Holds = append(g.Holds, r.lockName(l))
+		}
+		var want *lockState
+		if b, ok := blockedOn[t.idx]; ok && t.status != stExited {
+			g.State = "blocked"
+			if b.PC != 0 {
+				g.Pos = firstUserPos([]uintptr{b.PC})
+			}
+			if want = r.lockByID(b.Lock); want != nil {
+				g.On = want.kind()
+			} else {
+				g.On = "mutex"
+			}
+		} else if l := r.guide.wantOf(t); l != nil && t.status != stExited {
+			g.State, g.On, want = "blocked", l.kind(), l
+		} else if t.status == stWaiting {
+			g.On = t.on
+			if t.onObj >= 0 {
+				want = r.lockByID(t.onObj) // an RWMutex writer waiting for readers
+			}
+		}
+		if want != nil {
+			g.Note = "wants " + r.lockName(want)
+			for _, o := range want.owners() {
+				if o != t {
+					g.WaitsFor = append(g.WaitsFor, o.id())
+				}
+			}
+		}
+		gs = append(gs, g)
+	}
+	return gs
 }

@@ -83,7 +83,7 @@ func casOp[V any](addr *V, op func() bool) bool {
 	}
 	t.wroteAt = t.steps
 	r.dataAccess(unsafe.Pointer(addr), size, true)
-	r.raceAtomic(t, unsafe.Pointer(addr), size, true)
+	r.race.atomic(t, unsafe.Pointer(addr), size, true)
 	v := op()
 	r.yield(t)
 	return v
@@ -119,7 +119,7 @@ func (r *run) drainAt(t *thread, addr, size uintptr) {
 			continue
 		}
 		for b.len() > 0 {
-			r.traceDrained(b)
+			r.guide.traceDrained(b)
 			a, s := r.commitOldest(b)
 			if r.exploring {
 				r.strat.Access(a, s, true)

@@ -34,13 +34,14 @@ import (
 // or removes a shared-memory access, or a synchronization in the sequential
 // set-up, does not move the schedule.
 
-// guide is the schedule a guided execution follows, and what it observed.
-type guide struct {
+// Guide is the schedule a guided execution follows, and what it observed.
+type Guide struct {
 	r       *run // the executions it guides
 	blocks  []result.Block
 	i       int // the block under way
 	choiceN int // its choices taken so far
 	check   bool
+	record  bool // the execution records its timeline (Config.Trace; timeline.go)
 	midRun  bool // the last, mid-block block has started
 	div     string
 	hints   []hint // goroutines found blocked on a lock, learnt by earlier attempts
@@ -63,9 +64,9 @@ type hint struct {
 
 const maxSteps = 100000 // steps kept for a report
 
-var _ sched.Director = (*guide)(nil)
+var _ sched.Director = (*Guide)(nil)
 
-func (g *guide) reset() {
+func (g *Guide) reset() {
 	g.i, g.choiceN, g.div, g.midRun, g.owed = 0, 0, "", false, -1
 	g.steps, g.found = g.steps[:0], g.found[:0]
 	g.tl = timeline{}
@@ -73,7 +74,7 @@ func (g *guide) reset() {
 
 // following reports whether block g.i is still steered by the schedule
 // (the last, mid-block one only chooses its goroutine and choices).
-func (g *guide) following() bool { return g.i < len(g.blocks) && !g.blocks[g.i].Mid }
+func (g *Guide) following() bool { return g.i < len(g.blocks) && !g.blocks[g.i].Mid }
 
 // guided is point for a guided execution.
 func (r *run) guided(t *thread, kind pointKind) *thread {
@@ -84,7 +85,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 	if r.trace && len(g.steps) < maxSteps {
 		a := r.anchor(t, kind)
 		g.steps = append(g.steps, result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Block: g.i})
-		r.traceStep(t, &g.steps[len(g.steps)-1], a.Src)
+		traceStep(t, &g.steps[len(g.steps)-1], a.Src)
 	}
 	if !g.following() {
 		return r.dispatch(t, kind)
@@ -118,7 +119,7 @@ func (r *run) guided(t *thread, kind pointKind) *thread {
 		next = r.dispatch(t, kind)
 	}
 	if g.div != "" {
-		r.end(endDiverged)
+		r.end(EndDiverged)
 		t.sleep()
 	}
 	return next
@@ -142,21 +143,21 @@ func (r *run) dispatch(t *thread, kind pointKind) *thread {
 }
 
 // pick implements director: loop's choice in a guided execution.
-func (g *guide) Pick(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) (int32, bool) {
+func (g *Guide) Pick(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) (int32, bool) {
 	t := g.pickThread(depth, enabled, blocked)
 	return t, g.div != ""
 }
 
 // blockedAt implements director: an aborted attempt learnt that b is
 // blocked on a lock at depth; the next attempt starts over knowing it.
-func (g *guide) BlockedAt(depth int, b sched.Blocked) {
+func (g *Guide) BlockedAt(depth int, b sched.Blocked) {
 	g.hints = append(g.hints, hint{depth, b})
 }
 
 // pickThread is the schedule's goroutine for the block that starts at path
 // depth, or -1 when the schedule is used up. It applies to st what earlier
 // attempts learnt about goroutines blocked on locks.
-func (g *guide) pickThread(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) int32 {
+func (g *Guide) pickThread(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) int32 {
 	for _, h := range g.hints {
 		if h.depth == depth && enabled.Has(h.b.Thread) {
 			enabled.Remove(h.b.Thread)
@@ -193,7 +194,7 @@ func (g *guide) pickThread(depth int, enabled *sched.TSet, blocked *[]sched.Bloc
 
 // choice returns the schedule's choice at a notify or select point, if the
 // block under way records one.
-func (g *guide) choice(options []int32) (int32, bool, bool) {
+func (g *Guide) choice(options []int32) (int32, bool, bool) {
 	if g.i >= len(g.blocks) {
 		return 0, false, false
 	}
@@ -214,7 +215,7 @@ func (g *guide) choice(options []int32) (int32, bool, bool) {
 // choices of the block before the tick. recorded is false when the tick
 // comes after the schedule (the explorer chooses).
 // why says what does not fit when the recorded choice is not available.
-func (g *guide) tickChoice(options []int32) (c int32, recorded bool, why string) {
+func (g *Guide) tickChoice(options []int32) (c int32, recorded bool, why string) {
 	if g.owed < 0 {
 		return 0, false, "" // inside the last, mid-block block
 	}
@@ -235,7 +236,7 @@ func (g *guide) tickChoice(options []int32) (c int32, recorded bool, why string)
 
 func (r *run) guideDiverged(t *thread, why string) {
 	r.guide.div = why
-	r.end(endDiverged)
+	r.end(EndDiverged)
 	t.sleep()
 }
 
@@ -408,7 +409,7 @@ func runtimeFrames(pcs []uintptr) []string {
 
 // notePositions gives the goroutines of a finding of a guided execution
 // their positions at the moment of the finding (trace mode).
-func (r *run) notePositions(f *finding) {
+func (r *run) notePositions(f *Finding) {
 	pos := map[string]string{}
 	for _, t := range r.threads {
 		if file, line, _ := userFrame(t.pcs); file != "" {

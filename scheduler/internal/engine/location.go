@@ -54,7 +54,7 @@ var globals struct {
 }
 
 // registerGlobal records a package-level variable; typ is its type if known
-// (for the package-state fingerprint, see fingerprint.go).
+// (for the package-state fingerprint, see the driver's fingerprint.go).
 func registerGlobal(p unsafe.Pointer, size uintptr, name string, typ reflect.Type) {
 	if p == nil {
 		return

@@ -147,8 +147,8 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	if r.exploring {
 		r.strat.Access(uintptr(addr), size, write)
 	}
-	if r.raceOn() {
-		r.raceAccess(t, addr, size, write, pos)
+	if r.race.on() {
+		r.race.access(t, addr, size, write, pos)
 	}
 }
 
@@ -158,7 +158,7 @@ func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(add
 
 // GlobalOf registers the package-level variable p points to, with its type,
 // so that fork checkpoints can tell whether a test changed it (see
-// fingerprint.go). p must be a non-nil pointer.
+// the driver's fingerprint.go). p must be a non-nil pointer.
 func GlobalOf(p any, name string) {
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() {

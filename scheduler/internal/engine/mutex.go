@@ -76,16 +76,16 @@ func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 
 func (t *thread) hold(l *lockState) {
 	t.held = append(t.held, l)
-	t.r.raceAcquire(t, l)
+	t.r.race.acquire(t, l)
 	if t.r.trace {
-		t.r.traceLock(t, l, true)
+		t.r.guide.traceLock(t, l, true, t.r.lockName(l))
 	}
 }
 
 func (t *thread) drop(l *lockState) {
-	t.r.raceRelease(t, l)
+	t.r.race.release(t, l)
 	if t.r.trace {
-		t.r.traceLock(t, l, false)
+		t.r.guide.traceLock(t, l, false, t.r.lockName(l))
 	}
 	for i := len(t.held) - 1; i >= 0; i-- {
 		if t.held[i] == l {
@@ -111,14 +111,14 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 		r.diverged(t, "a replayed block could not acquire a lock")
 	}
 	if r.trace {
-		r.traceWant(t, l)
+		r.guide.traceWant(t, l)
 	}
 	if r.dd {
 		r.reverseLockChain(t, l, mode)
 	}
-	r.stats.aborted++
+	r.stats.Aborted++
 	r.strat.LockFailed(l.id, callerPC(4)) // past the drop-in type's method in package scheduler
-	r.end(endAbort)
+	r.end(EndAbort)
 	t.sleep()
 }
 
@@ -141,21 +141,21 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 // explorer, issue 18: a TryLock failing while another goroutine held the
 // lock it took by TryLock was never explored.)
 
-// learnt is what an exploration learns about the program that moves block
+// Learnt is what an exploration learns about the program that moves block
 // boundaries: the locks some TryLock observes (tried), the RWMutexes both
 // read- and write-locked (mixed); *All when one of them has no name across
 // executions. An exploration that learns something starts over (restart)
 // and keeps it, and so do the guided executions that follow a finding's
 // schedule. It is the driver's, not the strategy's: where blocks end is
 // the engine's business, whatever explores them.
-type learnt struct {
+type Learnt struct {
 	tried, mixed       map[sched.CanonAccess]bool
 	triedAll, mixedAll bool
 	flush              flushPasses // store buffers (tsoorder.go)
 }
 
-func newLearnt() *learnt {
-	return &learnt{tried: map[sched.CanonAccess]bool{}, mixed: map[sched.CanonAccess]bool{}}
+func NewLearnt() *Learnt {
+	return &Learnt{tried: map[sched.CanonAccess]bool{}, mixed: map[sched.CanonAccess]bool{}}
 }
 
 // lockKey names a lock across executions, as read/write sets do.
@@ -188,7 +188,7 @@ func (r *run) triedLock(t *thread, l *lockState) {
 		kn.triedAll = true
 	}
 	r.restart = true
-	r.end(endRestart)
+	r.end(EndRestart)
 	t.sleep()
 }
 
@@ -248,7 +248,7 @@ func (r *run) seenRW(t *thread, l *lockState, read bool) {
 		kn.mixedAll = true
 	}
 	r.restart = true
-	r.end(endRestart)
+	r.end(EndRestart)
 	t.sleep()
 }
 
@@ -319,7 +319,7 @@ func (m *Mutex) Lock() {
 	}
 	l.writer = t
 	t.hold(l)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false)
 }
 
@@ -342,7 +342,7 @@ func (m *Mutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false) // a TryLock elsewhere may observe it held (see above)
 	return true
 }
@@ -366,7 +366,7 @@ func (m *Mutex) Unlock() {
 }
 
 func (r *run) releaseWriter(t *thread, l *lockState) {
-	r.raceUnlocked(t, l, true)
+	r.race.unlocked(t, l, true)
 	h := l.writer
 	l.writer = nil
 	h.drop(l)
@@ -404,7 +404,7 @@ func (rw *RWMutex) Lock() {
 	l.writer = t
 	t.hold(l)
 	if len(l.readers) == 0 {
-		r.raceLocked(t, l, true)
+		r.race.locked(t, l, true)
 		r.acquired(t, l, false)
 		return
 	}
@@ -420,7 +420,7 @@ func (rw *RWMutex) Lock() {
 		r.reverseLockChain(t, l, "Lock")
 	}
 	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false)
 }
 
@@ -451,7 +451,7 @@ func (rw *RWMutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
-	r.raceLocked(t, l, true)
+	r.race.locked(t, l, true)
 	r.acquired(t, l, false)
 	return true
 }
@@ -492,7 +492,7 @@ func (rw *RWMutex) RLock() {
 		r.acquireFailed(t, l, "RLock")
 	}
 	l.addReader(t)
-	r.raceLocked(t, l, false)
+	r.race.locked(t, l, false)
 	r.acquired(t, l, true)
 }
 
@@ -524,7 +524,7 @@ func (rw *RWMutex) TryRLock() bool {
 		return false
 	}
 	l.addReader(t)
-	r.raceLocked(t, l, false)
+	r.race.locked(t, l, false)
 	r.acquired(t, l, true)
 	return true
 }
@@ -551,7 +551,7 @@ func (rw *RWMutex) RUnlock() {
 			break
 		}
 	}
-	r.raceUnlocked(t, l, false)
+	r.race.unlocked(t, l, false)
 	h := l.readers[i].t
 	h.drop(l)
 	if l.readers[i].n--; l.readers[i].n == 0 {

@@ -211,7 +211,7 @@ func (r *run) watch(done <-chan struct{}, fire func(), gone func() bool) {
 func recvNative[T any](r *run, t *thread, ch <-chan T) (T, bool) {
 	r.dataAccess(chanPtr(ch), 1, true)
 	if v, ok, got := tryRecv(ch); got {
-		r.raceObserve(t, chanPtr(ch), roleAnySend)
+		r.race.observe(t, chanPtr(ch), roleAnySend)
 		r.yield(t)
 		return v, ok
 	}
@@ -230,7 +230,7 @@ func recvNative[T any](r *run, t *thread, ch <-chan T) (T, bool) {
 func sendNative[T any](r *run, t *thread, ch chan<- T, v T) {
 	r.dataAccess(chanPtr(ch), 1, true)
 	if trySend(ch, v) {
-		r.racePublish(t, chanPtr(ch), roleAnySend)
+		r.race.publish(t, chanPtr(ch), roleAnySend)
 		r.yield(t)
 		return
 	}

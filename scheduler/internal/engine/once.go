@@ -44,13 +44,13 @@ func (o *Once) Do(f func()) {
 	r.event(t)
 	r.dataAccess(unsafe.Pointer(&o.done), 4, false)
 	if o.done.Load() != 0 {
-		r.raceObserve(t, unsafe.Pointer(o), roleObject)
+		r.race.observe(t, unsafe.Pointer(o), roleObject)
 		return
 	}
 	// Whoever ran f, its effects happen before Do returns.
 	defer func() {
 		if r2, t2 := enter(); r2 == r {
-			r.raceObserve(t2, unsafe.Pointer(o), roleObject)
+			r.race.observe(t2, unsafe.Pointer(o), roleObject)
 		}
 	}()
 	o.m.Lock()
@@ -60,7 +60,7 @@ func (o *Once) Do(f func()) {
 			if r2, t2 := enter(); r2 == r {
 				r.event(t2)
 				r.dataAccess(unsafe.Pointer(&o.done), 4, true)
-				r.racePublish(t2, unsafe.Pointer(o), roleObject)
+				r.race.publish(t2, unsafe.Pointer(o), roleObject)
 				o.done.Store(1)
 				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != sched.RegionHeap {
 					// A Once the body did not make (a package's, or

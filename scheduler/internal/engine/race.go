@@ -55,34 +55,79 @@ const (
 // roleClose is the role of a channel's close.
 const roleClose = roleSend
 
-func (r *run) raceOn() bool { return r.race.Mode() != eraser.Off }
+// races is the race detection of one execution: it feeds package eraser
+// the execution's events (happens-before edges, locksets, accesses), keeps
+// the clocks the edges need beyond the objects' own, and reports the races
+// found to its host, the execution.
+type races struct {
+	det      *eraser.Detector // Off: no detection
+	host     raceHost
+	trace    bool                     // the host records a timeline (trace mode)
+	locks    []*lockState             // the locks the detector has seen, by id, for reports
+	mapHB    map[mapKey]*eraser.Clock // happens-before of sync.Map keys
+	unprot   int                      // the detector's unprotected locations already noted
+	expected []string                 // the notes of expected races made (racy.go)
+}
 
-func (r *run) raceStart(parent, child *thread) {
-	if !r.raceOn() {
+// raceHost is what races needs of the execution to report a race: names
+// for goroutines, memory and locks, and where findings and notes go.
+type raceHost interface {
+	goroutineID(idx int32) string
+	memoryName(addr uintptr) string // "" if unknown
+	lockName(l *lockState) string
+	// raced is told of every race, expected or not (the store buffers'
+	// passes learn racy words from it, tsoorder.go).
+	raced(addr uintptr)
+	// reportRace adds a race finding with its key; prevT, cur and prev are
+	// the earlier access's goroutine and the two accesses' positions, for
+	// the timeline.
+	reportRace(f *result.Finding, key string, prevT int32, cur, prev uint32)
+	note(s string)
+	// tracedAccess is told of t's plain access at pos in trace mode.
+	tracedAccess(t *thread, pos Pos)
+}
+
+// reset prepares rs for a new execution under mode.
+func (rs *races) reset(mode eraser.Mode, host raceHost, trace bool) {
+	if rs.det == nil || rs.det.Mode() != mode {
+		rs.det = eraser.New(mode)
+	}
+	rs.det.Reset()
+	rs.host, rs.trace = host, trace
+	rs.locks = rs.locks[:0]
+	clear(rs.mapHB)
+	rs.unprot = 0
+	rs.expected = rs.expected[:0]
+}
+
+func (rs *races) on() bool { return rs.det.Mode() != eraser.Off }
+
+func (rs *races) start(parent, child *thread) {
+	if !rs.on() {
 		return
 	}
 	p := int32(-1)
 	if parent != nil {
 		p = parent.idx
 	}
-	r.race.Start(p, child.idx)
+	rs.det.Start(p, child.idx)
 }
 
-func (r *run) raceEdge(from, to *thread) {
-	if r.raceOn() && from != nil && from != to {
-		r.race.Edge(from.idx, to.idx)
+func (rs *races) edge(from, to *thread) {
+	if rs.on() && from != nil && from != to {
+		rs.det.Edge(from.idx, to.idx)
 	}
 }
 
-func (r *run) racePublish(t *thread, addr unsafe.Pointer, role uint8) {
-	if r.raceOn() {
-		r.race.Publish(t.idx, eraser.SyncKey{Addr: uintptr(addr), Role: role})
+func (rs *races) publish(t *thread, addr unsafe.Pointer, role uint8) {
+	if rs.on() {
+		rs.det.Publish(t.idx, eraser.SyncKey{Addr: uintptr(addr), Role: role})
 	}
 }
 
-func (r *run) raceObserve(t *thread, addr unsafe.Pointer, role uint8) {
-	if r.raceOn() {
-		r.race.Observe(t.idx, eraser.SyncKey{Addr: uintptr(addr), Role: role})
+func (rs *races) observe(t *thread, addr unsafe.Pointer, role uint8) {
+	if rs.on() {
+		rs.det.Observe(t.idx, eraser.SyncKey{Addr: uintptr(addr), Role: role})
 	}
 }
 
@@ -100,11 +145,11 @@ type chanHB struct {
 	recvd    int64
 }
 
-// raceSendDone records that t's send on m completed, n values being in
+// sendDone records that t's send on m completed, n values being in
 // the buffer of capacity c before it; buffered: the value went into the
 // buffer (else straight to a receiver, see raceHandOver).
-func (r *run) raceSendDone(t *thread, m *chanState, n, c int, buffered bool) {
-	if !r.raceOn() || c == 0 {
+func (rs *races) sendDone(t *thread, m *chanState, n, c int, buffered bool) {
+	if !rs.on() || c == 0 {
 		return
 	}
 	h := &m.hb
@@ -118,70 +163,70 @@ func (r *run) raceSendDone(t *thread, m *chanState, n, c int, buffered bool) {
 			h.recvBase++
 		}
 		if len(h.recvs) > 0 && h.recvBase+1 == k {
-			r.race.Join(t.idx, h.recvs[0])
+			rs.det.Join(t.idx, h.recvs[0])
 		}
 	}
-	r.racePublish(t, m.addr, roleAnySend)
+	rs.publish(t, m.addr, roleAnySend)
 	if buffered {
 		if len(h.items) != n {
 			h.items = append(h.items[:0], make([]eraser.Clock, n)...)
 		}
-		h.items = append(h.items, r.race.Snapshot(t.idx))
+		h.items = append(h.items, rs.det.Snapshot(t.idx))
 	}
 }
 
-// raceRecvDone records that t's receive on m completed with the oldest
+// recvDone records that t's receive on m completed with the oldest
 // buffered value, n values being in the buffer (capacity c) before it.
-func (r *run) raceRecvDone(t *thread, m *chanState, n, c int) {
-	if !r.raceOn() {
+func (rs *races) recvDone(t *thread, m *chanState, n, c int) {
+	if !rs.on() {
 		return
 	}
 	h := &m.hb
 	if len(h.items) == n && n > 0 {
-		r.race.Join(t.idx, h.items[0])
+		rs.det.Join(t.idx, h.items[0])
 		h.items = h.items[1:]
 	} else {
 		// Values sent by code xbtest does not control are in the buffer:
 		// order the receive after every send.
-		r.raceObserve(t, m.addr, roleAnySend)
+		rs.observe(t, m.addr, roleAnySend)
 		h.items = h.items[:0]
 		if n > 1 {
 			h.items = append(h.items, make([]eraser.Clock, n-1)...)
 		}
 	}
-	r.raceRecvCount(t, m, c)
+	rs.recvCount(t, m, c)
 }
 
-func (r *run) raceRecvCount(t *thread, m *chanState, c int) {
+func (rs *races) recvCount(t *thread, m *chanState, c int) {
 	h := &m.hb
 	h.recvd++
 	if c > 0 {
 		if len(h.recvs) == 0 {
 			h.recvBase = h.recvd - 1
 		}
-		h.recvs = append(h.recvs, r.race.Snapshot(t.idx))
+		h.recvs = append(h.recvs, rs.det.Snapshot(t.idx))
 	}
 }
 
-// raceHandOver records a value passed from a sender straight to a
+// handOver records a value passed from a sender straight to a
 // receiver, one of them parked (the other is running). The send is
 // synchronized before the receive's completion; on an unbuffered channel
 // the receive before the send's completion too.
-func (r *run) raceHandOver(sender, receiver *thread, m *chanState, c int) {
-	if !r.raceOn() {
+func (rs *races) handOver(sender, receiver *thread, m *chanState, c int) {
+	if !rs.on() {
 		return
 	}
-	r.raceSendDone(sender, m, 0, c, false)
-	r.race.Edge(sender.idx, receiver.idx)
+	rs.sendDone(sender, m, 0, c, false)
+	rs.det.Edge(sender.idx, receiver.idx)
 	if c == 0 {
-		r.race.Edge(receiver.idx, sender.idx)
+		rs.det.Edge(receiver.idx, sender.idx)
 		return
 	}
-	r.raceRecvCount(receiver, m, c)
+	rs.recvCount(receiver, m, c)
 }
 
-// raceClosedRecv records a receive that returned because m is closed.
-func (r *run) raceClosedRecv(t *thread, m *chanState) { r.raceObserve(t, m.addr, roleClose) }
+// closedRecv records a receive that returned because m is closed.
+func (rs *races) closedRecv(t *thread, m *chanState) { rs.observe(t, m.addr, roleClose) }
 
 // mapKey names a key of a sync.Map (allKeys{}: all of them) for
 // happens-before.
@@ -190,95 +235,95 @@ type mapKey struct {
 	key any
 }
 
-// raceMap records an operation of t on key of m (allKeys{}: Range or
+// mapAccess records an operation of t on key of m (allKeys{}: Range or
 // Clear): it observes the writes of the key (Range: of every key; every
 // operation: Clear), and a write is observed by later operations.
-func (r *run) raceMap(t *thread, m *Map, key any, wrote bool) {
-	if !r.raceOn() {
+func (rs *races) mapAccess(t *thread, m *Map, key any, wrote bool) {
+	if !rs.on() {
 		return
 	}
-	if r.mapHB == nil {
-		r.mapHB = map[mapKey]*eraser.Clock{}
+	if rs.mapHB == nil {
+		rs.mapHB = map[mapKey]*eraser.Clock{}
 	}
 	clk := func(k any) *eraser.Clock {
-		c := r.mapHB[mapKey{m, k}]
+		c := rs.mapHB[mapKey{m, k}]
 		if c == nil {
 			c = new(eraser.Clock)
-			r.mapHB[mapKey{m, k}] = c
+			rs.mapHB[mapKey{m, k}] = c
 		}
 		return c
 	}
 	_, all := key.(allKeys)
 	cleared := clk(mapCleared{})
-	r.race.Join(t.idx, *clk(key))
-	r.race.Join(t.idx, *cleared)
+	rs.det.Join(t.idx, *clk(key))
+	rs.det.Join(t.idx, *cleared)
 	if wrote {
 		if all {
-			r.race.ReleaseInto(t.idx, cleared)
+			rs.det.ReleaseInto(t.idx, cleared)
 		} else {
-			r.race.ReleaseInto(t.idx, clk(key))
+			rs.det.ReleaseInto(t.idx, clk(key))
 		}
-		r.race.ReleaseInto(t.idx, clk(allKeys{}))
+		rs.det.ReleaseInto(t.idx, clk(allKeys{}))
 	}
 }
 
 // mapCleared stands for the Clear operations of a Map.
 type mapCleared struct{}
 
-// raceLocked and raceUnlocked carry the happens-before edges of a lock.
+// locked and raceUnlocked carry the happens-before edges of a lock.
 // The memory model's rules for sync.Mutex and sync.RWMutex: the nth Unlock
 // before the return of the n+1th Lock and of the RLocks after it, an
 // RUnlock before the next Lock's return. The clocks live in the lock's
 // state (eraser.Detector's Locked and Unlocked keep them in its map).
-func (r *run) raceLocked(t *thread, l *lockState, write bool) {
-	if r.raceOn() {
-		r.race.Join(t.idx, l.wclock)
+func (rs *races) locked(t *thread, l *lockState, write bool) {
+	if rs.on() {
+		rs.det.Join(t.idx, l.wclock)
 		if write {
-			r.race.Join(t.idx, l.rclock)
+			rs.det.Join(t.idx, l.rclock)
 		}
 	}
 }
 
-func (r *run) raceUnlocked(t *thread, l *lockState, write bool) {
-	if r.raceOn() {
+func (rs *races) unlocked(t *thread, l *lockState, write bool) {
+	if rs.on() {
 		if write {
-			r.race.ReleaseInto(t.idx, &l.wclock)
+			rs.det.ReleaseInto(t.idx, &l.wclock)
 		} else {
-			r.race.ReleaseInto(t.idx, &l.rclock)
+			rs.det.ReleaseInto(t.idx, &l.rclock)
 		}
 	}
 }
 
-// raceAcquire and raceRelease keep Eraser's locksets.
-func (r *run) raceAcquire(t *thread, l *lockState) {
-	if r.raceOn() {
-		r.race.Hold(t.idx, l.id, l.writer == t)
-		for int(l.id) >= len(r.raceLocks) {
-			r.raceLocks = append(r.raceLocks, nil)
+// acquire and raceRelease keep Eraser's locksets.
+func (rs *races) acquire(t *thread, l *lockState) {
+	if rs.on() {
+		rs.det.Hold(t.idx, l.id, l.writer == t)
+		for int(l.id) >= len(rs.locks) {
+			rs.locks = append(rs.locks, nil)
 		}
-		r.raceLocks[l.id] = l
+		rs.locks[l.id] = l
 	}
 }
 
-func (r *run) raceRelease(t *thread, l *lockState) {
-	if r.raceOn() {
-		r.race.Unhold(t.idx, l.id)
+func (rs *races) release(t *thread, l *lockState) {
+	if rs.on() {
+		rs.det.Unhold(t.idx, l.id)
 	}
 }
 
-// raceAccess checks a plain memory access.
-func (r *run) raceAccess(t *thread, addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
-	for _, rc := range r.race.Access(t.idx, uintptr(addr), size, write, false, uint32(pos)) {
-		r.raceFinding(rc)
+// access checks a plain memory access.
+func (rs *races) access(t *thread, addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
+	for _, rc := range rs.det.Access(t.idx, uintptr(addr), size, write, false, uint32(pos)) {
+		rs.finding(rc)
 	}
-	if r.trace {
-		r.traceAccess(t, pos)
+	if rs.trace {
+		rs.host.tracedAccess(t, pos)
 	}
-	if u := r.race.Unprotected(); len(u) > r.unprot {
-		for _, x := range u[r.unprot:] {
-			r.noteUnprotected(x)
+	if u := rs.det.Unprotected(); len(u) > rs.unprot {
+		for _, x := range u[rs.unprot:] {
+			rs.noteUnprotected(x)
 		}
-		r.unprot = len(u)
+		rs.unprot = len(u)
 	}
 }
 
@@ -300,29 +345,29 @@ func (r *run) raceAccess(t *thread, addr unsafe.Pointer, size uintptr, write boo
 // does race on is reported as a race on that execution (the detector is
 // exact), so it is never silently under-explored. Hence no extra
 // scheduling points for these locations; -v names them.
-func (r *run) noteUnprotected(u eraser.Unprotected) {
-	name := r.locationName(u.Addr, u.Cur, u.Prev)
+func (rs *races) noteUnprotected(u eraser.Unprotected) {
+	name := rs.locationName(u.Addr, u.Cur, u.Prev)
 	at := []string{Pos(u.Cur.Pos).String()}
 	if p := Pos(u.Prev.Pos).String(); u.Prev.Pos != 0 && p != at[0] {
 		at = append(at, p)
 	}
 	sort.Strings(at)
-	r.notes = append(r.notes, fmt.Sprintf("unprotected but ordered: %s (%s) is shared under no common lock; happens-before orders its accesses, so it is no race, and exploration covers it (see scheduler/internal/engine/race.go)",
+	rs.host.note(fmt.Sprintf("unprotected but ordered: %s (%s) is shared under no common lock; happens-before orders its accesses, so it is no race, and exploration covers it (see scheduler/internal/engine/race.go)",
 		name, strings.Join(at, ", ")))
 }
 
-// raceAtomic checks an atomic operation on the variable at addr, ordered
+// atomic checks an atomic operation on the variable at addr, ordered
 // with the other atomic operations on it.
-func (r *run) raceAtomic(t *thread, addr unsafe.Pointer, size uintptr, write bool) {
-	if !r.raceOn() {
+func (rs *races) atomic(t *thread, addr unsafe.Pointer, size uintptr, write bool) {
+	if !rs.on() {
 		return
 	}
-	r.raceObserve(t, addr, roleObject)
-	for _, rc := range r.race.Access(t.idx, uintptr(addr), size, write, true, uint32(sitePos(5))) {
-		r.raceFinding(rc)
+	rs.observe(t, addr, roleObject)
+	for _, rc := range rs.det.Access(t.idx, uintptr(addr), size, write, true, uint32(sitePos(5))) {
+		rs.finding(rc)
 	}
 	if write {
-		r.racePublish(t, addr, roleObject)
+		rs.publish(t, addr, roleObject)
 	}
 }
 
@@ -352,10 +397,10 @@ func sitePos(skip int) Pos {
 	return p
 }
 
-// raceFinding reports a race.
-func (r *run) raceFinding(rc eraser.Race) {
-	r.learnRacy(rc.Addr) // every race, expected or not (tsoorder.go)
-	if r.expectedRace(rc) {
+// finding reports a race.
+func (rs *races) finding(rc eraser.Race) {
+	rs.host.raced(rc.Addr) // every race, expected or not (tsoorder.go)
+	if rs.expectedRace(rc) {
 		return
 	}
 	cur, prev := rc.Cur, rc.Prev
@@ -364,13 +409,13 @@ func (r *run) raceFinding(rc eraser.Race) {
 		// current access is on the stack.
 		cur.Pos = uint32(sitePos(4))
 	}
-	name := r.locationName(rc.Addr, cur, prev)
+	name := rs.locationName(rc.Addr, cur, prev)
 	g := func(a eraser.Access) result.Goroutine {
-		return result.Goroutine{ID: r.threads[a.Thread].id(), State: accessKind(a), Pos: Pos(a.Pos).String(), Note: r.heldNote(a.Locks)}
+		return result.Goroutine{ID: rs.host.goroutineID(a.Thread), State: accessKind(a), Pos: Pos(a.Pos).String(), Note: rs.heldNote(a.Locks)}
 	}
 	f := &result.Finding{
 		Kind:       result.Race,
-		Message:    fmt.Sprintf("data race on %s: %s by %s and %s by %s", name, accessKind(cur), r.threads[cur.Thread].id(), accessKind(prev), r.threads[prev.Thread].id()),
+		Message:    fmt.Sprintf("data race on %s: %s by %s and %s by %s", name, accessKind(cur), rs.host.goroutineID(cur.Thread), accessKind(prev), rs.host.goroutineID(prev.Thread)),
 		Pos:        Pos(cur.Pos).String(),
 		Goroutines: []result.Goroutine{g(cur), g(prev)},
 	}
@@ -387,21 +432,18 @@ func (r *run) raceFinding(rc eraser.Race) {
 	}
 	ends := []string{end(cur), end(prev)}
 	sort.Strings(ends)
-	r.addFinding(f, "race|"+strings.Join(ends, "|"))
-	if r.trace {
-		r.traceRace(f, prev.Thread, cur.Pos, prev.Pos)
-	}
+	rs.host.reportRace(f, "race|"+strings.Join(ends, "|"), prev.Thread, cur.Pos, prev.Pos)
 }
 
 // locationName names the variable at addr: as the source names it where
 // the rewriter saw one of the accesses, else by the object it lies in.
-func (r *run) locationName(addr uintptr, cur, prev eraser.Access) string {
+func (rs *races) locationName(addr uintptr, cur, prev eraser.Access) string {
 	name := Pos(cur.Pos).Expr()
 	if name == "" {
 		name = Pos(prev.Pos).Expr()
 	}
 	if name == "" {
-		name = r.heap.describe(addr)
+		name = rs.host.memoryName(addr)
 	}
 	if name == "" {
 		name = fmt.Sprintf("memory at %#x", addr)
@@ -421,13 +463,13 @@ func accessKind(a eraser.Access) string {
 }
 
 // heldNote names the locks of an access for a report.
-func (r *run) heldNote(locks []int32) string {
+func (rs *races) heldNote(locks []int32) string {
 	if len(locks) == 0 {
 		return "holding no locks"
 	}
 	var names []string
 	for _, id := range locks {
-		names = append(names, r.lockName(r.raceLocks[id]))
+		names = append(names, rs.host.lockName(rs.locks[id]))
 	}
 	return "holding " + strings.Join(names, ", ")
 }

@@ -75,7 +75,7 @@ func racyReason(p Pos) string {
 
 // expectedRace notes a race one of whose accesses is at a racy site, and
 // reports whether it was one.
-func (r *run) expectedRace(rc eraser.Race) bool {
+func (rs *races) expectedRace(rc eraser.Race) bool {
 	cur, prev := Pos(rc.Cur.Pos), Pos(rc.Prev.Pos)
 	site := cur
 	why := racyReason(cur)
@@ -94,8 +94,9 @@ func (r *run) expectedRace(rc eraser.Race) bool {
 		name = site.File() + ": " + name
 	}
 	note := fmt.Sprintf("expected race (//xbtest:racy %s): %s", why, name)
-	if !slices.Contains(r.notes, note) {
-		r.notes = append(r.notes, note)
+	if !slices.Contains(rs.expected, note) {
+		rs.expected = append(rs.expected, note)
+		rs.host.note(note)
 	}
 	return true
 }

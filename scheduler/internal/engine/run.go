@@ -16,7 +16,6 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/checkpoint"
-	"github.com/xbtest/xbtest/eraser"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
@@ -133,25 +132,26 @@ func (t *thread) id() string {
 	return t.parent.id() + "." + strconv.Itoa(int(t.ord))
 }
 
-type endReason uint8
+// EndReason is how an execution ended.
+type EndReason uint8
 
 const (
-	endNone     endReason = iota
-	endPath               // the enabled set became empty
-	endAbort              // a lock could not be acquired: back up to RetPt
-	endFailure            // t.Fatal or a panic ended the test
-	endReplay             // a trace replay reached the end of its schedule
-	endDiverged           // a replayed prefix did not reproduce
-	endInternal           // an error of xbtest itself
-	endRestart            // the exploration must start over (a TryLock was discovered)
-	endBound              // exploration was asked to stop (-timeout, interrupt)
+	EndNone     EndReason = iota
+	EndPath               // the enabled set became empty
+	EndAbort              // a lock could not be acquired: back up to RetPt
+	EndFailure            // t.Fatal or a panic ended the test
+	EndReplay             // a trace replay reached the end of its schedule
+	EndDiverged           // a replayed prefix did not reproduce
+	EndInternal           // an error of xbtest itself
+	EndRestart            // the exploration must start over (a TryLock was discovered)
+	EndBound              // exploration was asked to stop (-timeout, interrupt)
 )
 
 type run struct {
 	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
-	guide    *guide         // a guided execution's schedule (guide.go), or nil
-	known    *learnt        // what the exploration learnt about block boundaries (mutex.go)
-	stats    *exploreStats
+	guide    *Guide         // a guided execution's schedule (guide.go), or nil
+	known    *Learnt        // what the exploration learnt about block boundaries (mutex.go)
+	stats    *Stats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
 	restart  bool // the exploration must start over, knowing more (mutex.go)
 	cfg      *Config
@@ -189,7 +189,7 @@ type run struct {
 	// fork.
 	snapshots bool
 	started   time.Time
-	drv       *driver
+	drv       checkpoint.Target
 	resumed   atomic.Int64 // bumped when a forked child takes over, or while a real wait is progress (native.go)
 
 	replay    []decision
@@ -203,7 +203,7 @@ type run struct {
 	done     chan struct{}
 	ack      chan struct{}
 	finished bool
-	why      endReason
+	why      EndReason
 	dead     atomic.Bool
 
 	heap  heapIndex
@@ -221,21 +221,18 @@ type run struct {
 	tickWoke int           // goroutines the tick under way has woken or started
 	clockT   *thread       // the clock's pseudo-thread when timers fire eagerly (eager.go)
 
-	findings []*finding
-	bound    checkpoint.Stop // why the execution ended early (endBound)
+	findings []*Finding
+	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
-	race      *eraser.Detector         // race detection (nil or Off: none)
-	raceLocks []*lockState             // the locks the detector has seen, by id, for reports
-	mapHB     map[mapKey]*eraser.Clock // happens-before of sync.Map keys (race.go)
-	warnings  []string
-	notes     []string // for -v: what the result's Notes say (unprotected locations)
-	gaveWay   int      // threads made to give way by the fairness bound
-	changed   string   // package state the execution changed that the fingerprint may not see
-	unprot    int      // the detector's unprotected locations already noted
-	internal  string
-	skipped   bool
-	failed    bool
-	t0        *T
+	race     races // race detection (race.go)
+	warnings []string
+	notes    []string // for -v: what the result's Notes say (unprotected locations)
+	gaveWay  int      // threads made to give way by the fairness bound
+	changed  string   // package state the execution changed that the fingerprint may not see
+	internal string
+	skipped  bool
+	failed   bool
+	t0       *T
 }
 
 // reset prepares r for a new execution. Executions of one exploration reuse
@@ -245,19 +242,22 @@ type run struct {
 // s, g, known and stats are the exploration's: its strategy, the schedule a
 // guided execution follows (nil when exploring), what it learnt about block
 // boundaries and where it counts paths.
-func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreStats, cfg *Config, name string, body func(*T), replay []decision) {
+func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg *Config, name string, body func(*T), replay []decision) {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 		r.ack = make(chan struct{})
 		r.chans = make(map[unsafe.Pointer]any)
 	}
 	r.strat, r.guide, r.known, r.stats = s, g, known, stats
+	if g != nil {
+		g.record = cfg.Trace
+	}
 	s.NewExecution()
 	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
 	r.cfg, r.name, r.body, r.replay = cfg, name, body, replay
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.mem, r.access = cfg.Memory, cfg.Granularity == settings.Access
-	r.brute, r.opsSince, r.accessed = cfg.brute, 0, false
+	r.brute, r.opsSince, r.accessed = cfg.Brute, 0, false
 	r.switches, r.lastBlock = 0, nil
 	r.epoch = epochs.Add(1)
 	r.number = 0
@@ -272,7 +272,7 @@ func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreSta
 	r.stepAt = nil
 	r.bpoints = 0
 	r.snapshots = false
-	r.finished, r.why = false, endNone
+	r.finished, r.why = false, EndNone
 	r.dead.Store(false)
 	r.heap.reset()
 	r.sync.reset()
@@ -291,16 +291,17 @@ func (r *run) reset(s sched.Strategy, g *guide, known *learnt, stats *exploreSta
 	r.notes = r.notes[:0]
 	r.gaveWay = 0
 	r.changed = ""
-	r.unprot = 0
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
-	if r.race == nil || r.race.Mode() != cfg.Race {
-		r.race = eraser.New(cfg.Race)
-	}
-	r.race.Reset()
-	r.raceLocks = r.raceLocks[:0]
-	clear(r.mapHB)
+	r.race.reset(cfg.Race, r, cfg.Trace)
+}
+
+// runBody is the test goroutine's function.
+func (r *run) runBody(t0 *thread) {
+	tt := newT(r, r.name, nil)
+	r.t0, t0.tt = tt, tt
+	tt.runFunc(r.body)
 }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
@@ -409,7 +410,7 @@ func (r *run) event(t *thread) {
 			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
 				r.stepAt[r.k] = r.anchor(t, ptBoundary)
 				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
-				r.end(endReplay)
+				r.end(EndReplay)
 				t.sleep()
 			}
 		}
@@ -527,7 +528,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	}
 	if r.k == len(r.replay) {
 		if r.traceOnly {
-			r.end(endReplay)
+			r.end(EndReplay)
 			return nil
 		}
 		r.exploring = true
@@ -557,7 +558,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 		r.started = time.Now()
 		r.replay = r.strat.ReplayPrefix()
 		r.k, r.choiceN = d, 0
-		r.number = r.stats.schedules + 1
+		r.number = r.stats.Schedules + 1
 	}
 	return res
 }
@@ -635,7 +636,7 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 	t.on, t.onObj = on, obj
 	t.wait = waitResult{}
 	if r.trace {
-		r.tracePark(t, on)
+		r.guide.tracePark(t, on)
 	}
 	next := r.point(t, ptPark)
 	if next == t && t.status != stRunnable { // a tick may wake t itself (it sleeps alone)
@@ -650,10 +651,10 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	if r.ticking {
 		r.tickWoke++
 	} else {
-		r.raceEdge(r.cur, w)
+		r.race.edge(r.cur, w)
 	}
 	if r.trace {
-		r.traceWake(w)
+		r.guide.traceWake(w, r.waker())
 	}
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
@@ -662,6 +663,15 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	if r.exploring {
 		r.strat.Woken(w.idx, relock)
 	}
+}
+
+// waker names who wakes a goroutine now, for the timeline: the running
+// goroutine, or the clock.
+func (r *run) waker() string {
+	if r.ticking || r.cur == nil || r.cur.isClock {
+		return "clock"
+	}
+	return r.cur.id()
 }
 
 func (r *run) switchTo(from, to *thread) {
@@ -774,13 +784,13 @@ func (t *thread) finish() {
 		if !t.goexit {
 			putWorker(t.w)
 		}
-		r.end(endFailure)
+		r.end(EndFailure)
 		return
 	}
 	if !t.returned && t.tt != nil && t.tt.failNow && t.idx == 0 {
 		// t.FailNow on the test goroutine ends the test, as in go test.
 		t.gone = true
-		r.end(endFailure)
+		r.end(EndFailure)
 		return
 	}
 	r.exitThread(t)
@@ -807,7 +817,7 @@ func (r *run) guard(t *thread) {
 	r.internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
 	t.gone = true
 	if !r.finished {
-		r.end(endInternal)
+		r.end(EndInternal)
 	}
 }
 
@@ -837,7 +847,7 @@ func (r *run) exitThread(t *thread) {
 
 // end finishes the execution; the caller must then stop running controlled
 // code (sleep, or return from its goroutine).
-func (r *run) end(why endReason) {
+func (r *run) end(why EndReason) {
 	if r.finished {
 		return
 	}
@@ -852,19 +862,29 @@ func (r *run) endPath() {
 		return
 	}
 	if r.exploring && r.shardCut() {
-		r.end(endPath) // another shard's subtree (partition.go)
+		r.end(EndPath) // another shard's subtree (a Cutter, drive.go)
 		return
 	}
 	if r.exploring {
-		r.stats.schedules++
+		r.stats.Schedules++
 		if r.dd {
 			r.checkStuck()
 		}
-		if r.cfg.onPath != nil && r.guide == nil { // not minimisation's executions
-			r.cfg.onPath(r.strat.CurrentPath(), r.strat.DelayedCount())
+		if r.cfg.OnPath != nil && r.guide == nil { // not minimisation's executions
+			r.cfg.OnPath(r.strat.CurrentPath(), r.strat.DelayedCount())
 		}
 	}
-	r.end(endPath)
+	r.end(EndPath)
+}
+
+// shardCut reports whether the execution under way ended where its path
+// crossed into another shard's subtree (a Cutter's Cut).
+func (r *run) shardCut() bool {
+	if !r.cfg.Shard.Active() {
+		return false
+	}
+	c, ok := r.strat.(Cutter)
+	return ok && c.Cut()
 }
 
 // tooManySteps stops t for good: it exceeded the step bound.
@@ -913,7 +933,7 @@ func (r *run) stoppable() bool { return !r.traceOnly && r.strat != nil && r.guid
 // -timeout in the middle of a long execution, an interrupt).
 func (r *run) stopped(t *thread, s checkpoint.Stop) {
 	r.bound = s
-	r.end(endBound)
+	r.end(EndBound)
 	t.sleep()
 }
 
@@ -922,7 +942,7 @@ func (r *run) stopped(t *thread, s checkpoint.Stop) {
 // not control), so exploring it further would be unsound.
 func (r *run) diverged(t *thread, why string) {
 	r.internal = "replay diverged: the test behaves differently on the same schedule (" + why + "); it depends on something xbtest does not control"
-	r.end(endDiverged)
+	r.end(EndDiverged)
 	t.sleep()
 }
 
@@ -931,7 +951,7 @@ type internalPanic string
 
 func (r *run) internalError(t *thread, msg string) {
 	r.internal = "internal error: " + msg + "\n" + string(debug.Stack())
-	r.end(endInternal)
+	r.end(EndInternal)
 	t.sleep()
 }
 
@@ -941,7 +961,7 @@ func (r *run) internalError(t *thread, msg string) {
 func (r *run) fatal(t *thread, msg string) {
 	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: callerPos(3),
 		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
-	r.end(endFailure)
+	r.end(EndFailure)
 	t.sleep()
 }
 
@@ -991,12 +1011,12 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 // addFinding records a finding of this execution, with the path that leads
 // to it.
 func (r *run) addFinding(rf *result.Finding, key string) {
-	f := &finding{Finding: *rf, key: key}
+	f := &Finding{Finding: *rf, Key: key}
 	if r.t0 != nil {
 		f.Log = append([]string(nil), r.t0.logs...)
 	}
 	if r.exploring {
-		f.path = r.strat.PathPrefix()
+		f.Path = r.strat.PathPrefix()
 		if g := r.guide; g != nil {
 			if r.trace {
 				r.notePositions(f)
@@ -1004,8 +1024,8 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 			g.found = append(g.found, len(g.steps))
 		}
 	} else {
-		f.path = append([]decision(nil), r.replay[:r.k]...)
-		f.path = append(f.path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
+		f.Path = append([]decision(nil), r.replay[:r.k]...)
+		f.Path = append(f.Path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
 	}
 	r.findings = append(r.findings, f)
 }
@@ -1263,3 +1283,22 @@ func stuckStacks() string {
 	}
 	return strings.Join(out, "\n\n")
 }
+
+// run is the race detection's host (raceHost, race.go).
+
+func (r *run) goroutineID(idx int32) string { return r.threads[idx].id() }
+
+func (r *run) memoryName(addr uintptr) string { return r.heap.describe(addr) }
+
+func (r *run) raced(addr uintptr) { r.learnRacy(addr) }
+
+func (r *run) reportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
+	r.addFinding(f, key)
+	if r.trace {
+		r.guide.traceRace(f, prevT, cur, prev)
+	}
+}
+
+func (r *run) note(s string) { r.notes = append(r.notes, s) }
+
+func (r *run) tracedAccess(t *thread, pos Pos) { r.guide.traceAccess(t, pos) }

@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/xbtest/xbtest/scheduler/internal/exitblock"
+)
 
 // BenchmarkControlledSwitch is the cost of one controlled switch: two
 // controlled goroutines hand the token to each other (wake the other, park
@@ -9,7 +13,7 @@ func BenchmarkControlledSwitch(b *testing.B) {
 	cfg := DefaultConfig()
 	cfg.Watchdog = 0
 	var r run
-	r.reset(newStrategy(&cfg, nil), nil, newLearnt(), &exploreStats{}, &cfg, "switch", nil, nil)
+	r.reset(exitblock.New(exitblock.Options{FairBlocks: cfg.FairBlocks}), nil, NewLearnt(), &Stats{}, &cfg, "switch", nil, nil)
 	active.Store(&r)
 	defer active.Store(nil)
 	n := b.N

@@ -31,7 +31,7 @@ func (m *Map) op(write bool, key any, f func() (wrote bool)) {
 	wrote := f()
 	m.mu.Unlock()
 	if r != nil {
-		r.raceMap(t, m, key, wrote)
+		r.race.mapAccess(t, m, key, wrote)
 		r.yield(t)
 	}
 }
@@ -200,7 +200,7 @@ func (p *Pool) Put(x any) {
 		return
 	}
 	if r, t := enter(); r != nil {
-		r.racePublish(t, ifaceData(x), rolePool)
+		r.race.publish(t, ifaceData(x), rolePool)
 	}
 	p.op(func(s *poolState) { s.items = append(s.items, x) })
 }
@@ -220,7 +220,7 @@ func (p *Pool) Get() any {
 	})
 	if x != nil {
 		if r, t := enter(); r != nil {
-			r.raceObserve(t, ifaceData(x), rolePool)
+			r.race.observe(t, ifaceData(x), rolePool)
 		}
 	} else if p.New != nil {
 		x = p.New()

@@ -5,7 +5,6 @@ import (
 	"reflect"
 
 	"github.com/xbtest/xbtest/result"
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // What a replay records for its timeline (xbtest -replay -trace) besides
@@ -14,7 +13,8 @@ import (
 // the races found, each step's source line and store buffer, and every
 // goroutine's state at the end. Only guided executions with tracing on
 // (Replay) record it; the engine calls in at a handful of places, each a
-// single line guarded by r.trace.
+// single line guarded by r.trace, and the recording is the Guide's (nil:
+// an execution that follows no schedule records nothing).
 
 // timeline is the guide's record of one guided execution.
 type timeline struct {
@@ -41,19 +41,19 @@ func (tl *timeline) reset() {
 }
 
 // tracing returns the timeline being recorded, or nil.
-func (r *run) tracing() *timeline {
-	if !r.trace || r.guide == nil || len(r.guide.steps) >= maxSteps {
+func (g *Guide) tracing() *timeline {
+	if g == nil || !g.record || len(g.steps) >= maxSteps {
 		return nil
 	}
-	if r.guide.tl.open == nil {
-		r.guide.tl.reset()
+	if g.tl.open == nil {
+		g.tl.reset()
 	}
-	return &r.guide.tl
+	return &g.tl
 }
 
 // traceStep completes a step of t at a scheduling point: its source line
 // and its store buffer.
-func (r *run) traceStep(t *thread, st *result.TraceStep, src string) {
+func traceStep(t *thread, st *result.TraceStep, src string) {
 	st.Src = src
 	owner := t
 	if t.flushOf != nil {
@@ -98,19 +98,19 @@ func showValue(v any) string {
 	return s
 }
 
-// traceLock records t taking (or letting go of) l.
-func (r *run) traceLock(t *thread, l *lockState, take bool) {
-	tl := r.tracing()
+// traceLock records t taking (or letting go of) l, named name.
+func (g *Guide) traceLock(t *thread, l *lockState, take bool, name string) {
+	tl := g.tracing()
 	if tl == nil {
 		return
 	}
-	now := len(r.guide.steps)
+	now := len(g.steps)
 	if take {
 		if tl.open[l] == nil {
 			tl.open[l] = map[*thread]int{}
 		}
 		tl.open[l][t] = len(tl.locks)
-		tl.locks = append(tl.locks, result.LockSpan{G: t.id(), Lock: r.lockName(l), Read: l.writer != t, From: now, To: -1})
+		tl.locks = append(tl.locks, result.LockSpan{G: t.id(), Lock: name, Read: l.writer != t, From: now, To: -1})
 		return
 	}
 	if i, ok := tl.open[l][t]; ok {
@@ -120,18 +120,19 @@ func (r *run) traceLock(t *thread, l *lockState, take bool) {
 }
 
 // tracePark records t starting to wait; the step that parks it comes next.
-func (r *run) tracePark(t *thread, on string) {
-	tl := r.tracing()
+func (g *Guide) tracePark(t *thread, on string) {
+	tl := g.tracing()
 	if tl == nil || t.flushOf != nil || t.isClock {
 		return
 	}
 	tl.waiting[t] = len(tl.waits)
-	tl.waits = append(tl.waits, result.WaitSpan{G: t.id(), On: on, From: len(r.guide.steps), To: -1})
+	tl.waits = append(tl.waits, result.WaitSpan{G: t.id(), On: on, From: len(g.steps), To: -1})
 }
 
-// traceWake records w woken by the running goroutine (or a timer).
-func (r *run) traceWake(w *thread) {
-	tl := r.tracing()
+// traceWake records w woken by by: the running goroutine's ID, or
+// "clock".
+func (g *Guide) traceWake(w *thread, by string) {
+	tl := g.tracing()
 	if tl == nil {
 		return
 	}
@@ -140,31 +141,24 @@ func (r *run) traceWake(w *thread) {
 		return
 	}
 	delete(tl.waiting, w)
-	tl.waits[i].To = len(r.guide.steps)
-	switch {
-	case r.ticking || r.cur == nil:
-		tl.waits[i].By = "clock"
-	case r.cur.isClock:
-		tl.waits[i].By = "clock"
-	default:
-		tl.waits[i].By = r.cur.id()
-	}
+	tl.waits[i].To = len(g.steps)
+	tl.waits[i].By = by
 }
 
 // traceWant records t failing to take l.
-func (r *run) traceWant(t *thread, l *lockState) {
-	if tl := r.tracing(); tl != nil {
+func (g *Guide) traceWant(t *thread, l *lockState) {
+	if tl := g.tracing(); tl != nil {
 		tl.wants[t] = l
 	}
 }
 
 // traceLoad notes on t's step at a buffered load what it read, and where
 // from (-memory tso|pso).
-func (r *run) traceLoad(t *thread, pos Pos, v any, forwarded bool) {
-	if !r.trace || r.guide == nil || len(r.guide.steps) == 0 {
+func (g *Guide) traceLoad(t *thread, pos Pos, v any, forwarded bool) {
+	if g == nil || !g.record || len(g.steps) == 0 {
 		return
 	}
-	st := &r.guide.steps[len(r.guide.steps)-1]
+	st := &g.steps[len(g.steps)-1]
 	if st.G != t.id() {
 		return
 	}
@@ -181,27 +175,27 @@ func (r *run) traceLoad(t *thread, pos Pos, v any, forwarded bool) {
 }
 
 // traceAccess notes when t last made a plain access at pos.
-func (r *run) traceAccess(t *thread, pos Pos) {
-	if tl := r.tracing(); tl != nil {
-		tl.accessed[accessAt{t.idx, uint32(pos)}] = len(r.guide.steps)
+func (g *Guide) traceAccess(t *thread, pos Pos) {
+	if tl := g.tracing(); tl != nil {
+		tl.accessed[accessAt{t.idx, uint32(pos)}] = len(g.steps)
 	}
 }
 
 // traceRace marks the two accesses of a race.
-func (r *run) traceRace(f *result.Finding, prevT int32, cur, prev uint32) {
-	tl := r.tracing()
+func (g *Guide) traceRace(f *result.Finding, prevT int32, cur, prev uint32) {
+	tl := g.tracing()
 	if tl == nil {
 		return
 	}
-	mark := func(pos uint32, g result.Goroutine, step int) {
-		m := result.TraceMark{G: g.ID, Op: g.State, Pos: g.Pos, Step: step}
-		m.Src = sourceAt(g.Pos)
+	mark := func(pos uint32, gr result.Goroutine, step int) {
+		m := result.TraceMark{G: gr.ID, Op: gr.State, Pos: gr.Pos, Step: step}
+		m.Src = sourceAt(gr.Pos)
 		if file, line := Pos(pos).fileLine(); file != "" {
 			m.Src = sourceLine(file, line)
 		}
 		tl.marks = append(tl.marks, m)
 	}
-	now := len(r.guide.steps)
+	now := len(g.steps)
 	mark(cur, f.Goroutines[0], now)
 	prevStep, ok := tl.accessed[accessAt{prevT, prev}]
 	if !ok {
@@ -210,67 +204,14 @@ func (r *run) traceRace(f *result.Finding, prevT int32, cur, prev uint32) {
 	mark(prev, f.Goroutines[1], prevStep)
 }
 
-// finalStates describes every goroutine of the execution as it ended.
-func (r *run) finalStates() []result.Goroutine {
-	blockedOn := map[int32]sched.Blocked{}
-	for _, b := range r.strat.Blocked() {
-		blockedOn[b.Thread] = b
-	}
-	var gs []result.Goroutine
-	for _, t := range r.threads {
-		if t.flushOf != nil || t.isClock {
-			continue
-		}
-		g := result.Goroutine{ID: t.id(), State: r.stateOf(t)}
-		if t.status == stWaiting {
-			g.State = "waiting" // also the goroutine whose park ended the execution
-		}
-		if t.status != stExited {
-			g.Pos = firstUserPos(t.pcs)
-		}
-		for _, l := range t.held {
-			g.Holds = append(g.Holds, r.lockName(l))
-		}
-		var want *lockState
-		if b, ok := blockedOn[t.idx]; ok && t.status != stExited {
-			g.State = "blocked"
-			if b.PC != 0 {
-				g.Pos = firstUserPos([]uintptr{b.PC})
-			}
-			if want = r.lockByID(b.Lock); want != nil {
-				g.On = want.kind()
-			} else {
-				g.On = "mutex"
-			}
-		} else if l := r.wantOf(t); l != nil && t.status != stExited {
-			g.State, g.On, want = "blocked", l.kind(), l
-		} else if t.status == stWaiting {
-			g.On = t.on
-			if t.onObj >= 0 {
-				want = r.lockByID(t.onObj) // an RWMutex writer waiting for readers
-			}
-		}
-		if want != nil {
-			g.Note = "wants " + r.lockName(want)
-			for _, o := range want.owners() {
-				if o != t {
-					g.WaitsFor = append(g.WaitsFor, o.id())
-				}
-			}
-		}
-		gs = append(gs, g)
-	}
-	return gs
-}
-
-// outcome is what a guided execution g (the last one of a follow) showed,
-// with f the finding it led to (nil: none).
-func (d *driver) outcome(g *guide, f *finding) *result.ReplayOutcome {
+// Outcome is what a guided execution g (the last one the driver followed,
+// in x) showed, with f the finding it led to (nil: none).
+func (x *Execution) Outcome(g *Guide, f *Finding) *result.ReplayOutcome {
 	out := &result.ReplayOutcome{Steps: g.steps, Diverged: g.div, FindingStep: -1, Blocks: len(g.blocks),
-		Locks: g.tl.locks, Waits: g.tl.waits, Marks: g.tl.marks, Final: d.r.finalStates()}
+		Locks: g.tl.locks, Waits: g.tl.waits, Marks: g.tl.marks, Final: x.r.finalStates()}
 	if f != nil {
 		out.Reproduced = true
-		for i, ff := range d.r.findings {
+		for i, ff := range x.r.findings {
 			if ff == f {
 				out.FindingStep = g.found[i]
 			}
@@ -279,10 +220,11 @@ func (d *driver) outcome(g *guide, f *finding) *result.ReplayOutcome {
 	return out
 }
 
-// wantOf is the lock t failed to take in a traced guided execution.
-func (r *run) wantOf(t *thread) *lockState {
-	if r.guide == nil {
+// wantOf is the lock t failed to take in a traced guided execution (g
+// nil: none).
+func (g *Guide) wantOf(t *thread) *lockState {
+	if g == nil {
 		return nil
 	}
-	return r.guide.tl.wants[t]
+	return g.tl.wants[t]
 }

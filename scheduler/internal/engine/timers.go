@@ -95,7 +95,7 @@ func TimeAfterFunc(d time.Duration, f func()) *time.Timer {
 		return time.AfterFunc(d, f)
 	}
 	tm := &vtimer{kind: tkFunc, t: t, fn: f}
-	r.racePublish(t, unsafe.Pointer(tm), roleSend)
+	r.race.publish(t, unsafe.Pointer(tm), roleSend)
 	r.startTimer(t, tm, d)
 	timer := &time.Timer{}
 	r.clock.timers[timer] = tm

@@ -9,19 +9,18 @@ import "github.com/xbtest/xbtest/result"
 // step of its own already: G the buffer, Op "flush", Pos the store.)
 
 // traceBuffered records that t's store at pos entered its store buffer.
-func (r *run) traceBuffered(t *thread, pos Pos) {
-	r.traceStoreStep(t.id(), "store buffered", pos)
+func (g *Guide) traceBuffered(t *thread, pos Pos) {
+	g.traceStoreStep(t.id(), "store buffered", pos)
 }
 
 // traceDrained records that a fence of b's goroutine commits b's oldest
 // entry.
-func (r *run) traceDrained(b *storeBuf) {
-	r.traceStoreStep(b.name(), "commit (fence)", b.q[b.head].where())
+func (g *Guide) traceDrained(b *storeBuf) {
+	g.traceStoreStep(b.name(), "commit (fence)", b.q[b.head].where())
 }
 
-func (r *run) traceStoreStep(g, op string, pos Pos) {
-	gd := r.guide
-	if !r.trace || gd == nil || len(gd.steps) >= maxSteps {
+func (gd *Guide) traceStoreStep(g, op string, pos Pos) {
+	if gd == nil || !gd.record || len(gd.steps) >= maxSteps {
 		return
 	}
 	if e := pos.Expr(); e != "" {

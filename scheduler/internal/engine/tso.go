@@ -37,7 +37,10 @@ import (
 //     x op= f() through a pointer, code compiled without the
 //     value-carrying helpers) drain first and go to memory: they behave as
 //     if fenced (fewer behaviours than the hardware, never more). Code
-//     xbtest does not rewrite (the standard library) is not buffered at all.
+//     xbtest does not rewrite (the standard library) is not buffered at all;
+//     a call into it that passes memory drains the caller's buffers first
+//     (foreign.go), so that it sees the caller's stores and its own stores
+//     do not overtake them.
 //   - A buffered value is kept as a T in a typed entry, so the garbage
 //     collector sees the pointers it holds.
 //
@@ -183,8 +186,8 @@ func wrote[T any](p *T, pos Pos) {
 	if r.exploring {
 		r.strat.Access(uintptr(unsafe.Pointer(p)), size, true)
 	}
-	if r.raceOn() {
-		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
+	if r.race.on() {
+		r.race.access(t, unsafe.Pointer(p), size, true, pos)
 	}
 }
 
@@ -214,13 +217,13 @@ func load[T any](p *T, pos Pos) (v T) {
 	r.accessStarts(t, addr, size) // the load starts a block (access granularity; tsoorder.go)
 	forwarded := false
 	if r.trace {
-		defer func() { r.traceLoad(t, pos, v, forwarded) }()
+		defer func() { r.guide.traceLoad(t, pos, v, forwarded) }()
 	}
 	if r.exploring {
 		r.strat.Access(addr, size, false)
 	}
-	if r.raceOn() {
-		r.raceAccess(t, unsafe.Pointer(p), size, false, pos)
+	if r.race.on() {
+		r.race.access(t, unsafe.Pointer(p), size, false, pos)
 	}
 	if t.pending != 0 {
 		for i := len(t.bufs) - 1; i >= 0; i-- {
@@ -269,8 +272,8 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 		return
 	}
 	addr, size := uintptr(unsafe.Pointer(p)), unsafe.Sizeof(*p)
-	if r.raceOn() {
-		r.raceAccess(t, unsafe.Pointer(p), size, true, pos)
+	if r.race.on() {
+		r.race.access(t, unsafe.Pointer(p), size, true, pos)
 	}
 	if t.released {
 		r.releaseBefore(t) // fences.go
@@ -280,7 +283,7 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 	b := r.bufferFor(t, addr, size)
 	b.q = append(b.q, &typedEntry[T]{p, v, pos})
 	t.pending++
-	r.traceBuffered(t, pos) // tracebuf.go
+	r.guide.traceBuffered(t, pos) // tracebuf.go
 	if b.len() == 1 {
 		r.wakeFlusher(b)
 	}
@@ -409,7 +412,7 @@ func (r *run) drain(t *thread) {
 			continue
 		}
 		for b.len() > 0 {
-			r.traceDrained(b) // tracebuf.go
+			r.guide.traceDrained(b) // tracebuf.go
 			addr, size := r.commitOldest(b)
 			if r.exploring {
 				r.strat.Access(addr, size, true)

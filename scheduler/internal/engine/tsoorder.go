@@ -138,7 +138,7 @@ type flushRegion struct {
 // reduceByRaces reports whether passes after the first force the flushes
 // of locations no execution races on: the race detector must report
 // happens-before races (see (c) above).
-func (r *run) reduceByRaces() bool { return r.race.Mode() == eraser.HB }
+func (r *run) reduceByRaces() bool { return r.race.det.Mode() == eraser.HB }
 
 // flushPassesOn reports whether this exploration runs passes (it explores
 // store buffers, and is not an exhaustive enumeration, which stays the
@@ -150,7 +150,7 @@ func (r *run) reduceByRaces() bool { return r.race.Mode() == eraser.HB }
 // (corpus/fences TestMPRelaxedCAS), and pass 0's forced flushes would hide
 // it: every flush stays a choice.
 func (r *run) flushPassesOn() bool {
-	return r.mem != settings.SC && !r.cfg.oracle && r.guide == nil && r.known != nil && r.cfg.CAS != settings.RelaxedCAS
+	return r.mem != settings.SC && !r.cfg.Oracle && r.guide == nil && r.known != nil && r.cfg.CAS != settings.RelaxedCAS
 }
 
 // Flusher implements sched.Engine.
@@ -235,57 +235,60 @@ func (r *run) learnRacy(addr uintptr) {
 	}
 }
 
-// nextFlushPass is called when a pass has explored its last schedule or
-// learnt a racy location: it reports whether another pass starts (and
-// starts it), keeping the findings.
-func (d *driver) nextFlushPass(learnt bool) bool {
-	fp := &d.known.flush
-	if d.cfg.Memory == settings.SC || d.cfg.oracle {
+// NextFlushPass is called when a pass has explored its last schedule
+// (learnt false) or learnt a racy location: it reports whether another pass
+// starts (and starts it; the driver then starts the exploration over with
+// a new strategy, keeping the findings). schedules is how many the
+// exploration has explored so far.
+func (l *Learnt) NextFlushPass(cfg *Config, learnt bool, schedules int) bool {
+	fp := &l.flush
+	if cfg.Memory == settings.SC || cfg.Oracle {
 		return false
 	}
 	if !learnt {
-		if fp.pass > 0 || d.cfg.Race == eraser.HB && fp.words == 0 && !fp.unknown {
+		if fp.pass > 0 || cfg.Race == eraser.HB && fp.words == 0 && !fp.unknown {
 			// Complete: nothing was learnt in this pass (or pass 0
 			// found no race, so it was M_R already).
 			return false
 		}
 	}
 	if fp.pass == 0 {
-		fp.pass0 = d.stats.schedules
+		fp.pass0 = schedules
 	}
 	fp.pass++
 	fp.grew = false
-	d.strat = newStrategy(d.cfg, nil)
-	d.restarts++
 	return true
 }
 
-// noteFlushPasses says in the result what the passes did.
-func (d *driver) noteFlushPasses() {
-	fp := &d.known.flush
-	if d.cfg.Memory == settings.SC || d.cfg.oracle || d.res.Replay != nil {
-		return
+// FlushPassGrew reports whether the pass under way learnt a racy word: the
+// exploration starts over in the next pass.
+func (l *Learnt) FlushPassGrew() bool { return l.flush.grew }
+
+// FlushPassesNote says for the result what the passes did (empty: nothing
+// to say); complete is whether the exploration ended without a bound.
+func (l *Learnt) FlushPassesNote(cfg *Config, complete bool, schedules int) string {
+	fp := &l.flush
+	if cfg.Memory == settings.SC || cfg.Oracle {
+		return ""
 	}
-	if !d.res.Complete {
-		d.Note(fmt.Sprintf("%s: stopped in pass %d of the store buffers, %d racy words known (pass 0 explores every flush as early as possible, SC-like; later passes the orders of the flushes of racy locations; scheduler/tsoorder.go)", d.cfg.Memory, fp.pass, fp.words))
-		return
+	if !complete {
+		return fmt.Sprintf("%s: stopped in pass %d of the store buffers, %d racy words known (pass 0 explores every flush as early as possible, SC-like; later passes the orders of the flushes of racy locations; scheduler/tsoorder.go)", cfg.Memory, fp.pass, fp.words)
 	}
 	if fp.pass == 0 {
-		d.Note(fmt.Sprintf("%s: store buffers explored in %d schedules with every flush as early as possible: no execution races, so no other order of a flush is observable (scheduler/tsoorder.go)", d.cfg.Memory, d.stats.schedules))
-		return
+		return fmt.Sprintf("%s: store buffers explored in %d schedules with every flush as early as possible: no execution races, so no other order of a flush is observable (scheduler/tsoorder.go)", cfg.Memory, schedules)
 	}
 	which := fmt.Sprintf("the flushes of the %d words found racy", fp.words)
 	if fp.unknown {
 		which += " and of memory xbtest cannot name"
 	}
-	if d.cfg.Race != eraser.HB {
+	if cfg.Race != eraser.HB {
 		which = "every flush (-race is not hb, so races are not learnt)"
 	}
-	d.Note(fmt.Sprintf("%s: %d schedules with every flush as early as possible (SC-like) first, then %d in %d pass(es) exploring the orders of %s (scheduler/tsoorder.go)", d.cfg.Memory, fp.pass0, d.stats.schedules-fp.pass0, fp.pass, which))
+	return fmt.Sprintf("%s: %d schedules with every flush as early as possible (SC-like) first, then %d in %d pass(es) exploring the orders of %s (scheduler/tsoorder.go)", cfg.Memory, fp.pass0, schedules-fp.pass0, fp.pass, which)
 }
 
 // save and load hand the passes over between forked processes
-// (handover.go).
+// (the driver's handover.go).
 func (fp *flushPasses) save(e *sched.Enc) {
 	e.Int(int64(fp.pass))
 	e.Int(int64(fp.pass0))

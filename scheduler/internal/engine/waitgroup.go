@@ -26,7 +26,7 @@ func (wg *WaitGroup) Add(delta int) {
 	if delta < 0 {
 		// A Done is synchronized before the return of the Wait it
 		// unblocks; an Add of a positive delta before nothing.
-		r.racePublish(t, unsafe.Pointer(wg), roleObject)
+		r.race.publish(t, unsafe.Pointer(wg), roleObject)
 	}
 	w.n += int64(delta)
 	if w.n < 0 {
@@ -58,13 +58,13 @@ func (wg *WaitGroup) Wait() {
 	w := r.wgOf(wg)
 	r.dataAccess(unsafe.Pointer(wg), 8, false)
 	if w.n == 0 {
-		r.raceObserve(t, unsafe.Pointer(wg), roleObject)
+		r.race.observe(t, unsafe.Pointer(wg), roleObject)
 		r.yield(t)
 		return
 	}
 	w.waiters = append(w.waiters, t)
 	r.parkHere(t, "waitgroup", w.id)
-	r.raceObserve(t, unsafe.Pointer(wg), roleObject)
+	r.race.observe(t, unsafe.Pointer(wg), roleObject)
 }
 
 // Go calls f on a new goroutine and adds that task to the WaitGroup.

@@ -12,7 +12,7 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 // handlers; the names and comments follow Figs 2.7, 2.9 and 2.12:
 //
 //	LOOP:                                   loop
-//	  if (enabled is empty) ... pop ...      (engine: run.endPath); Next, nextStart
+//	  if (enabled is empty) ... pop ...      (engine: run.endPath); Next (driver: advance), nextStart
 //	  curThread = choose a member of enabled loop
 //	  RetPt = make new checkpoint            block.retPt (a depth of the path)
 //	  if (lock_enter && held by another)     LockFailed
@@ -23,8 +23,12 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 //	  if (curThread does a wait())           Park
 //	  if (notify())                          Choose
 //
-// The engine (package scheduler) calls the handlers; the files it names
-// below (mutex.go, clock.go, eager.go, tso.go) are that package's.
+// The engine (package scheduler/internal/engine) calls the handlers, the
+// driver (package scheduler/internal/driver) Next; the files named below
+// (mutex.go, clock.go, eager.go, tso.go) are the engine's: LockFailed and
+// LockReleased in mutex.go, Exit, Boundary and Park in guide.go (dispatch),
+// Spawned in goroutine.go, Access in memory.go (and mutex.go, tso.go,
+// fences.go), Choose in run.go, ChooseTick in clock.go.
 //
 // Three decisions the thesis leaves to its implementation (3.3.1) are made as
 // it made them, because its path counts depend on them: a lock exit ends a

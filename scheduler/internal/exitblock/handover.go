@@ -7,7 +7,7 @@ import (
 )
 
 // The explorer's part of the hand-over between processes (fork
-// checkpoints; the driver's part is the engine's handover.go): the
+// checkpoints; the driver's part is package driver's handover.go): the
 // branches it pushed, the path, the next start. The encoding is
 // sched.Enc's, private to one test binary.
 

@@ -3,14 +3,14 @@
 // hand each other, and nothing of either side's workings.
 //
 // Package scheduler/internal/engine runs one execution of a test at a time
-// (the engine) and repeats executions until the exploration is over (the
-// driver). Which
+// (the engine); package scheduler/internal/driver repeats executions until
+// the exploration is over (the driver). Which
 // goroutine runs each atomic block, and which branches are left to explore,
 // is a strategy's. Package scheduler/internal/exitblock is the one strategy
 // so far: the ExitBlock family of Bruening's thesis ("Systematic Testing of
 // Multithreaded Java Programs", MIT, 1999, Ch. 2), whose pseudocode heads
 // its exitblock.go. Another (random, PCT, DPOR) would be a package beside
-// it that implements Strategy; the engine's newStrategy picks one from the
+// it that implements Strategy; the driver's newStrategy picks one from the
 // configuration.
 //
 // The interfaces (strategy.go):

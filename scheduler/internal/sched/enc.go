@@ -9,7 +9,7 @@ import (
 // Handing exploration state between processes (fork checkpoints).
 //
 // A forked child hands back what it changed: the strategy's part
-// (Strategy.Save, Strategy.Load) and the driver's (scheduler/internal/engine/handover.go).
+// (Strategy.Save, Strategy.Load) and the driver's (scheduler/internal/driver/handover.go).
 // Parent and child are the same test binary, so the encoding is private
 // to it: a plain sequence of varints, written by Enc and read by Dec.
 

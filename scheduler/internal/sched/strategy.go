@@ -19,7 +19,7 @@ package sched
 // hook that reaches them: Access is called at every shared access and must
 // not allocate beyond the growth of its sets.
 type Strategy interface {
-	// Across executions (the driver, scheduler/internal/engine/explore.go; the thesis's
+	// Across executions (the driver, scheduler/internal/driver/explore.go; the thesis's
 	// stack).
 
 	// ReplayPrefix returns the decisions the next execution replays

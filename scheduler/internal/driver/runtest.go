@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -51,8 +52,8 @@ func readRunConfig(s string) (result.RunConfig, error) {
 }
 
 // configOf is the scheduler's configuration for rc.
-func configOf(rc result.RunConfig) Config {
-	cfg := Config{Settings: rc.Settings, Backer: BackerFor(rc.Checkpoint), Timelines: rc.Timelines, Shard: rc.Shard}
+func configOf(rc result.RunConfig) engine.Config {
+	cfg := engine.Config{Settings: rc.Settings, Backer: engine.BackerFor(rc.Checkpoint), Timelines: rc.Timelines, Shard: rc.Shard}
 	if f, ok := cfg.Backer.(*checkpoint.Fork); ok && cfg.Watchdog > 0 {
 		// A forked child's own watchdog reports a goroutine stuck in
 		// uncontrolled code; the parent's catches a child whose runtime
@@ -128,29 +129,6 @@ func subprocess() bool {
 	return p != "" && p != strconv.Itoa(os.Getppid())
 }
 
-// runNative runs a rewritten test body once, with no execution under way:
-// every hook behaves as the operation it replaces, and the test's failures
-// and log go to t, as under go test.
-func runNative(t *testing.T, body func(*T)) {
-	t.Helper()
-	tt := newT(nil, t.Name(), nil)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tt.runFunc(body)
-	}()
-	<-done
-	for _, l := range tt.logs {
-		t.Log(l)
-	}
-	switch {
-	case tt.skipped && !tt.failed:
-		t.SkipNow()
-	case tt.failed:
-		t.FailNow()
-	}
-}
-
 // skipped reports whether an earlier process of this run explored the test.
 func skippedEarlier(name string) bool {
 	s := os.Getenv(result.EnvSkip)
@@ -168,14 +146,14 @@ func skippedEarlier(name string) bool {
 // `func TestX(t *testing.T) { body }` into
 // `func TestX(t *testing.T) { scheduler.RunTest(t, func(t *scheduler.T) { body }) }`.
 // go test sees the test fail if exploration found anything.
-func RunTest(t *testing.T, body func(*T)) {
+func RunTest(t *testing.T, body func(*engine.T)) {
 	t.Helper()
 	watchParent.Do(startParentWatch)
 	if skippedEarlier(t.Name()) {
 		t.SkipNow()
 	}
 	if subprocess() {
-		runNative(t, body)
+		engine.RunNative(t, body)
 		return
 	}
 	rc, err := readRunConfig(os.Getenv(result.EnvConfig))
@@ -197,7 +175,7 @@ func RunTest(t *testing.T, body func(*T)) {
 	}
 	cfg.Found = func(f *result.Finding) { writeLine(result.Line{Event: result.LineFound, Test: name, Finding: f}) }
 	var res *result.Result
-	if err := checkRewrite(rc.Memory); err != nil {
+	if err := engine.CheckRewrite(rc.Memory); err != nil {
 		// Said as the test's result, so that the command reports it on
 		// the test's line rather than as a binary that ended early.
 		res = &result.Result{Test: name, Semantics: rc.Semantics, Internal: err.Error()}
@@ -225,7 +203,7 @@ func RunTest(t *testing.T, body func(*T)) {
 	if os.Getenv(result.EnvResults) != "" {
 		why := ""
 		switch {
-		case tainted.Load() != nil:
+		case engine.Tainted() != "":
 			why = result.ExitTainted
 		case interrupted.Load():
 			why = result.ExitInterrupted

@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
@@ -22,23 +23,23 @@ const handoverMagic = 0x78627331 // "xbs1"
 
 // findingWire is a Finding with the fields JSON does not carry.
 type findingWire struct {
-	F    *finding
+	F    *engine.Finding
 	Key  string
 	Path []byte
 }
 
 // encodeFinding encodes a finding with its path and key.
-func encodeFinding(f *finding) []byte {
+func encodeFinding(f *engine.Finding) []byte {
 	var pe sched.Enc
-	pe.Decisions(f.path)
-	b, err := json.Marshal(findingWire{F: f, Key: f.key, Path: pe.B})
+	pe.Decisions(f.Path)
+	b, err := json.Marshal(findingWire{F: f, Key: f.Key, Path: pe.B})
 	if err != nil {
-		b, _ = json.Marshal(findingWire{F: &finding{Finding: result.Finding{Kind: f.Kind, Message: f.Message}}, Key: f.key, Path: pe.B})
+		b, _ = json.Marshal(findingWire{F: &engine.Finding{Finding: result.Finding{Kind: f.Kind, Message: f.Message}}, Key: f.Key, Path: pe.B})
 	}
 	return b
 }
 
-func decodeFinding(b []byte) (*finding, error) {
+func decodeFinding(b []byte) (*engine.Finding, error) {
 	var w findingWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("exploration state: %v", err)
@@ -47,7 +48,7 @@ func decodeFinding(b []byte) (*finding, error) {
 		return nil, errors.New("exploration state: no finding")
 	}
 	p := &sched.Dec{B: w.Path}
-	w.F.path, w.F.key = p.Decisions(), w.Key
+	w.F.Path, w.F.Key = p.Decisions(), w.Key
 	return w.F, p.Err
 }
 
@@ -62,19 +63,9 @@ func (d *driver) Save() []byte {
 	var e sched.Enc
 	e.Uint(handoverMagic)
 	d.strat.Save(&e, d.over)
-	for _, set := range []struct {
-		all bool
-		m   map[sched.CanonAccess]bool
-	}{{d.known.triedAll, d.known.tried}, {d.known.mixedAll, d.known.mixed}} {
-		e.Bool(set.all)
-		e.Uint(uint64(len(set.m)))
-		for a := range set.m {
-			e.Access(&a)
-		}
-	}
-	d.known.flush.save(&e)
-	e.Int(int64(d.stats.schedules))
-	e.Int(int64(d.stats.aborted))
+	d.known.Save(&e)
+	e.Int(int64(d.stats.Schedules))
+	e.Int(int64(d.stats.Aborted))
 	e.Int(int64(max(d.left, d.strat.Pending())))
 
 	e.Uint(uint64(d.last))
@@ -109,24 +100,15 @@ func (d *driver) Load(b []byte) error {
 	if err != nil {
 		return err
 	}
-	learnt := newLearnt()
-	for _, set := range []struct {
-		all *bool
-		m   map[sched.CanonAccess]bool
-	}{{&learnt.triedAll, learnt.tried}, {&learnt.mixedAll, learnt.mixed}} {
-		*set.all = x.Bool()
-		for n := x.N(); n > 0 && x.Err == nil; n-- {
-			set.m[x.Access()] = true
-		}
-	}
-	learnt.flush.load(x)
-	stats := exploreStats{schedules: int(x.Int()), aborted: int(x.Int())}
+	learnt := engine.NewLearnt()
+	learnt.Load(x)
+	stats := engine.Stats{Schedules: int(x.Int()), Aborted: int(x.Int())}
 	left := int(x.Int())
-	last, stop, over, restarts, iter := endReason(x.Uint()), x.Bool(), x.Bool(), int(x.Int()), int(x.Int())
+	last, stop, over, restarts, iter := engine.EndReason(x.Uint()), x.Bool(), x.Bool(), int(x.Int()), int(x.Int())
 	isDirty, dirty := x.Bool(), x.Str()
 	warnings, notes := x.Strs(), x.Strs()
 	complete, bound, skipped, internal := x.Bool(), x.Str(), x.Bool(), x.Str()
-	var findings []*finding
+	var findings []*engine.Finding
 	for n := x.N(); n > 0 && x.Err == nil; n-- {
 		f, err := decodeFinding(x.Bytes())
 		if err != nil {
@@ -151,7 +133,7 @@ func (d *driver) Load(b []byte) error {
 	d.found = findings
 	clear(d.seen)
 	for _, f := range findings {
-		d.seen[f.key] = f
+		d.seen[f.Key] = f
 	}
 	clear(d.warned)
 	for _, w := range warnings {

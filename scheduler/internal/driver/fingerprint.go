@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"time"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // Package state across executions.
@@ -25,7 +27,7 @@ import (
 // Not seen: state of packages that are not instrumented (the standard
 // library's caches), and the contents of files, which no snapshot restores.
 // The scheduler's own synchronization objects are left out (a Mutex starts
-// every execution afresh, see mutex.go), except what is the program's data:
+// every execution afresh, see the engine's mutex.go), except what is the program's data:
 // the values of atomics, a Once's done flag, a sync.Map's entries (fields
 // of the scheduler's types tagged `xbtest:"state"`).
 
@@ -35,14 +37,9 @@ import (
 const fingerprintBudget = 1 << 20
 
 type stateFingerprint struct {
-	vars     []globalVar
+	vars     []engine.PackageVar
 	sums     []uint64
 	tooLarge bool
-}
-
-type globalVar struct {
-	name string
-	v    reflect.Value
 }
 
 var fingerprintSeed = maphash.MakeSeed()
@@ -50,14 +47,7 @@ var fingerprintSeed = maphash.MakeSeed()
 // packageState fingerprints the registered package-level variables; nil
 // when there are none.
 func packageState() *stateFingerprint {
-	globals.Lock()
-	var vars []globalVar
-	for _, g := range globals.regs {
-		if g.typ != nil {
-			vars = append(vars, globalVar{g.name, reflect.NewAt(g.typ, g.keep).Elem()})
-		}
-	}
-	globals.Unlock()
+	vars := engine.PackageVars()
 	if len(vars) == 0 {
 		return nil
 	}
@@ -70,7 +60,7 @@ func (fp *stateFingerprint) compute() ([]uint64, bool) {
 	h := &hasher{memo: map[memoKey]uint64{}, onPath: map[memoKey]bool{}, budget: fingerprintBudget}
 	sums := make([]uint64, len(fp.vars))
 	for i, g := range fp.vars {
-		sums[i] = h.value(g.v)
+		sums[i] = h.value(g.Value)
 	}
 	return sums, h.budget < 0
 }
@@ -87,7 +77,7 @@ func (fp *stateFingerprint) changed() string {
 	}
 	for i := range sums {
 		if sums[i] != fp.sums[i] {
-			return "the test changed package-level variable " + fp.vars[i].name
+			return "the test changed package-level variable " + fp.vars[i].Name
 		}
 	}
 	return ""
@@ -105,7 +95,7 @@ type hasher struct {
 }
 
 var (
-	schedulerPkg = reflect.TypeFor[Mutex]().PkgPath()
+	schedulerPkg = reflect.TypeFor[engine.Mutex]().PkgPath()
 	locationPtr  = reflect.TypeFor[*time.Location]()
 )
 

@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"fmt"
@@ -8,15 +8,16 @@ import (
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
 
 // Explore runs body once per schedule the configured algorithm explores and
 // returns what it found. name is the test's name in reports.
-func Explore(name string, body func(*T), cfg Config) *result.Result {
+func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Result {
 	if cfg.Backer == nil {
-		cfg.Backer = BackerFor(cfg.Checkpoint)
+		cfg.Backer = engine.BackerFor(cfg.Checkpoint)
 	}
 	res := &result.Result{Test: name, Semantics: cfg.Semantics, Complete: true}
 	if err := cfg.Normalize(); err != nil {
@@ -25,10 +26,10 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 	}
 	res.Semantics, res.Backer = cfg.Semantics, cfg.Backer.Name()
 	if cfg.Algorithm == settings.Brute {
-		cfg.oracle, cfg.oracleSpawns, cfg.brute = true, true, true
+		cfg.Oracle, cfg.OracleSpawns, cfg.Brute = true, true, true
 	}
-	if m := tainted.Load(); m != nil {
-		res.Internal = "not explored, an earlier test left a goroutine xbtest could not stop: " + *m
+	if m := engine.Tainted(); m != "" {
+		res.Internal = "not explored, an earlier test left a goroutine xbtest could not stop: " + m
 		res.Complete = false
 		return res
 	}
@@ -45,14 +46,12 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 		defer checkpoint.StopAfter(cfg.Timeout, checkpoint.StopTime)()
 	}
 	start := time.Now()
-	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}, start: start}
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}, start: start}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
 			res.Complete = false
-			hot.Store(false)
-			concurrent.Store(nil)
-			active.Store(nil)
+			engine.Detach()
 			if checkpoint.InChild() {
 				// Never back into the test binary's code from a fork.
 				d.Fail(res.Internal)
@@ -61,7 +60,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 		}
 	}()
 	if cfg.Watchdog > 0 {
-		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
+		d.tick = time.NewTicker(engine.WatchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()
 	}
 	if d.shardIdle() { // partition.go
@@ -71,15 +70,15 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 	}
 	d.pkgState = packageState()
 	cfg.Backer.Explore(d)
-	d.noteFlushPasses() // tsoorder.go
+	d.noteFlushPasses() // flushpass.go
 	res = d.res
 	res.Findings = publicFindings(d.found)
-	res.Schedules = d.stats.schedules
+	res.Schedules = d.stats.Schedules
 	res.Depth = d.strat.MaxDepth()
 	if !res.Complete {
 		res.Left = max(d.left, d.strat.Pending())
 	}
-	res.Aborted = d.stats.aborted
+	res.Aborted = d.stats.Aborted
 	d.shardResult(res) // partition.go
 	res.Elapsed = time.Since(start)
 	return res
@@ -94,16 +93,16 @@ func (d *driver) advance() {
 	case d.stop:
 		d.over = true
 		return
-	case d.r.restart:
+	case d.r.Restart():
 		d.restart()
 		return
-	case d.known.flush.grew:
-		d.nextFlushPass(true) // tsoorder.go
-	case !d.strat.Next(d.last == endAbort) && !d.nextFlushPass(false):
+	case d.known.FlushPassGrew():
+		d.nextFlushPass(true) // flushpass.go
+	case !d.strat.Next(d.last == engine.EndAbort) && !d.nextFlushPass(false):
 		d.over = true
 		return
 	}
-	if cfg.MaxSchedules > 0 && d.stats.schedules >= cfg.MaxSchedules {
+	if cfg.MaxSchedules > 0 && d.stats.Schedules >= cfg.MaxSchedules {
 		d.res.Complete, d.res.Bound = false, "schedules"
 		d.over = true
 		return
@@ -118,16 +117,9 @@ func (d *driver) advance() {
 	}
 	if cfg.Progress != nil && now.Sub(d.lastProgress) >= time.Second {
 		d.lastProgress = now
-		cfg.Progress(result.Progress{Schedules: d.stats.schedules, Findings: len(d.found),
+		cfg.Progress(result.Progress{Schedules: d.stats.Schedules, Findings: len(d.found),
 			Depth: d.strat.StartDepth(), MaxDepth: d.strat.MaxDepth(), Left: max(d.left, d.strat.Pending())})
 	}
-}
-
-// exploreStats are the driver's counts across the executions of an
-// exploration; the engine counts into them.
-type exploreStats struct {
-	schedules int // paths explored to their end (the thesis's "paths")
-	aborted   int // paths cut short: an unavailable lock
 }
 
 // restart starts the exploration over, keeping what it learnt (TryLocks,
@@ -144,21 +136,21 @@ func (d *driver) restart() {
 // package's Target.
 type driver struct {
 	strat    sched.Strategy
-	known    *learnt // what the exploration learnt; kept when it starts over
-	stats    exploreStats
-	cfg      *Config
+	known    *engine.Learnt // what the exploration learnt; kept when it starts over
+	stats    engine.Stats   // the engine counts into them
+	cfg      *engine.Config
 	name     string
-	body     func(*T)
+	body     func(*engine.T)
 	res      *result.Result
-	seen     map[string]*finding
-	found    []*finding // the distinct findings, in the order seen (res.Findings at the end)
+	seen     map[string]*engine.Finding
+	found    []*engine.Finding // the distinct findings, in the order seen (res.Findings at the end)
 	warned   map[string]bool
-	last     endReason
+	last     engine.EndReason
 	stop     bool
 	over     bool // exploration has ended (the stack is empty, or a bound)
 	restarts int
-	r        run          // reused by every execution
-	tick     *time.Ticker // the watchdog's clock
+	r        engine.Execution // reused by every execution
+	tick     *time.Ticker     // the watchdog's clock
 
 	start, lastProgress time.Time
 	iter                int
@@ -173,7 +165,7 @@ type driver struct {
 	// fork's hand-over left them): an execution another shard counts
 	// leaves them so (partition.go). shardLearnt says what this shard
 	// learnt in its own part of the tree.
-	statsBase   exploreStats
+	statsBase   engine.Stats
 	shardLearnt string
 }
 
@@ -207,25 +199,24 @@ func (d *driver) RunFrom(n int) {
 		return
 	}
 	r := &d.r
-	r.reset(d.strat, nil, d.known, &d.stats, d.cfg, d.name, d.body, d.strat.ReplayPrefix())
-	r.number = d.stats.schedules + 1
-	r.drv, r.started = d, time.Now()
+	r.Reset(d.strat, nil, d.known, &d.stats, d.cfg, d.name, d.body, d.strat.ReplayPrefix())
+	r.SetNumber(d.stats.Schedules + 1)
 	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
-	r.snapshots = !rerun
+	r.OfferSnapshots(d, !rerun)
 	d.statsBase = d.stats
-	learnt0 := d.known.size()
-	d.last = d.execute(r)
-	counts := d.shardCounts(d.last == endAbort) // partition.go
+	learnt0 := d.known.Size()
+	d.last = r.Execute(d.tick)
+	counts := d.shardCounts(d.last == engine.EndAbort) // partition.go
 	if !counts {
-		r.findings = r.findings[:0]
+		r.DropFindings()
 	}
 	d.collect(r)
 	if !counts {
 		d.stats = d.statsBase
 	}
 	d.noteShardLearnt(learnt0)
-	if d.dirty == "" && r.changed != "" {
-		d.dirty = r.changed
+	if d.dirty == "" && r.Changed() != "" {
+		d.dirty = r.Changed()
 	}
 	if d.dirty == "" && d.pkgState != nil {
 		d.dirty = d.pkgState.changed()
@@ -244,7 +235,7 @@ func (d *driver) Forked() { d.strat.Forked() }
 
 // Alive implements checkpoint.Target: the driver's watchdog counts it as
 // progress of the execution this process holds as a snapshot.
-func (d *driver) Alive() { d.r.resumed.Add(1) }
+func (d *driver) Alive() { d.r.Alive() }
 
 // Fail implements checkpoint.Target.
 func (d *driver) Fail(msg string) {
@@ -265,69 +256,31 @@ func (d *driver) Note(msg string) {
 	d.res.Notes = append(d.res.Notes, msg)
 }
 
-// execute runs r to its end and tears it down.
-func (d *driver) execute(r *run) endReason {
-	active.Store(r)
-	defer func() {
-		hot.Store(false)
-		concurrent.Store(nil)
-		active.Store(nil)
-	}()
-	t0 := r.newThread(nil, nil)
-	r.raceStart(nil, t0)
-	t0.fn = func() { r.runBody(t0) }
-	r.cur = t0
-	if len(r.replay) == 0 {
-		r.exploring = true
-		if first := r.strat.Begin(r); first != t0.idx {
-			r.internal = "internal error: the first block is not the test goroutine's"
-			return endInternal
-		}
-	}
-	r.resume(t0)
-	if !r.wait(d.tick) {
-		r.abandon(r.cur, "has not reached a scheduling point")
-		r.dead.Store(true)
-		return endInternal
-	}
-	if !r.teardown() {
-		return endInternal
-	}
-	return r.why
-}
-
-// runBody is the test goroutine's function.
-func (r *run) runBody(t0 *thread) {
-	tt := newT(r, r.name, nil)
-	r.t0, t0.tt = tt, tt
-	tt.runFunc(r.body)
-}
-
 // collect merges an execution's findings into the result.
-func (d *driver) collect(r *run) {
+func (d *driver) collect(r *engine.Execution) {
 	switch {
-	case r.why == endBound:
-		d.bounded(r.bound)
-	case r.why == endFailure && r.exploring && r.guide == nil:
+	case r.Why() == engine.EndBound:
+		d.bounded(r.Bound())
+	case r.Why() == engine.EndFailure && r.Explored():
 		// A panic or t.FailNow ended the path: it was explored to its
 		// end, which is a failure.
-		d.stats.schedules++
+		d.stats.Schedules++
 	}
 	inRun := map[string]bool{}
-	for _, f := range r.findings {
-		if inRun[f.key] {
+	for _, f := range r.Findings() {
+		if inRun[f.Key] {
 			continue
 		}
-		inRun[f.key] = true
-		if d.cfg.onFinding != nil {
-			d.cfg.onFinding(f)
+		inRun[f.Key] = true
+		if d.cfg.OnFinding != nil {
+			d.cfg.OnFinding(f)
 		}
-		if g := d.seen[f.key]; g != nil {
+		if g := d.seen[f.Key]; g != nil {
 			g.Count++
 			continue
 		}
-		f.Count, f.Schedule = 1, r.number
-		d.seen[f.key] = f
+		f.Count, f.Schedule = 1, r.Number()
+		d.seen[f.Key] = f
 		d.found = append(d.found, f)
 		if d.cfg.Found != nil {
 			d.cfg.Found(&f.Finding)
@@ -337,13 +290,13 @@ func (d *driver) collect(r *run) {
 			d.res.Complete, d.res.Bound = false, "stop"
 		}
 	}
-	for _, n := range r.notes {
+	for _, n := range r.Notes() {
 		d.Note(n)
 	}
-	if r.gaveWay > 0 {
+	if r.GaveWay() > 0 {
 		d.Note(fmt.Sprintf("fairness: a goroutine that polled (%d atomic blocks in a row ending at the same synchronization objects while another goroutine could run) was made to give way, as Go's scheduler preempts it; longer runs of it are not explored (-fair-blocks)", d.cfg.FairBlocks))
 	}
-	for _, w := range r.warnings {
+	for _, w := range r.Warnings() {
 		if !d.warned[w] {
 			d.warned[w] = true
 			d.res.Warnings = append(d.res.Warnings, w)
@@ -353,17 +306,16 @@ func (d *driver) collect(r *run) {
 			}
 		}
 	}
-	if r.skipped {
+	if r.Skipped() {
 		d.res.Skipped = true
 		d.stop = true
 	}
-	if r.internal == "" {
-		if m := tainted.Load(); m != nil {
-			r.internal = *m
-		}
+	internal := r.Internal()
+	if internal == "" {
+		internal = engine.Tainted()
 	}
-	if r.internal != "" {
-		d.res.Internal = r.internal
+	if internal != "" {
+		d.res.Internal = internal
 		d.res.Complete = false
 		d.stop = true
 	}
@@ -377,11 +329,11 @@ func (d *driver) collect(r *run) {
 // change package state).
 func (d *driver) Describe() {
 	for _, f := range d.found {
-		if d.res.Internal != "" || tainted.Load() != nil {
+		if d.res.Internal != "" || engine.Tainted() != "" {
 			break
 		}
 		out := d.cfg.Backer.Isolate(d, func() []byte {
-			f.path = mergePath(f.path)
+			f.Path = mergePath(f.Path)
 			if !d.describeOne(f) {
 				f.Unreproduced = "its schedule could not be replayed"
 				return encodeFinding(f)
@@ -403,14 +355,14 @@ func (d *driver) Describe() {
 // test body, by goroutine, scheduling points and anchors) and notes when it
 // does not lead to f again: a finding is reported with a schedule file that
 // replays it, or says it does not.
-func (d *driver) verify(f *finding) {
+func (d *driver) verify(f *engine.Finding) {
 	if d.pkgState != nil && d.pkgState.changed() != "" {
 		// Describing changed package state (re-running in this process):
 		// a replay would not start where the finding's exploration did.
 		return
 	}
-	g, gd, _ := d.follow(f.Blocks, true, func(g *finding) int {
-		if g.key == f.key {
+	g, gd, _ := d.follow(f.Blocks, true, func(g *engine.Finding) int {
+		if g.Key == f.Key {
 			return matchExact
 		}
 		return matchNone
@@ -418,10 +370,10 @@ func (d *driver) verify(f *finding) {
 	switch {
 	case g != nil:
 		if d.cfg.Timelines {
-			f.Timeline = d.outcome(gd, g)
+			f.Timeline = d.r.Outcome(gd, g)
 		}
-	case gd != nil && gd.div != "":
-		f.Unreproduced = "replaying its schedule diverged: " + gd.div
+	case gd != nil && gd.Diverged() != "":
+		f.Unreproduced = "replaying its schedule diverged: " + gd.Diverged()
 	default:
 		f.Unreproduced = "its schedule, followed to its end, did not lead to it again"
 	}
@@ -429,18 +381,12 @@ func (d *driver) verify(f *finding) {
 
 // describeOne replays f's path with tracing on and fills in its blocks and
 // the positions of its goroutines.
-func (d *driver) describeOne(f *finding) bool {
-	r, blocks := d.trace(f.path)
+func (d *driver) describeOne(f *engine.Finding) bool {
+	r, blocks := d.trace(f.Path)
 	if r == nil {
 		return false
 	}
-	pos := map[string]string{}
-	for _, t := range r.threads {
-		if file, line, _ := userFrame(t.pcs); file != "" {
-			pos[t.id()] = shortPos(file, line)
-			sourceLine(file, line)
-		}
-	}
+	pos := r.Positions()
 	for i := range f.Goroutines {
 		g := &f.Goroutines[i]
 		if g.Pos == "" {
@@ -450,29 +396,28 @@ func (d *driver) describeOne(f *finding) bool {
 	if f.Pos == "" && len(f.Goroutines) > 0 {
 		f.Pos = f.Goroutines[0].Pos
 	}
-	f.Src = sourceAt(f.Pos)
+	f.Src = engine.SourceAt(f.Pos)
 	f.Blocks = blocks
 	return true
 }
 
 // trace replays path with tracing on and returns the execution and the
 // path's blocks, anchored; nil if the path did not replay.
-func (d *driver) trace(path []decision) (*run, []result.Block) {
+func (d *driver) trace(path []decision) (*engine.Execution, []result.Block) {
 	cfg := *d.cfg
 	cfg.Trace = true
 	// MaxSteps stays: a goroutine the bound stopped while the path was
 	// explored must stop at the same step when it is replayed.
 	r := &d.r
-	r.reset(d.strat, nil, d.known, &d.stats, &cfg, d.name, d.body, path)
-	r.traceOnly = true
-	r.stepAt = make([]result.Block, len(path))
-	if why := d.execute(r); why != endReplay {
+	r.Reset(d.strat, nil, d.known, &d.stats, &cfg, d.name, d.body, path)
+	r.TraceOnly()
+	if why := r.Execute(d.tick); why != engine.EndReplay {
 		return nil, nil
 	}
 	blocks := make([]result.Block, len(path))
 	for i, s := range path {
-		b := r.stepAt[i]
-		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.threads[s.Thread].id(), s.Thread, s.End, s.Choices, s.Mid
+		b := r.StepAt(i)
+		b.Goroutine, b.Thread, b.End, b.Choices, b.Mid = r.ThreadID(s.Thread), s.Thread, s.End, s.Choices, s.Mid
 		blocks[i] = b
 	}
 	return r, blocks
@@ -496,10 +441,10 @@ func mergePath(p []decision) []decision {
 }
 
 // publicFindings are the results of fs.
-func publicFindings(fs []*finding) []*result.Finding {
+func publicFindings(fs []*engine.Finding) []*result.Finding {
 	out := make([]*result.Finding, len(fs))
 	for i, f := range fs {
-		f.Finding.Key = f.key
+		f.Finding.Key = f.Key
 		out[i] = &f.Finding
 	}
 	return out

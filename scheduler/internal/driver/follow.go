@@ -1,4 +1,4 @@
-package engine
+package driver
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -24,24 +25,24 @@ const (
 // finding that match rates highest (an exact one at once, a weak one when
 // the last execution has no exact one), the guide and the last execution's
 // end.
-func (d *driver) follow(blocks []result.Block, trace bool, match func(*finding) int) (*finding, *guide, endReason) {
+func (d *driver) follow(blocks []result.Block, trace bool, match func(*engine.Finding) int) (*engine.Finding, *engine.Guide, engine.EndReason) {
 	cfg := *d.cfg
 	cfg.Algorithm = settings.ExitBlockDD
 	cfg.Trace = trace
-	g := &guide{r: &d.r, blocks: blocks, check: trace}
+	g := engine.NewGuide(&d.r, blocks, trace)
 	for range 64 + 4*len(blocks) {
-		// Guided executions are ExitBlock-DD's (see guide.go), whatever
+		// Guided executions are ExitBlock-DD's (see the engine's guide.go), whatever
 		// strategy found the schedule; their paths are not counted.
 		ex := newStrategy(&cfg, g)
-		g.reset()
-		hints := len(g.hints)
+		g.Reset()
+		hints := g.Hints()
 		r := &d.r
-		var stats exploreStats
-		r.reset(ex, g, d.known, &stats, &cfg, d.name, d.body, nil)
-		r.number = 1
-		why := d.execute(r)
-		var weak *finding
-		for _, f := range r.findings {
+		var stats engine.Stats
+		r.Reset(ex, g, d.known, &stats, &cfg, d.name, d.body, nil)
+		r.SetNumber(1)
+		why := r.Execute(d.tick)
+		var weak *engine.Finding
+		for _, f := range r.Findings() {
 			switch match(f) {
 			case matchExact:
 				return f, g, why
@@ -49,18 +50,18 @@ func (d *driver) follow(blocks []result.Block, trace bool, match func(*finding) 
 				weak = cmp.Or(weak, f)
 			}
 		}
-		if g.div != "" || r.internal != "" || tainted.Load() != nil {
-			if r.internal != "" && g.div == "" {
-				g.div = r.internal
+		if g.Diverged() != "" || r.Internal() != "" || engine.Tainted() != "" {
+			if r.Internal() != "" && g.Diverged() == "" {
+				g.SetDiverged(r.Internal())
 			}
 			return weak, g, why
 		}
-		if why == endAbort && len(g.hints) > hints || why == endRestart {
+		if why == engine.EndAbort && g.Hints() > hints || why == engine.EndRestart {
 			continue
 		}
 		return weak, g, why
 	}
-	return nil, g, endInternal
+	return nil, g, engine.EndInternal
 }
 
 // minimise tries to shorten f's schedule while it still leads to the same
@@ -77,10 +78,10 @@ func (d *driver) follow(blocks []result.Block, trace bool, match func(*finding) 
 // Candidates are followed by goroutine and scheduling-point count only;
 // one that no longer fits the program (a goroutine that cannot run, a block
 // that blocks early) is dropped.
-func (d *driver) minimise(f *finding) {
+func (d *driver) minimise(f *engine.Finding) {
 	orig := f.Blocks
 	best := orig
-	var bestF *finding
+	var bestF *engine.Finding
 	tries := 0
 	try := func(cand []result.Block) bool {
 		if d.pkgState != nil && d.pkgState.changed() != "" {
@@ -89,8 +90,8 @@ func (d *driver) minimise(f *finding) {
 			return false
 		}
 		tries++
-		g, _, _ := d.follow(cand, false, func(g *finding) int {
-			if g.key == f.key {
+		g, _, _ := d.follow(cand, false, func(g *engine.Finding) int {
+			if g.Key == f.Key {
 				return matchExact
 			}
 			return matchNone
@@ -98,13 +99,13 @@ func (d *driver) minimise(f *finding) {
 		if g == nil {
 			return false
 		}
-		path := mergePath(g.path)
+		path := mergePath(g.Path)
 		_, blocks := d.trace(path)
 		if blocks == nil || !shorter(blocks, best) {
 			return false
 		}
 		best, bestF = blocks, g
-		bestF.path = path
+		bestF.Path = path
 		return true
 	}
 	n := len(orig)
@@ -128,7 +129,7 @@ func (d *driver) minimise(f *finding) {
 	if bestF == nil {
 		return
 	}
-	f.Message, f.Pos, f.Goroutines, f.Log, f.path = bestF.Message, bestF.Pos, bestF.Goroutines, bestF.Log, bestF.path
+	f.Message, f.Pos, f.Goroutines, f.Log, f.Path = bestF.Message, bestF.Pos, bestF.Goroutines, bestF.Log, bestF.Path
 	if !d.describeOne(f) {
 		f.Blocks = best
 	}
@@ -182,14 +183,14 @@ func shorter(a, b []result.Block) bool {
 // text are the same, is a weak match, and exact with the same message too
 // (an execution may have several findings of a kind at one position: races
 // on two variables accessed on one line).
-func wantMatches(w result.Want, f *finding) int {
+func wantMatches(w result.Want, f *engine.Finding) int {
 	if f.Kind != w.Kind {
 		return matchNone
 	}
 	if w.Pos != "" && f.Pos != w.Pos {
 		wf, _, _ := strings.Cut(w.Pos, ":")
 		ff, _, _ := strings.Cut(f.Pos, ":")
-		if wf != ff || w.Src == "" || sourceAt(f.Pos) != w.Src {
+		if wf != ff || w.Src == "" || engine.SourceAt(f.Pos) != w.Src {
 			return matchNone
 		}
 	}
@@ -203,7 +204,7 @@ func wantMatches(w result.Want, f *finding) int {
 // the result holds the finding the schedule led to, if it is the wanted one,
 // every scheduling point, and where the program stopped following the
 // schedule if it did.
-func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want result.Want) (res *result.Result) {
+func Replay(name string, body func(*engine.T), cfg engine.Config, blocks []result.Block, want result.Want) (res *result.Result) {
 	res = &result.Result{Test: name, Semantics: cfg.Semantics, Backer: "replay", Complete: true}
 	out := &result.ReplayOutcome{FindingStep: -1, Blocks: len(blocks)}
 	res.Replay = out
@@ -212,8 +213,8 @@ func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want 
 		return res
 	}
 	res.Semantics = cfg.Semantics
-	if m := tainted.Load(); m != nil {
-		res.Internal = *m
+	if m := engine.Tainted(); m != "" {
+		res.Internal = m
 		return res
 	}
 	if len(blocks) == 0 || blocks[0].Thread != 0 {
@@ -224,32 +225,30 @@ func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want 
 	defer func() {
 		if p := recover(); p != nil {
 			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
-			hot.Store(false)
-			concurrent.Store(nil)
-			active.Store(nil)
+			engine.Detach()
 		}
 		res.Elapsed = time.Since(start)
 	}()
 	cfg.Minimise = false
-	d := &driver{strat: newStrategy(&cfg, nil), known: newLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*finding{}, warned: map[string]bool{}}
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
-		d.tick = time.NewTicker(watchdogTick(cfg.Watchdog))
+		d.tick = time.NewTicker(engine.WatchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()
 	}
-	f, g, _ := d.follow(blocks, true, func(f *finding) int { return wantMatches(want, f) })
+	f, g, _ := d.follow(blocks, true, func(f *engine.Finding) int { return wantMatches(want, f) })
 	res.Schedules = 1
-	*out = *d.outcome(g, f)
+	*out = *d.r.Outcome(g, f)
 	out.Blocks = len(blocks)
 	if f != nil {
 		f.Count, f.Schedule = 1, 1
 		res.Findings = []*result.Finding{&f.Finding}
 		return res
 	}
-	if tainted.Load() != nil && out.Diverged == "" {
-		res.Internal = *tainted.Load()
+	if m := engine.Tainted(); m != "" && out.Diverged == "" {
+		res.Internal = m
 	}
 	// What the schedule led to instead, for the report.
-	for _, ff := range d.r.findings {
+	for _, ff := range d.r.Findings() {
 		ff.Count, ff.Schedule = 1, 1
 		res.Findings = append(res.Findings, &ff.Finding)
 	}

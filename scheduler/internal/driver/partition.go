@@ -1,9 +1,10 @@
-package engine
+package driver
 
 import (
 	"fmt"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/scheduler/internal/shard"
 )
@@ -17,7 +18,7 @@ import (
 
 // partitioned restricts s to cfg.Shard's part. A guided execution follows
 // its schedule whatever the part.
-func partitioned(cfg *Config, dir sched.Director, s sched.Strategy) sched.Strategy {
+func partitioned(cfg *engine.Config, dir sched.Director, s sched.Strategy) sched.Strategy {
 	if dir != nil || !cfg.Shard.Active() {
 		return s
 	}
@@ -53,29 +54,18 @@ func (d *driver) shardCounts(aborted bool) bool {
 	return !ok || w.Ended(aborted)
 }
 
-// size is how much the exploration has learnt: it only grows.
-func (k *learnt) size() int {
-	n := len(k.tried) + len(k.mixed) + k.flush.words
-	for _, b := range []bool{k.triedAll, k.mixedAll, k.flush.unknown} {
-		if b {
-			n++
-		}
-	}
-	return n
-}
-
 // noteShardLearnt notes that the execution that just ended, in this
 // shard's own part of the tree, taught the exploration something (before:
 // how much it knew before): the other shards do not know it, so their
 // trees are not this one's (package shard).
 func (d *driver) noteShardLearnt(before int) {
 	w, ok := d.strat.(*shard.Strategy)
-	if !ok || !w.Partitioned() || d.known.size() == before || d.shardLearnt != "" {
+	if !ok || !w.Partitioned() || d.known.Size() == before || d.shardLearnt != "" {
 		return
 	}
-	k := d.known
+	tried, mixed, racy := d.known.Counts()
 	d.shardLearnt = fmt.Sprintf("on schedule %d of its own part it learnt where blocks must end (%d lock(s) some TryLock tries, %d RWMutex(es) locked both ways, %d racy word(s) under %s): the other shards explored without knowing it",
-		d.stats.schedules, len(k.tried), len(k.mixed), k.flush.words, d.cfg.Memory)
+		d.stats.Schedules, tried, mixed, racy, d.cfg.Memory)
 }
 
 // shardResult says in res which part was explored.
@@ -92,12 +82,4 @@ func (d *driver) shardResult(res *result.Result) {
 	if w, ok := d.strat.(*shard.Strategy); ok {
 		d.Note(fmt.Sprintf("shard %s: %d subtree(s) below the %d-th branching node of a path left to the other shards", sh, w.Skipped(), sh.Cut))
 	}
-}
-
-// shardCut reports whether the execution under way ended where its path
-// crossed into another shard's subtree: it is no schedule of this shard's,
-// and the goroutines it leaves runnable are no deadlock.
-func (r *run) shardCut() bool {
-	w, ok := r.strat.(*shard.Strategy)
-	return ok && w.Cut()
 }

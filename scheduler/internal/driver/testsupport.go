@@ -1,0 +1,50 @@
+package driver
+
+import (
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+)
+
+// What xbtest's own tests need of the driver beyond Explore and Replay,
+// and cannot build from them: the schedule shortening should shorten most,
+// and shortening on its own. The tests of package scheduler use them
+// (through its export_test.go, which also builds the oracle's and the
+// thesis's configurations and the views of the paths explored from the
+// Config's test fields); nothing else should.
+
+// WorstSchedule explores body under cfg and returns, among the schedules
+// that lead to a finding of kind k, the blocks of one with the most
+// preemptions (the schedule minimisation should shorten most).
+func WorstSchedule(name string, body func(*engine.T), cfg engine.Config, k result.Kind) []result.Block {
+	var paths [][]decision
+	cfg.Minimise = false
+	cfg.OnFinding = func(f *engine.Finding) {
+		if f.Kind == k {
+			paths = append(paths, mergePath(f.Path))
+		}
+	}
+	Explore(name, body, cfg)
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	// The most switches between goroutines, then the longest: traced once.
+	var most []decision
+	for _, p := range paths {
+		if len(p) > len(most) {
+			most = p
+		}
+	}
+	_, bs := d.trace(most)
+	return bs
+}
+
+// MinimiseSchedule shortens a schedule leading to a finding of kind k as
+// exploration does before reporting it.
+func MinimiseSchedule(name string, body func(*engine.T), cfg engine.Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	f, _, _ := d.follow(blocks, false, func(f *engine.Finding) int { return wantMatches(result.Want{Kind: k}, f) })
+	if f == nil {
+		return nil, nil
+	}
+	f.Blocks = blocks
+	d.minimise(f)
+	return f.Blocks, f.Shortened
+}
