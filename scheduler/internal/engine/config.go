@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -47,6 +48,8 @@ type Config struct {
 	// onFinding observes the first occurrence of every finding in every
 	// execution (tests only).
 	onFinding func(f *finding)
+	// samples is the sampling strategy's sampler, once made (strategy.go).
+	samples sched.Sampler
 }
 
 // DefaultConfig returns the configuration of `xbtest` without flags.

@@ -68,6 +68,7 @@ func Explore(name string, body func(*T), cfg Config) *result.Result {
 	cfg.Backer.Explore(d)
 	d.noteFlushPasses() // tsoorder.go
 	res = d.res
+	d.noteStrategy()
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.schedules
 	res.Depth = d.strat.MaxDepth()

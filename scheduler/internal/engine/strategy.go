@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/xbtest/xbtest/scheduler/internal/exitblock"
+	"github.com/xbtest/xbtest/scheduler/internal/sample"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -12,9 +13,18 @@ import (
 
 // newStrategy returns the strategy cfg.Algorithm names; dir, if not nil,
 // steers a guided execution (guide.go). All the configured algorithms are
-// members of the ExitBlock family (Brute is its oracle).
+// members of the ExitBlock family (Brute is its oracle). cfg.Strategy
+// orders the exploration (pb) or samples it (pct, random); a guided
+// execution (dir) follows its schedule whatever the strategy, so schedule
+// files do not depend on it.
 func newStrategy(cfg *Config, dir sched.Director) sched.Strategy {
+	var sampler sched.Sampler
+	if dir == nil && !cfg.oracle {
+		sampler = cfg.sampler()
+	}
 	return exitblock.New(exitblock.Options{
+		PreemptionBound: dir == nil && cfg.Strategy == settings.PB,
+		Sampler:         sampler,
 		// Deadlock detection (ExitBlock-DD, Brute) is the engine's
 		// (deadlock.go).
 		ReadWrite:       cfg.Algorithm == settings.ExitBlockRW || cfg.Algorithm == settings.ExitBlockRWDD,
@@ -29,3 +39,20 @@ func newStrategy(cfg *Config, dir sched.Director) sched.Strategy {
 // decision is one step of a path (sched.Decision): the engine replays,
 // records and reports paths in many places, which the alias keeps short.
 type decision = sched.Decision
+
+// sampler returns the exploration's sampler (pct, random), made once: a
+// new pass of the store buffers (tsoorder.go) or a restart goes on with
+// the same samples count and sequence. nil for the tree walks.
+func (cfg *Config) sampler() sched.Sampler {
+	if cfg.samples == nil {
+		switch cfg.Strategy {
+		case settings.Random:
+			cfg.samples = sample.NewRandom(cfg.Seed, cfg.Samples)
+		case settings.PCT:
+			cfg.samples = sample.NewPCT(cfg.Seed, cfg.PCTDepth, cfg.Samples)
+		default:
+			return nil
+		}
+	}
+	return cfg.samples
+}
