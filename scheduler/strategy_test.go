@@ -166,3 +166,38 @@ func sameBlocks(a, b []result.Block) bool {
 	}
 	return true
 }
+
+// TestStrategiesUnderFork: a test that keeps its state in package-level
+// variables is explored by forked processes (fork, auto), which hand the
+// strategy's state back and forth: pb still explores dfs's tree, and a
+// sampling strategy the same samples as in one process.
+func TestStrategiesUnderFork(t *testing.T) {
+	local := func(t *xb.T) {
+		names, counter := map[string]int{}, xb.New(new(int))
+		registerAll(names, counter)(t)
+	}
+	global := func(t *xb.T) { registerAll(registry, &registered)(t) }
+	// One backer each keeps the test cheap: fork hands every execution
+	// back to the zygote; auto hands the root's state over once, then the
+	// same.
+	for s, name := range map[settings.Strategy]string{settings.PB: "fork", settings.PCT: "auto", settings.Random: "fork"} {
+		cfg := withStrategy(xb.DefaultConfig(), s)
+		cfg.Samples = 12
+		want := xb.Explore("Local", local, cfg)
+		{
+			c := cfg
+			c.Backer = backers()[name]()
+			got := xb.Explore("Global", global, c)
+			clear(registry)
+			registered = 0
+			if got.Internal != "" {
+				t.Fatalf("%s under %s: %s", s, name, got.Internal)
+			}
+			if got.Schedules != want.Schedules || got.Aborted != want.Aborted || !slices.Equal(findingKinds(got), findingKinds(want)) ||
+				len(got.Findings) > 0 && got.Findings[0].Schedule != want.Findings[0].Schedule {
+				t.Errorf("%s under %s: %d schedules (%d aborted), findings %v; in one process %d (%d), %v",
+					s, name, got.Schedules, got.Aborted, findingKinds(got), want.Schedules, want.Aborted, findingKinds(want))
+			}
+		}
+	}
+}

@@ -200,7 +200,10 @@ func (d *driver) RunFrom(n int) {
 	r.number = d.stats.schedules + 1
 	r.drv, r.started = d, time.Now()
 	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
-	r.snapshots = !rerun
+	// A branch-point snapshot holds the state of a prefix that the next
+	// starts share, which depth-first order guarantees and the other
+	// strategies do not (a pb branch that waited resumes another path).
+	r.snapshots = !rerun && d.cfg.Strategy == settings.DFS
 	d.last = d.execute(r)
 	d.collect(r)
 	if d.dirty == "" && r.changed != "" {
