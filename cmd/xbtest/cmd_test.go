@@ -97,6 +97,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-strategy", "random"}, "-strategy random samples schedules without end: give -samples, -max-schedules or -timeout"},
 		{[]string{"-strategy", "pct", "-samples", "10", "-pct-depth", "0"}, "-pct-depth must be at least 1"},
 		{[]string{"-strategy", "pct", "-samples", "-1"}, "must not be negative"},
+		{[]string{"-algo", "brute", "-strategy", "pb"}, "-algo brute is the exhaustive reference: it explores in dfs order, not -strategy pb"},
 	} {
 		var out, errOut bytes.Buffer
 		if s := run(c.args, &out, &errOut); s != exitError || !strings.Contains(errOut.String(), c.want) || out.Len() != 0 {

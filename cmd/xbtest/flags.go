@@ -144,6 +144,9 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if o.s.Strategy.Samples() && o.s.Samples == 0 && o.s.MaxSchedules == 0 && o.s.Timeout == 0 && o.replay == "" {
 		return nil, fmt.Errorf("-strategy %s samples schedules without end: give -samples, -max-schedules or -timeout", o.s.Strategy)
 	}
+	if o.s.Algorithm == settings.Brute && o.s.Strategy != settings.DFS {
+		return nil, fmt.Errorf("-algo brute is the exhaustive reference: it explores in dfs order, not -strategy %s", o.s.Strategy)
+	}
 	if o.s.Strategy == settings.PCT && o.s.PCTDepth < 1 {
 		return nil, errors.New("-pct-depth must be at least 1")
 	}
