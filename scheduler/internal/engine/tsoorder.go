@@ -144,13 +144,18 @@ func (r *run) reduceByRaces() bool { return r.race.Mode() == eraser.HB }
 // store buffers, and is not an exhaustive enumeration, which stays the
 // unreduced reference, nor a guided execution, which follows its schedule).
 //
+// Not under a sampling strategy (-strategy pct, random): pass 0 has no
+// end there but the samples bound, and its forced flushes would keep every
+// sample SC-like; every flush is a choice of the sampler instead.
+//
 // Not under -cas relaxed: a relaxed CAS orders two goroutines (Go's
 // happens-before, which the race detector follows) without draining the
 // first one's buffers, so a store no race touches may still be seen late
 // (corpus/fences TestMPRelaxedCAS), and pass 0's forced flushes would hide
 // it: every flush stays a choice.
 func (r *run) flushPassesOn() bool {
-	return r.mem != settings.SC && !r.cfg.oracle && r.guide == nil && r.known != nil && r.cfg.CAS != settings.RelaxedCAS
+	return r.mem != settings.SC && !r.cfg.oracle && r.guide == nil && r.known != nil && r.cfg.CAS != settings.RelaxedCAS &&
+		!r.cfg.Strategy.Samples()
 }
 
 // Flusher implements sched.Engine.
