@@ -203,14 +203,14 @@ func (ex *Explorer) pbExecutionEnded() {
 	pb.snap = nil
 }
 
-// clonePath copies p and its choices: a restored path appends to them.
+// clonePath copies p, sharing the choices with their capacity clipped:
+// a path only ever appends to a decision's choices or replaces them, so a
+// clipped slice is never written through, and an append to it reallocates.
 func clonePath(p []sched.Decision) []sched.Decision {
 	out := make([]sched.Decision, len(p))
 	for i, d := range p {
 		out[i] = d
-		if d.Choices != nil {
-			out[i].Choices = append([]int32(nil), d.Choices...)
-		}
+		out[i].Choices = d.Choices[:len(d.Choices):len(d.Choices)]
 	}
 	return out
 }
