@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,7 +75,7 @@ func firstFinding(b *testing.B, out []byte) (first, schedules int, elapsed float
 		}
 	}
 	if schedules == 0 {
-		b.Fatal(fmt.Sprintf("no summary in %s", out))
+		b.Fatalf("no summary in %s", out)
 	}
 	return first, schedules, elapsed
 }
