@@ -27,6 +27,11 @@ func (d *driver) noteStrategy() {
 	if cfg.Strategy != settings.PB || res.Complete {
 		return
 	}
+	if b := res.Bound; b == "" || b == result.BoundSteps || b == result.BoundError {
+		// A goroutine stopped at -max-steps, or an error: the schedules
+		// explored are not the tree's, whatever the level.
+		return
+	}
 	if pb, ok := d.strat.(preemptionBounded); ok {
 		if k, bounded := pb.CompleteUpTo(); bounded && k >= 0 {
 			res.PreemptionsComplete = &k
