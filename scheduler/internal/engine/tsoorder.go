@@ -245,8 +245,8 @@ func (r *run) learnRacy(addr uintptr) {
 // starts it), keeping the findings.
 func (d *driver) nextFlushPass(learnt bool) bool {
 	fp := &d.known.flush
-	if d.cfg.Memory == settings.SC || d.cfg.oracle {
-		return false
+	if d.cfg.Memory == settings.SC || d.cfg.oracle || d.cfg.Strategy.Samples() {
+		return false // a sampling strategy runs no passes (flushPassesOn)
 	}
 	if !learnt {
 		if fp.pass > 0 || d.cfg.Race == eraser.HB && fp.words == 0 && !fp.unknown {
