@@ -92,7 +92,11 @@ func checkReplays(t *testing.T, bin, dir string, n int) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			status, stdout, stderr := runCommand(t, bin, t.TempDir(), "-json", "-replay", f)
+			args := []string{"-json", "-replay", f}
+			if corpusCache != "" {
+				args = append([]string{"-cache", corpusCache}, args...)
+			}
+			status, stdout, stderr := runCommand(t, bin, t.TempDir(), args...)
 			finding, rep := replayEvents(t, stdout)
 			if status != exitFindings || finding == nil || rep == nil || !rep.Reproduced {
 				t.Fatalf("status %d, finding %+v, replay %+v\n%s", status, finding, rep, stderr)
