@@ -155,12 +155,18 @@ type SummaryEvent struct {
 	Bound string `json:"bound,omitempty"`
 	// Depth is the deepest path explored (blocks); Left, when incomplete,
 	// the branches left to explore: at least that many schedules more.
-	Depth    int      `json:"depth,omitempty"`
-	Left     int      `json:"left,omitempty"`
-	Skipped  bool     `json:"skipped,omitempty"`
-	Error    string   `json:"error,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
-	ElapsedS float64  `json:"elapsed_s"`
+	Depth int `json:"depth,omitempty"`
+	Left  int `json:"left,omitempty"`
+	// Strategy is the order of exploration (omitted: dfs); Seed the seed
+	// of a sampling one; PreemptionsComplete, for pb cut short, the
+	// preemptions up to which every schedule was explored.
+	Strategy            string   `json:"strategy,omitempty"`
+	Seed                uint64   `json:"seed,omitempty"`
+	PreemptionsComplete *int     `json:"preemptions_complete,omitempty"`
+	Skipped             bool     `json:"skipped,omitempty"`
+	Error               string   `json:"error,omitempty"`
+	Warnings            []string `json:"warnings,omitempty"`
+	ElapsedS            float64  `json:"elapsed_s"`
 	// Checkpoint is how exploration backed up, Notes why (and, with race
 	// detection, the locations shared without a common lock).
 	Checkpoint string   `json:"checkpoint,omitempty"`

@@ -177,6 +177,7 @@ const (
 	BoundInterrupted = "interrupted" // Ctrl-C
 	BoundError       = "error"       // Result.Internal says what
 	BoundShards      = "shards"      // the shards' parts are not one exploration (Result.ShardLearnt)
+	BoundSamples     = "samples"     // -strategy pct or random: sampled, never complete
 )
 
 // Result is the outcome of exploring one test.
@@ -192,9 +193,16 @@ type Result struct {
 	Bound     string             `json:"bound,omitempty"` // Bound*: why not complete
 	Depth     int                `json:"depth,omitempty"` // the deepest path explored, in blocks
 	Left      int                `json:"left,omitempty"`  // incomplete: branches left to explore, each at least one schedule
-	Warnings  []string           `json:"warnings,omitempty"`
-	Skipped   bool               `json:"skipped,omitempty"`
-	Elapsed   time.Duration      `json:"elapsed"`
+	// Strategy is the order of exploration; Seed, under a sampling one,
+	// the seed that reproduces the run; PreemptionsComplete, under pb
+	// when incomplete, the preemptions up to which every schedule was
+	// explored (nil: not even 0).
+	Strategy            settings.Strategy `json:"strategy,omitempty"`
+	Seed                uint64            `json:"seed,omitempty"`
+	PreemptionsComplete *int              `json:"preemptions_complete,omitempty"`
+	Warnings            []string          `json:"warnings,omitempty"`
+	Skipped             bool              `json:"skipped,omitempty"`
+	Elapsed             time.Duration     `json:"elapsed"`
 	// GOMAXPROCS is what the test body saw: exploration runs on one P,
 	// and a replay must too (a test may size its workers by it).
 	GOMAXPROCS int            `json:"gomaxprocs,omitempty"`

@@ -288,6 +288,13 @@ type Limits struct {
 	// (fewer preemptions, then fewer blocks); without it a finding is
 	// reported as found.
 	Minimise bool `json:"minimise"`
+	// Strategy is the order of exploration (strategy.go); Seed seeds the
+	// sampling ones (pct, random), Samples bounds them (0: until another
+	// bound), PCTDepth is PCT's bug depth d.
+	Strategy Strategy `json:"strategy,omitempty"`
+	Seed     uint64   `json:"seed,omitempty"`
+	Samples  int      `json:"samples,omitempty"`
+	PCTDepth int      `json:"pct_depth,omitempty"`
 }
 
 // Settings are all the exploration settings.
@@ -313,6 +320,8 @@ func Default() Settings {
 			Watchdog:   10 * time.Second,
 			Checkpoint: Auto,
 			Minimise:   true,
+			Seed:       DefaultSeed,
+			PCTDepth:   DefaultPCTDepth,
 		},
 	}
 }
@@ -357,7 +366,7 @@ func (s *Settings) Normalize() error {
 	if s.MaxSchedules < 0 || s.Timeout < 0 || s.Watchdog < 0 {
 		return errors.New("bounds must not be negative")
 	}
-	return nil
+	return s.checkStrategy()
 }
 
 type enum interface {

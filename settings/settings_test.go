@@ -50,6 +50,9 @@ func TestEnumsRoundTrip(t *testing.T) {
 	for c := settings.Auto; c <= settings.Fork; c++ {
 		check(c, func(b []byte) (textValue, error) { var x settings.Checkpoint; err := x.UnmarshalText(b); return x, err })
 	}
+	for st := settings.DFS; st <= settings.Random; st++ {
+		check(st, func(b []byte) (textValue, error) { var x settings.Strategy; err := x.UnmarshalText(b); return x, err })
+	}
 	if _, err := settings.Algorithm(7).MarshalText(); err == nil {
 		t.Error("an algorithm out of range marshals")
 	}
@@ -65,6 +68,7 @@ func TestUnknownNamesAreRefused(t *testing.T) {
 		{new(settings.Memory), "rmo", `unknown memory model "rmo" (want sc, tso or pso)`},
 		{new(settings.Granularity), "", `unknown granularity "" (want sync or access)`},
 		{new(settings.Checkpoint), "snapshot", `unknown checkpoint strategy "snapshot" (want rerun, fork or auto)`},
+		{new(settings.Strategy), "bfs", `unknown strategy "bfs" (want dfs, pb, pct or random)`},
 	} {
 		err := c.v.UnmarshalText([]byte(c.in))
 		if err == nil || err.Error() != c.want {
@@ -103,11 +107,12 @@ func TestJSON(t *testing.T) {
 	s := settings.Default()
 	s.Algorithm, s.Memory, s.Race, s.Checkpoint, s.Timers = settings.Brute, settings.PSO, eraser.Lockset, settings.Fork, settings.Eager
 	s.MaxSchedules, s.Timeout = 5, 3*time.Second
+	s.Strategy, s.Seed, s.Samples, s.PCTDepth = settings.PCT, 42, 100, 2
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"algorithm":"brute"`, `"memory":"pso"`, `"race":"lockset"`, `"checkpoint":"fork"`, `"timers":"eager"`, `"granularity":"sync"`, `"max_schedules":5`} {
+	for _, want := range []string{`"algorithm":"brute"`, `"memory":"pso"`, `"race":"lockset"`, `"checkpoint":"fork"`, `"timers":"eager"`, `"granularity":"sync"`, `"max_schedules":5`, `"strategy":"pct"`, `"seed":42`, `"samples":100`, `"pct_depth":2`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks %s", b, want)
 		}

@@ -93,6 +93,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-max-steps", "-1"}, "must not be negative"},
 		{[]string{"-html", "/nonexistent-dir/run.html"}, "-html /nonexistent-dir/run.html: no directory /nonexistent-dir to write it in"},
 		{[]string{"-html", "run.html", "-replay", "x.json"}, "-html reports a run"},
+		{[]string{"-strategy", "bfs"}, `unknown strategy "bfs" (want dfs, pb, pct or random)`},
+		{[]string{"-strategy", "random"}, "-strategy random samples schedules without end: give -samples, -max-schedules or -timeout"},
+		{[]string{"-strategy", "pct", "-samples", "10", "-pct-depth", "0"}, "-pct-depth must be at least 1"},
+		{[]string{"-strategy", "pct", "-samples", "-1"}, "must not be negative"},
+		{[]string{"-algo", "brute", "-strategy", "pb"}, "-algo brute is the exhaustive reference: it explores in dfs order, not -strategy pb"},
 	} {
 		var out, errOut bytes.Buffer
 		if s := run(c.args, &out, &errOut); s != exitError || !strings.Contains(errOut.String(), c.want) || out.Len() != 0 {
@@ -102,6 +107,10 @@ func TestUsageErrors(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if s := run([]string{"-h"}, &out, &errOut); s != exitOK || !strings.Contains(errOut.String(), "usage: xbtest") {
 		t.Errorf("-h: status %d, %q", s, errOut.String())
+	}
+	// PCT's guarantee is stated where the flag is.
+	if !strings.Contains(strings.Join(strings.Fields(errOut.String()), " "), "found with probability at least 1/(n k^(d-1)) per sample") {
+		t.Errorf("-h does not state PCT's guarantee")
 	}
 }
 

@@ -26,6 +26,9 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
+// corpusCache is the build cache of TestCorpus's runs and replays ("": none).
+var corpusCache string
+
 // TestCorpus runs xbtest over the corpus, once per configuration the
 // manifest names, and checks every verdict: the acceptance suite. Every
 // finding's schedule file is then replayed in a fresh process.
@@ -49,6 +52,12 @@ func TestCorpus(t *testing.T) {
 	}
 	bin := buildCommand(t)
 	t.Chdir(root)
+	// One build cache for the test's runs and replays: the configurations
+	// of one memory model rebuild the same binaries, and each replay of a
+	// finding would rebuild its package (the cache's key covers what the
+	// rewrite depends on; its own tests check it).
+	corpusCache = t.TempDir()
+	defer func() { corpusCache = "" }()
 	for flags, entries := range groups {
 		if longSuite == (flags == group(settings.Default())) {
 			// The default configuration is the acceptance suite of go
@@ -82,6 +91,9 @@ func checkGroup(t testing.TB, flags string, entries []*manifestEntry) (string, s
 		// Two worker processes per test (-parallel): the counts and
 		// verdicts of one process, which the manifest pins.
 		args = append(args, "-parallel", "2")
+	}
+	if corpusCache != "" {
+		args = append(args, "-cache", corpusCache)
 	}
 	args = append(args, pkgs...)
 	var out, errOut bytes.Buffer

@@ -64,6 +64,10 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.TextVar(&s.Memory, "memory", def.Memory, "memory `model`: sc, tso (x86-TSO: a FIFO store buffer per goroutine) or pso (a FIFO per goroutine and address); tso and pso imply -granularity access")
 	fs.TextVar(&s.CAS, "cas", def.CAS, "what a compare-and-swap `orders` under -memory pso: full (it drains the store buffers, as every sync/atomic operation in Go) or relaxed (only the goroutine's stores to the same address: the no-barrier CAS of a hardware model, Ugawa et al. OOPSLA 2017, not Go's semantics); sc and tso ignore it")
 	fs.TextVar(&s.Granularity, "granularity", def.Granularity, "block boundaries at `granularity`: sync (synchronization operations, the thesis's) or access (every shared memory access too)")
+	fs.TextVar(&s.Strategy, "strategy", def.Strategy, "exploration `order`: dfs (depth-first over the whole tree: exhaustive when it finishes); pb (iterative preemption bounding over the same tree: every schedule with 0 preemptions, then 1, then 2 ...; when it finishes it has explored exactly what dfs explores, and cut short it says up to how many preemptions it is complete); pct (probabilistic concurrency testing, Burckhardt et al. 2010: random goroutine priorities and -pct-depth minus 1 priority change points; a bug of depth d among n goroutines and k steps is found with probability at least 1/(n k^(d-1)) per sample); random (a random walk, uniform at every choice point). pct and random sample: never complete, seeded by -seed")
+	fs.Uint64Var(&s.Seed, "seed", def.Seed, "seed of -strategy pct and random (the summary prints it; the same seed explores the same samples)")
+	fs.IntVar(&s.Samples, "samples", def.Samples, "with -strategy pct or random: stop a test after this many samples (0: until -max-schedules or -timeout, one of which is then needed)")
+	fs.IntVar(&s.PCTDepth, "pct-depth", def.PCTDepth, "with -strategy pct: the bug depth d it targets (d-1 priority change points per sample)")
 	fs.IntVar(&s.MaxSchedules, "max-schedules", def.MaxSchedules, "stop exploring a test after this many schedules (0: no bound)")
 	fs.Int64Var(&s.MaxSteps, "max-steps", def.MaxSteps, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
 	fs.IntVar(&s.FairBlocks, "fair-blocks", def.FairBlocks, "fairness: a goroutine that polls (this many atomic blocks in a row ending at the same synchronization objects while another goroutine could run) gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
@@ -148,6 +152,15 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	}
 	if len(o.packages) == 0 {
 		o.packages = []string{"."}
+	}
+	if o.s.Strategy.Samples() && o.s.Samples == 0 && o.s.MaxSchedules == 0 && o.s.Timeout == 0 && o.replay == "" {
+		return nil, fmt.Errorf("-strategy %s samples schedules without end: give -samples, -max-schedules or -timeout", o.s.Strategy)
+	}
+	if o.s.Algorithm == settings.Brute && o.s.Strategy != settings.DFS {
+		return nil, fmt.Errorf("-algo brute is the exhaustive reference: it explores in dfs order, not -strategy %s", o.s.Strategy)
+	}
+	if o.s.Strategy == settings.PCT && o.s.PCTDepth < 1 {
+		return nil, errors.New("-pct-depth must be at least 1")
 	}
 	if err := o.s.Normalize(); err != nil {
 		return nil, err

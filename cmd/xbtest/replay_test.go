@@ -92,7 +92,11 @@ func checkReplays(t *testing.T, bin, dir string, n int) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			status, stdout, stderr := runCommand(t, bin, t.TempDir(), "-json", "-replay", f)
+			args := []string{"-json", "-replay", f}
+			if corpusCache != "" {
+				args = append([]string{"-cache", corpusCache}, args...)
+			}
+			status, stdout, stderr := runCommand(t, bin, t.TempDir(), args...)
 			finding, rep := replayEvents(t, stdout)
 			if status != exitFindings || finding == nil || rep == nil || !rep.Reproduced {
 				t.Fatalf("status %d, finding %+v, replay %+v\n%s", status, finding, rep, stderr)
@@ -229,8 +233,23 @@ func TestReplayDecisionKinds(t *testing.T) {
 	if status, stdout, stderr := runIn(t, dir, "-o", out, "./tick", "./obs"); status != exitFindings {
 		t.Fatalf("recording tick, obs: status %d\n%s\n%s", status, stdout, stderr)
 	}
+	// A sampling strategy's finding (pct; its schedule holds a flush)
+	// writes a schedule file like any other: -replay follows it whatever
+	// the strategy, and the summary says what the run proved. (The build
+	// is the one above, cached.)
+	sampled := t.TempDir()
+	status, stdout, stderr := runIn(t, dir, "-json", "-o", sampled, "-strategy", "pct", "-seed", "3", "-samples", "300", "-memory", "pso", "-race", "off", "./mp")
+	if status != exitFindings {
+		t.Fatalf("recording mp under pct: status %d\n%s\n%s", status, stdout, stderr)
+	}
+	if s := testkit.DecodeEvents(t, stdout).Summaries["example.com/dec/mp/TestMP"]; s == nil || s.Strategy != "pct" || s.Seed != 3 || s.Complete || s.Bound != result.BoundSamples || s.Schedules != 300 {
+		t.Errorf("pct summary: %+v", s)
+	}
+	if err := os.Rename(filepath.Join(sampled, "mp.TestMP.1.json"), filepath.Join(out, "mp.TestMP.pct.json")); err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]*replay.Schedule{}
-	for _, name := range []string{"mp.TestMP.1.json", "tick.TestTimerOrder.1.json", "obs.TestObserve.1.json"} {
+	for _, name := range []string{"mp.TestMP.1.json", "tick.TestTimerOrder.1.json", "obs.TestObserve.1.json", "mp.TestMP.pct.json"} {
 		s, err := replay.Read(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)

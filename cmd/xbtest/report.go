@@ -10,6 +10,7 @@ import (
 
 	"github.com/xbtest/xbtest"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Exit statuses, as go test's.
@@ -110,6 +111,8 @@ func (rp *reporter) boundText(bound string) string {
 		return "incomplete: stopped at the first finding (-stop)"
 	case result.BoundInterrupted:
 		return "incomplete: interrupted"
+	case result.BoundSamples:
+		return "not complete"
 	case "", result.BoundError:
 		return "incomplete: error"
 	}
@@ -150,6 +153,7 @@ func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
 	if rp.o.json {
 		rp.jsonLine(result.SummaryEvent{Event: result.EventSummary, Package: p.ImportPath, Test: r.Test, Algorithm: r.Semantics.Algorithm.String(), Memory: r.Semantics.Memory.String(),
 			Schedules: r.Schedules, Aborted: r.Aborted, Findings: counts, Complete: r.Complete, Bound: r.BoundOf(), Depth: r.Depth, Left: r.Left, Skipped: r.Skipped,
+			Strategy: strategyName(r.Strategy), Seed: r.Seed, PreemptionsComplete: r.PreemptionsComplete,
 			Error: firstLine(r.Internal), Warnings: r.Warnings, ElapsedS: r.Elapsed.Seconds(), Checkpoint: r.Backer, Notes: r.Notes,
 			Shard: shardText(r.Shard), ShardLearnt: r.ShardLearnt})
 		return status
@@ -168,6 +172,11 @@ func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
 	// exploration was not complete: a bounded pass must say so.
 	if verdict != "PASS" || rp.o.verbose || !r.Complete {
 		detail := fmt.Sprintf("%d schedules, %d aborted", r.Schedules, r.Aborted)
+		if r.Strategy.Samples() {
+			detail = fmt.Sprintf("-strategy %s -seed %d, %d samples, %d aborted", r.Strategy, r.Seed, r.Schedules, r.Aborted)
+		} else if r.Strategy != settings.DFS {
+			detail = fmt.Sprintf("-strategy %s, %s", r.Strategy, detail)
+		}
 		if r.Shard != nil {
 			detail = "shard " + r.Shard.String() + ": " + detail
 		}
@@ -176,6 +185,9 @@ func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
 		}
 		if !r.Complete && !r.Skipped {
 			detail += ", " + rp.boundText(r.BoundOf())
+			if k := r.PreemptionsComplete; k != nil {
+				detail += fmt.Sprintf(" (complete up to %d preemptions)", *k)
+			}
 			if r.Left > 0 {
 				detail += fmt.Sprintf(" with at least %d schedules left (paths of up to %d blocks)", r.Left, r.Depth)
 			}
@@ -385,4 +397,13 @@ func cwd() string {
 		return "."
 	}
 	return d
+}
+
+// strategyName is a summary event's strategy: omitted for dfs, the
+// default order.
+func strategyName(s settings.Strategy) string {
+	if s == settings.DFS {
+		return ""
+	}
+	return s.String()
 }

@@ -64,6 +64,7 @@ func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Resul
 		defer d.tick.Stop()
 	}
 	if d.shardIdle() { // partition.go
+		d.noteStrategy()
 		d.shardResult(res)
 		res.Elapsed = time.Since(start)
 		return res
@@ -72,6 +73,7 @@ func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Resul
 	cfg.Backer.Explore(d)
 	d.noteFlushPasses() // flushpass.go
 	res = d.res
+	d.noteStrategy()
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.Schedules
 	res.Depth = d.strat.MaxDepth()
@@ -202,7 +204,10 @@ func (d *driver) RunFrom(n int) {
 	r.Reset(d.strat, nil, d.known, &d.stats, d.cfg, d.name, d.body, d.strat.ReplayPrefix())
 	r.SetNumber(d.stats.Schedules + 1)
 	_, rerun := d.cfg.Backer.(checkpoint.Rerun)
-	r.OfferSnapshots(d, !rerun)
+	// A branch-point snapshot holds the state of a prefix that the next
+	// starts share, which depth-first order guarantees and the other
+	// strategies do not (a pb branch that waited resumes another path).
+	r.OfferSnapshots(d, !rerun && d.cfg.Strategy == settings.DFS)
 	d.statsBase = d.stats
 	learnt0 := d.known.Size()
 	d.last = r.Execute(d.tick)

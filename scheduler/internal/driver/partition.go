@@ -7,6 +7,7 @@ import (
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/scheduler/internal/shard"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // Sharding (-shard i/n, -parallel): the strategy is wrapped so that it
@@ -17,13 +18,15 @@ import (
 // findings are left to the shard that counts them.
 
 // partitioned restricts s to cfg.Shard's part. A guided execution follows
-// its schedule whatever the part.
+// its schedule whatever the part. Only a depth-first exploration is split
+// (package shard): pb's order and the samplers' paths are not the same
+// tree met in the same order.
 func partitioned(cfg *engine.Config, dir sched.Director, s sched.Strategy) sched.Strategy {
 	if dir != nil || !cfg.Shard.Active() {
 		return s
 	}
 	stack, ok := s.(shard.Stack)
-	if !ok {
+	if !ok || cfg.Strategy != settings.DFS {
 		return s // not split: shard 0 explores it all (shardIdle)
 	}
 	return shard.Wrap(s, stack, shard.Options{Index: cfg.Shard.Index, Count: cfg.Shard.Count, Cut: cfg.Shard.Cut})

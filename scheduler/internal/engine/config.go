@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -50,6 +51,9 @@ type Config struct {
 	// OnFinding observes the first occurrence of every finding in every
 	// execution (tests only).
 	OnFinding func(f *Finding)
+	// Sampler is the sampling strategy's sampler (pct, random), made once
+	// by the driver (its strategy.go) and kept across restarts and passes.
+	Sampler sched.Sampler
 }
 
 // DefaultConfig returns the configuration of `xbtest` without flags.

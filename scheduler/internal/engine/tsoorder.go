@@ -144,13 +144,18 @@ func (r *run) reduceByRaces() bool { return r.race.det.Mode() == eraser.HB }
 // store buffers, and is not an exhaustive enumeration, which stays the
 // unreduced reference, nor a guided execution, which follows its schedule).
 //
+// Not under a sampling strategy (-strategy pct, random): pass 0 has no
+// end there but the samples bound, and its forced flushes would keep every
+// sample SC-like; every flush is a choice of the sampler instead.
+//
 // Not under -cas relaxed: a relaxed CAS orders two goroutines (Go's
 // happens-before, which the race detector follows) without draining the
 // first one's buffers, so a store no race touches may still be seen late
 // (corpus/fences TestMPRelaxedCAS), and pass 0's forced flushes would hide
 // it: every flush stays a choice.
 func (r *run) flushPassesOn() bool {
-	return r.mem != settings.SC && !r.cfg.Oracle && r.guide == nil && r.known != nil && r.cfg.CAS != settings.RelaxedCAS
+	return r.mem != settings.SC && !r.cfg.Oracle && r.guide == nil && r.known != nil && r.cfg.CAS != settings.RelaxedCAS &&
+		!r.cfg.Strategy.Samples()
 }
 
 // Flusher implements sched.Engine.
@@ -242,8 +247,8 @@ func (r *run) learnRacy(addr uintptr) {
 // exploration has explored so far.
 func (l *Learnt) NextFlushPass(cfg *Config, learnt bool, schedules int) bool {
 	fp := &l.flush
-	if cfg.Memory == settings.SC || cfg.Oracle {
-		return false
+	if cfg.Memory == settings.SC || cfg.Oracle || cfg.Strategy.Samples() {
+		return false // a sampling strategy runs no passes (flushPassesOn)
 	}
 	if !learnt {
 		if fp.pass > 0 || cfg.Race == eraser.HB && fp.words == 0 && !fp.unknown {

@@ -122,6 +122,7 @@ type branch struct {
 	extra *sched.Decision
 	st    ebState
 	plan  *blockPlan
+	pb    pbBranch // preemption bounding's (pb.go)
 }
 
 // spawnPoint remembers where the current block started a goroutine.
@@ -175,6 +176,8 @@ type Explorer struct {
 	pushed, deepest int
 	// dir steers a guided execution (Options.Director); nil while exploring.
 	dir sched.Director
+	// pb orders the branches by preemptions (Options.PreemptionBound, pb.go).
+	pb *pbState
 
 	// The execution under way, which the explorer reaches only through
 	// the engine interface (sched.Engine).
@@ -223,6 +226,12 @@ type Options struct {
 	NoSpawnBranches bool
 	// Director, if not nil, steers a guided execution.
 	Director sched.Director
+	// PreemptionBound explores the same tree by iterative preemption
+	// bounding (pb.go) instead of depth-first.
+	PreemptionBound bool
+	// Sampler, if not nil, replaces the tree walk by samples, one path
+	// each, taking its choices (sample.go).
+	Sampler sched.Sampler
 }
 
 var _ sched.Strategy = (*Explorer)(nil)
@@ -238,6 +247,10 @@ func New(o Options) *Explorer {
 	// thesis's "run program normally until 2nd thread is started" needs no
 	// separate mode.
 	ex.start.st.enabled.Add(0)
+	if o.PreemptionBound && o.Sampler == nil && !o.Oracle {
+		ex.pb = &pbState{}
+		ex.start.pb.info.last = -1
+	}
 	return ex
 }
 
@@ -258,6 +271,9 @@ func (ex *Explorer) Begin(e sched.Engine) int32 {
 	ex.path = ex.path[:b.depth]
 	if b.extra != nil {
 		ex.path = append(ex.path, *b.extra)
+	}
+	if ex.pb != nil {
+		ex.pbBegin()
 	}
 	ex.st.copyFrom(&b.st)
 	ex.plan = b.plan
@@ -321,7 +337,7 @@ func (ex *Explorer) loop() int32 {
 			return -1
 		}
 	}
-	if ex.dir == nil {
+	if ex.dir == nil && ex.pb == nil && ex.opt.Sampler == nil {
 		// A branch point: the program state after len(path) decisions
 		// (and the tick after the last, if time advanced), which a fork
 		// checkpoint may keep (see checkpoint.Fork).
@@ -343,6 +359,9 @@ func (ex *Explorer) loop() int32 {
 		nt := ex.th(t)
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
+	if ex.pb != nil {
+		ex.pbBlockStarted(t)
+	}
 	b.thread = t
 	ex.eng.BlockStarted(t, len(ex.path))
 	b.open = true
@@ -357,7 +376,7 @@ func (ex *Explorer) loop() int32 {
 	b.lastSync = 0
 	b.lastObj = 0
 	b.allocs0 = ex.eng.Allocs(t)
-	b.solo = !b.old.enabled.HasOther(t) && len(b.old.delayed) == 0 && !ex.opt.Oracle
+	b.solo = !b.old.enabled.HasOther(t) && len(b.old.delayed) == 0 && !ex.opt.Oracle || ex.opt.Sampler != nil
 	if b.retPt > ex.deepest {
 		ex.deepest = b.retPt
 	}
@@ -622,6 +641,7 @@ func (ex *Explorer) Yielded() int32 {
 	yieldAt := ex.th(t).yieldAt
 	again := yieldAt >= 0 && !ex.othersRanSince(t, yieldAt)
 	ex.endBlock(true)
+	ex.pbYielded()
 	ex.th(t).yieldAt = len(ex.path)
 	if fair := ex.spinning(); again || fair {
 		ex.giveWay(t, fair && !again)
@@ -720,7 +740,7 @@ func (ex *Explorer) endBlock(lockExit bool) {
 	// touched) and is needed.
 	others := lockExit && !(b.planned && !ex.opt.ReadWrite) && !b.forced
 	retick := ex.plan != nil && ex.plan.tick
-	if retick {
+	if retick || ex.opt.Sampler != nil {
 		others = false
 	}
 	if ex.opt.Oracle {
@@ -744,6 +764,9 @@ func (ex *Explorer) endBlock(lockExit bool) {
 		ch = append(ch, b.choices...)
 	}
 	ex.path = append(ex.path, sched.Decision{Thread: cur, End: ex.eng.EventCount(), Choices: ch})
+	if ex.pb != nil {
+		ex.pbBlockEnded(cur)
+	}
 	ex.tickPlan = nil
 	if retick {
 		ex.tickPlan = ex.plan
@@ -769,7 +792,7 @@ func (ex *Explorer) saveDelayed(delayed []delayedThread, rw *sched.RWSet, cur, a
 // the block did something the child could observe, a branch that stops the
 // parent right after the statement.
 func (ex *Explorer) pushSpawnBranches() {
-	if ex.opt.Oracle || ex.opt.NoSpawnBranches {
+	if ex.opt.Oracle || ex.opt.NoSpawnBranches || ex.opt.Sampler != nil {
 		return
 	}
 	b := &ex.blk
@@ -806,8 +829,12 @@ func (ex *Explorer) pushOracle(st *ebState, extra *sched.Decision) {
 }
 
 func (ex *Explorer) push(b branch) {
-	ex.stack = append(ex.stack, b)
 	ex.pushed++
+	if ex.pb != nil {
+		ex.pbPush(b)
+		return
+	}
+	ex.stack = append(ex.stack, b)
 }
 
 // Choose picks one of options at a notify or select choice point of the
@@ -818,6 +845,11 @@ func (ex *Explorer) Choose(options []int32) (int32, bool) {
 	b := &ex.blk
 	i := len(b.choices)
 	var pick int32 = -1
+	if s := ex.opt.Sampler; s != nil {
+		pick = s.Option(options)
+		b.choices = append(b.choices, pick)
+		return pick, true
+	}
 	if p := ex.plan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
 		if !contains(options, pick) {
@@ -873,6 +905,11 @@ func (ex *Explorer) ChooseTick(options []int32) int32 {
 func (ex *Explorer) pickTick(options []int32, d *sched.Decision, depth int, st *ebState, thread int32) int32 {
 	i := len(d.Choices)
 	var pick int32 // options include -1 (see the engine's fireDue, clock.go)
+	if s := ex.opt.Sampler; s != nil {
+		pick = s.Option(options)
+		d.Choices = append(d.Choices, pick)
+		return pick
+	}
 	if p := ex.tickPlan; p != nil && i < len(p.fixed) {
 		pick = p.fixed[i]
 		if !contains(options, pick) {
@@ -995,6 +1032,9 @@ func (ex *Explorer) LockFailed(lock int32, pc uintptr) {
 		return
 	}
 	ex.start = branch{depth: b.retPt, st: st}
+	if ex.pb != nil {
+		ex.start.pb.info = ex.pb.info[b.retPt]
+	}
 }
 
 // Freeze stops the current thread for good (it exceeded the step bound, the
@@ -1011,6 +1051,12 @@ func (ex *Explorer) Freeze() int32 {
 // set the start to its RetPt), the next start is popped. It reports false
 // when the exploration is over ("goto DONE").
 func (ex *Explorer) Next(aborted bool) bool {
+	if ex.pb != nil {
+		ex.pbExecutionEnded()
+	}
+	if ex.opt.Sampler != nil {
+		return ex.nextSample(aborted)
+	}
 	if (!aborted || ex.abandoned) && !ex.nextStart() {
 		return false
 	}
@@ -1023,14 +1069,24 @@ func (ex *Explorer) Next(aborted bool) bool {
 func (ex *Explorer) StartDepth() int { return ex.start.depth }
 
 // Pending is the number of branches left on the stack.
-func (ex *Explorer) Pending() int { return len(ex.stack) }
+func (ex *Explorer) Pending() int {
+	if ex.pb != nil {
+		return len(ex.stack) + ex.pb.waiting
+	}
+	return len(ex.stack)
+}
 
 // MaxDepth is the deepest RetPt (path depth of a block start) explored.
 func (ex *Explorer) MaxDepth() int { return ex.deepest }
 
 // Forked: this process is a new child (fork checkpoints); what it saves is
 // relative to the stack it has now.
-func (ex *Explorer) Forked() { ex.low = len(ex.stack) }
+func (ex *Explorer) Forked() {
+	ex.low = len(ex.stack)
+	if ex.pb != nil {
+		ex.pbForked()
+	}
+}
 
 // Depth is the number of blocks of the path so far: the index of the block
 // under way.
@@ -1066,6 +1122,10 @@ func (ex *Explorer) Preempt(lockExit bool) int32 {
 // reports false when the stack is empty: "goto DONE".
 func (ex *Explorer) nextStart() bool {
 	n := len(ex.stack)
+	if n == 0 && ex.pb != nil && ex.pbNextLevel() {
+		n = len(ex.stack)
+		ex.low = 0
+	}
 	if n == 0 {
 		ex.done = true
 		return false
@@ -1074,6 +1134,9 @@ func (ex *Explorer) nextStart() bool {
 	ex.stack[n-1] = branch{}
 	ex.stack = ex.stack[:n-1]
 	ex.low = min(ex.low, n-1)
+	if ex.pb != nil {
+		ex.pbStart()
+	}
 	return true
 }
 

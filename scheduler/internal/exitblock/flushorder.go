@@ -33,6 +33,8 @@ func (ex *Explorer) choose() int32 {
 	switch {
 	case forced >= 0:
 		return forced
+	case ex.opt.Sampler != nil:
+		return ex.opt.Sampler.Pick(&ex.st.enabled, ex.blk.thread)
 	case flusher >= 0:
 		return flusher
 	}

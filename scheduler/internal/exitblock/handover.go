@@ -57,6 +57,7 @@ func encBranch(e *sched.Enc, b *branch) {
 		e.Int32s(b.plan.exclude)
 		e.Bool(b.plan.tick)
 	}
+	encPBBranch(e, &b.pb)
 }
 
 func decBranch(d *sched.Dec) branch {
@@ -69,6 +70,7 @@ func decBranch(d *sched.Dec) branch {
 	if d.Bool() {
 		b.plan = &blockPlan{thread: int32(d.Int()), fixed: d.Int32s(), exclude: d.Int32s(), tick: d.Bool()}
 	}
+	b.pb = decPBBranch(d)
 	return b
 }
 
@@ -95,6 +97,12 @@ func (ex *Explorer) Save(e *sched.Enc, over bool) {
 	e.Bool(ex.done)
 	e.Int(int64(ex.pushed))
 	e.Int(int64(ex.deepest))
+	if ex.pb != nil {
+		ex.pbSave(e, over)
+	}
+	if ex.opt.Sampler != nil {
+		ex.opt.Sampler.Save(e)
+	}
 }
 
 // Load implements sched.Strategy. Decoding errors are the caller's to
@@ -112,6 +120,13 @@ func (ex *Explorer) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) 
 	start := decBranch(x)
 	done := x.Bool()
 	npushed, deepest := int(x.Int()), int(x.Int())
+	var applyPB func(*Explorer)
+	if ex.pb != nil {
+		applyPB = pbLoad(x)
+	}
+	if ex.opt.Sampler != nil {
+		ex.opt.Sampler.Load(x)
+	}
 	return func(fresh bool) sched.Strategy {
 		to := ex
 		if fresh {
@@ -125,6 +140,9 @@ func (ex *Explorer) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) 
 		to.low = min(to.low, keep)
 		to.path, to.start, to.done = path, start, done
 		to.pushed, to.deepest = npushed, deepest
+		if applyPB != nil {
+			applyPB(to)
+		}
 		return to
 	}, nil
 }

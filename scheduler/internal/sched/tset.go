@@ -84,3 +84,12 @@ func (s *TSet) Each(f func(int32)) {
 
 // CopyFrom makes s a copy of o, reusing s's storage.
 func (s *TSet) CopyFrom(o *TSet) { s.w = append(s.w[:0], o.w...) }
+
+// Len returns the number of members.
+func (s *TSet) Len() int {
+	n := 0
+	for _, w := range s.w {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
