@@ -11,7 +11,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -62,7 +61,7 @@ func BuildKey(ctx context.Context, opt Options) (string, error) {
 		args = append(args, "--")
 		args = append(args, patterns...)
 		args = append(args, opt.Extra...)
-		listed, listErr = goOutput(ctx, dir, args...)
+		listed, listErr = build.RunGo(ctx, dir, args...)
 	})
 	wg.Go(func() {
 		xb, err := build.LocateXBTest(ctx)
@@ -248,16 +247,3 @@ var executableHash = sync.OnceValues(func() (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 })
-
-// goOutput runs the go command in dir and returns its standard output.
-func goOutput(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("instrument: go %s: %v\n%s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}

@@ -13,7 +13,7 @@ import (
 // go command that may change what it builds (toolchain, target, GOFLAGS,
 // C compilers and flags, the main module, the workspace).
 func GoEnvJSON(ctx context.Context, dir string) ([]byte, error) {
-	return runGo(ctx, dir, "env", "-json")
+	return RunGo(ctx, dir, "env", "-json")
 }
 
 // OwnHash identifies this version of this package, which copies the

@@ -41,7 +41,7 @@ type Env struct {
 
 // GoEnv runs go env in dir.
 func GoEnv(ctx context.Context, dir string) (*Env, error) {
-	out, err := runGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOROOT", "GOFLAGS", "GOWORK", "GOMOD",
+	out, err := RunGo(ctx, dir, "env", "-json", "GOMODCACHE", "GOROOT", "GOFLAGS", "GOWORK", "GOMOD",
 		"GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT")
 	if err != nil {
 		return nil, err
@@ -53,8 +53,8 @@ func GoEnv(ctx context.Context, dir string) (*Env, error) {
 	return &e, nil
 }
 
-// runGo runs the go command in dir and returns its standard output.
-func runGo(ctx context.Context, dir string, args ...string) ([]byte, error) {
+// RunGo runs the go command in dir and returns its standard output.
+func RunGo(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
@@ -86,7 +86,7 @@ func MainModule(ctx context.Context, env *Env, roots []*packages.Package) (*pack
 	if main != nil {
 		return main, nil
 	}
-	out, err := runGo(ctx, filepath.Dir(gomod), "mod", "edit", "-json", gomod)
+	out, err := RunGo(ctx, filepath.Dir(gomod), "mod", "edit", "-json", gomod)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func GetTestDeps(ctx context.Context, runDir, dir string, main *packages.Module,
 		return "", err
 	}
 	args := append([]string{"get", "-modfile=" + modFile, "-t"}, queries...)
-	if _, err := runGo(ctx, runDir, args...); err != nil {
+	if _, err := RunGo(ctx, runDir, args...); err != nil {
 		logf("instrument: adding the test dependencies of %s: %v", strings.Join(queries, " "), err)
 		return "", nil
 	}
@@ -228,7 +228,7 @@ func (ws *Workspace) SetupModule(ctx context.Context, main *packages.Module) (*M
 	if len(ws.copies) > 0 {
 		// Replacements of a copied module's specific versions would win over
 		// ours: drop them.
-		out, err := runGo(ctx, dir, "mod", "edit", "-json", modFile)
+		out, err := RunGo(ctx, dir, "mod", "edit", "-json", modFile)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +263,7 @@ func (ws *Workspace) SetupModule(ctx context.Context, main *packages.Module) (*M
 		}
 	}
 	args = append(args, modFile)
-	if _, err := runGo(ctx, dir, args...); err != nil {
+	if _, err := RunGo(ctx, dir, args...); err != nil {
 		return nil, err
 	}
 	ms.ModFile = modFile

@@ -28,7 +28,7 @@ func (ws *Workspace) setupWorkspace(ctx context.Context, gowork string, needXB b
 			return nil, err
 		}
 	}
-	out, err := runGo(ctx, dir, "work", "edit", "-json", work)
+	out, err := RunGo(ctx, dir, "work", "edit", "-json", work)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (ws *Workspace) setupWorkspace(ctx context.Context, gowork string, needXB b
 		args = append(args, "-replace="+c.path+"="+c.to)
 	}
 	args = append(args, work)
-	if _, err := runGo(ctx, dir, args...); err != nil {
+	if _, err := RunGo(ctx, dir, args...); err != nil {
 		return nil, err
 	}
 	return &ModSetup{Env: []string{"GOWORK=" + work}}, nil

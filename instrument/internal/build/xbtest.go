@@ -65,7 +65,7 @@ func LocateXBTest(ctx context.Context) (*XBTest, error) {
 		if version == "" || version == "(devel)" {
 			return nil, fmt.Errorf("instrument: cannot find the source of %s (built with -trimpath from a checkout?)", xbModule)
 		}
-		out, err := runGo(ctx, os.TempDir(), "mod", "download", "-json", xbModule+"@"+version)
+		out, err := RunGo(ctx, os.TempDir(), "mod", "download", "-json", xbModule+"@"+version)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func LocateXBTest(ctx context.Context) (*XBTest, error) {
 		root = m.Dir
 	}
 	info := &XBTest{root: root, sched: map[string]bool{}}
-	out, err := runGo(ctx, root, "list", "-deps", "-json=ImportPath,Dir,Standard,Module", xbModule+"/scheduler")
+	out, err := RunGo(ctx, root, "list", "-deps", "-json=ImportPath,Dir,Standard,Module", xbModule+"/scheduler")
 	if err != nil {
 		return nil, err
 	}
