@@ -225,9 +225,15 @@ type binRun struct {
 }
 
 // grace is how long a test may overrun -timeout (its exploration stops at
-// the bound, then describes its findings; a fork tree unwinds) before its
-// process is killed.
-const grace = 3 * time.Second
+// the bound; a fork tree unwinds) before its process is killed; once it
+// says it describes its findings (result.LineDescribe: a replay of each,
+// which for a goroutine stopped at -max-steps is a million steps traced,
+// twice), it has describeGrace from then, so that they keep their
+// schedule files.
+const (
+	grace         = 3 * time.Second
+	describeGrace = 30 * time.Second
+)
 
 // runBinary runs the test binary once; tests in skip were explored by an
 // earlier process. It calls done for each test that finished, and for the
@@ -281,12 +287,16 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	br := &binRun{}
 	rd := &lineReader{path: results}
 	var cur *Test // the test under way
-	var curStart time.Time
+	var curStart, describing time.Time
 	var killedFor string
 	handle := func(l result.Line) {
 		switch l.Event {
 		case result.LineStart:
-			cur, curStart = &Test{Name: l.Test}, time.Now()
+			cur, curStart, describing = &Test{Name: l.Test}, time.Now(), time.Time{}
+		case result.LineDescribe:
+			if cur != nil && cur.Name == l.Test {
+				describing = time.Now()
+			}
 		case result.LineFound:
 			if cur != nil && cur.Name == l.Test && l.Finding != nil {
 				cur.Found = append(cur.Found, l.Finding)
@@ -326,7 +336,8 @@ loop:
 			killAt = now.Add(5 * time.Second)
 		case interrupting && now.After(killAt):
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case !interrupting && cur != nil && r.s.Timeout > 0 && now.Sub(curStart) > r.s.Timeout+grace && killedFor == "":
+		case !interrupting && cur != nil && r.s.Timeout > 0 && now.Sub(curStart) > r.s.Timeout+grace && killedFor == "" &&
+			(describing.IsZero() || now.Sub(describing) > describeGrace):
 			// The exploration did not stop at its bound: a goroutine
 			// computes or waits without reaching a scheduling point.
 			killedFor = cur.Name
@@ -344,6 +355,9 @@ loop:
 		switch {
 		case killedFor == cur.Name:
 			cur.Problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (it did not report within the grace period: a goroutine runs or waits without reaching a scheduling point, or its forked processes were slow to stop)", r.s.Timeout, time.Since(curStart)-r.s.Timeout)
+			if !describing.IsZero() {
+				cur.Problem = fmt.Sprintf("exploration stopped at -timeout %v, but describing its findings took longer than %v: killed %v after the bound", r.s.Timeout, describeGrace, time.Since(curStart)-r.s.Timeout)
+			}
 			cur.Bound = result.BoundTime
 		case br.interrupted:
 			cur.Problem = "interrupted: the test binary was killed before it reported"

@@ -64,10 +64,11 @@ type ReplaySpec struct {
 
 // Line events of the results file.
 const (
-	LineStart   = "start"   // the binary begins exploring Test
-	LineFound   = "found"   // a distinct finding, the moment exploration first sees it
-	LineSummary = "summary" // Test is done: Result
-	LineExit    = "exit"    // the binary stops itself after Test, for Reason
+	LineStart    = "start"    // the binary begins exploring Test
+	LineFound    = "found"    // a distinct finding, the moment exploration first sees it
+	LineDescribe = "describe" // exploration is over; the binary replays Test's findings to describe them
+	LineSummary  = "summary"  // Test is done: Result
+	LineExit     = "exit"     // the binary stops itself after Test, for Reason
 )
 
 // Reasons of a test binary that stops itself after a test (a LineExit), so

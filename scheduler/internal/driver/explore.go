@@ -333,6 +333,9 @@ func (d *driver) collect(r *engine.Execution) {
 // program state (the backer's Isolate: a forked child when the body may
 // change package state).
 func (d *driver) Describe() {
+	if len(d.found) > 0 && d.cfg.Describing != nil {
+		d.cfg.Describing()
+	}
 	for _, f := range d.found {
 		if d.res.Internal != "" || engine.Tainted() != "" {
 			break

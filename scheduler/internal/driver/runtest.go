@@ -174,6 +174,7 @@ func RunTest(t *testing.T, body func(*engine.T)) {
 		t.Fatalf("xbtest: writing results: %v", err)
 	}
 	cfg.Found = func(f *result.Finding) { writeLine(result.Line{Event: result.LineFound, Test: name, Finding: f}) }
+	cfg.Describing = func() { writeLine(result.Line{Event: result.LineDescribe, Test: name}) }
 	var res *result.Result
 	if err := engine.CheckRewrite(rc.Memory); err != nil {
 		// Said as the test's result, so that the command reports it on

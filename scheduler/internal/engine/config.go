@@ -29,6 +29,9 @@ type Config struct {
 	// shortened at the end): what a crash or a kill must not lose. It may
 	// run in a forked process.
 	Found func(f *result.Finding)
+	// Describing, if set, is called when exploration is over and the
+	// findings are about to be replayed to describe them.
+	Describing func()
 	// Shard restricts the exploration to one part of the schedule tree
 	// (the driver's partition.go); the zero value explores all of it.
 	Shard result.Shard
