@@ -178,6 +178,7 @@ const (
 	BoundError       = "error"       // Result.Internal says what
 	BoundShards      = "shards"      // the shards' parts are not one exploration (Result.ShardLearnt)
 	BoundSamples     = "samples"     // -strategy pct or random: sampled, never complete
+	BoundOutside     = "outside"     // goroutines started outside the test were held while it ran (Result.Warnings names them)
 )
 
 // Result is the outcome of exploring one test.

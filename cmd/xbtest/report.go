@@ -113,6 +113,8 @@ func (rp *reporter) boundText(bound string) string {
 		return "incomplete: interrupted"
 	case result.BoundSamples:
 		return "not complete"
+	case result.BoundOutside:
+		return "incomplete: goroutines started before the test were held while it ran (see its warnings)"
 	case "", result.BoundError:
 		return "incomplete: error"
 	}

@@ -39,6 +39,9 @@ func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Resul
 		return res
 	}
 	checkpoint.ClearStop()
+	// Goroutines started outside any execution and held by one of this
+	// test's go on once it is explored (engine/outside.go).
+	defer engine.ReleaseOutside()
 	if cfg.Timeout > 0 {
 		// The bound holds within an execution too: the scheduler checks
 		// the request every few hundred events, in whichever process
@@ -271,12 +274,35 @@ func (d *driver) collect(r *engine.Execution) {
 		// end, which is a failure.
 		d.stats.Schedules++
 	}
+	// A goroutine started outside any execution (package initialisation)
+	// was held while the test ran (engine/outside.go): what the test does
+	// interleaved with it is not explored, and a goroutine that waits for
+	// it waits for a goroutine Go would have run.
+	held := engine.HeldOutside()
+	for _, h := range held {
+		if key := "held " + h.Started; !d.warned[key] {
+			d.warned[key] = true
+			d.res.Warnings = append(d.res.Warnings, fmt.Sprintf("the goroutine started at %s before the test (e.g. by package initialisation) was held while the test ran (at %s), so its interleavings with the test are not explored", h.Started, h.At))
+		}
+		d.res.Complete = false
+		if d.res.Bound == "" {
+			d.res.Bound = result.BoundOutside
+		}
+	}
 	inRun := map[string]bool{}
 	for _, f := range r.Findings() {
 		if inRun[f.Key] {
 			continue
 		}
 		inRun[f.Key] = true
+		if len(held) > 0 && waitsForProgress(f.Kind) {
+			w := fmt.Sprintf("a %s at %s is not reported: a goroutine held while the test ran (see above) may be what it waited for", f.Kind, f.Pos)
+			if !d.warned[w] {
+				d.warned[w] = true
+				d.res.Warnings = append(d.res.Warnings, w)
+			}
+			continue
+		}
 		if d.cfg.OnFinding != nil {
 			d.cfg.OnFinding(f)
 		}
@@ -456,4 +482,11 @@ func publicFindings(fs []*engine.Finding) []*result.Finding {
 		out[i] = &f.Finding
 	}
 	return out
+}
+
+// waitsForProgress reports whether a finding of kind k says that some
+// goroutine never moved again: only a goroutine xbtest runs can be what it
+// waited for.
+func waitsForProgress(k result.Kind) bool {
+	return k == result.Deadlock || k == result.Leak || k == result.NonTermination
 }

@@ -11,7 +11,7 @@ import (
 func Go(f func()) {
 	r, t := enter()
 	if r == nil {
-		go f()
+		goOutside(f) // outside.go
 		return
 	}
 	r.event(t)

@@ -368,11 +368,13 @@ func runtimeOwned() bool {
 // foreign handles a hook called by a goroutine that is not the running
 // controlled goroutine. A finalizer or cleanup the runtime runs (on an
 // object of this or an earlier execution) is not one of the test's
-// goroutines: it behaves as outside any execution (foreign returns true).
+// goroutines: it behaves as outside any execution (foreign returns true);
+// so does a goroutine started outside any execution, once it is let go
+// (outside.go).
 // Any other cannot be attributed to a thread, so the execution cannot
 // continue; the goroutine is parked until the process ends.
 func (r *run) foreign() (native bool) {
-	if runtimeOwned() {
+	if holdOutside() || runtimeOwned() {
 		return true
 	}
 	msg := "instrumented code was called from a goroutine xbtest does not control " +
