@@ -46,7 +46,7 @@ func (r *run) opPoint(t *thread) {
 		t.unfenced = true // the operation's own event fences (tso.go)
 		r.event(t)
 		t.unfenced = false
-		r.transfer(t, r.point(t, r.opPointKind(t))) // tsoorder.go
+		r.transfer(t, r.point(t, passKind(r.buf.OpPass(&t.sb)))) // package storebuf
 	}
 	if !r.brute {
 		return

@@ -99,7 +99,7 @@ func Step() {
 //go:noinline
 func step() {
 	if r, t := enter(); r != nil {
-		if t.pending != 0 {
+		if t.sb.Pending != 0 {
 			t.unfenced = true // a loop's back edge is no fence
 			r.event(t)
 			t.unfenced = false

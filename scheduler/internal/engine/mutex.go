@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"sync"
 	"unsafe"
 
@@ -151,7 +152,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 type Learnt struct {
 	tried, mixed       map[sched.CanonAccess]bool
 	triedAll, mixedAll bool
-	flush              flushPasses // store buffers (tsoorder.go)
+	flush              storebuf.Passes // store buffers (package storebuf)
 }
 
 func NewLearnt() *Learnt {

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
+)
+
+// run is the store buffers' host (storebuf.Host): the scheduling events,
+// the flush pseudo-threads, the explorer's sets and the names of memory
+// the buffers of package scheduler/internal/storebuf need. run.buf is the
+// execution's buffers, thread.sb a goroutine's, Learnt.flush the passes.
+
+// resetBuffers prepares the store buffers for a new execution.
+func (r *run) resetBuffers() {
+	var passes *storebuf.Passes
+	if r.known != nil && r.guide == nil && storebuf.PassesOn(&r.cfg.Settings, r.cfg.Oracle) {
+		passes = &r.known.flush
+	}
+	r.buf.Reset(r, r.mem, passes, r.cfg.Race)
+}
+
+// bufferedEvent counts the event of a buffered access (which is no fence)
+// and returns the running goroutine; nil for a finalizer's access, which is
+// made natively (see foreign).
+func (r *run) bufferedEvent() *thread {
+	t := r.cur
+	if t.g != getg() && r.foreign() {
+		return nil
+	}
+	if r.dead.Load() {
+		panic(teardown{})
+	}
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+	return t
+}
+
+// passKind is the kind of a point the store buffers may pass.
+func passKind(pass bool) pointKind {
+	if pass {
+		return ptPass
+	}
+	return ptBoundary
+}
+
+func (r *run) UnfencedEvent(g int32) {
+	t := r.threads[g]
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+}
+
+func (r *run) Point(g int32, pass, access bool) {
+	t := r.threads[g]
+	r.transfer(t, r.point(t, passKind(pass)))
+	if access {
+		r.accessed = true
+	}
+}
+
+func (r *run) Yield(g int32) { r.yield(r.threads[g]) }
+
+func (r *run) WakeFlusher(b *storebuf.Buf) {
+	var f *thread
+	if b.Flusher < 0 {
+		f = r.newThread(nil, nil)
+		f.flushOf = b
+		f.fn = func() { r.flushLoop(f, b) }
+		b.Flusher = f.idx
+	} else {
+		f = r.threads[b.Flusher]
+	}
+	f.status = stRunnable
+	f.on, f.onObj = "", -1
+	if r.exploring {
+		r.strat.Woken(f.idx, -1)
+	}
+}
+
+// flushLoop is the body of a flush pseudo-thread: each block commits the
+// oldest entry of its buffer; with nothing left it waits for the next store.
+func (r *run) flushLoop(f *thread, b *storebuf.Buf) {
+	for {
+		r.event(f)
+		if r.buf.Flush(b) {
+			r.parkHere(f, "store", -1)
+		} else {
+			r.yield(f)
+		}
+	}
+}
+
+func (r *run) StopFlusher(b *storebuf.Buf) {
+	if f := r.threads[b.Flusher]; f.status == stRunnable {
+		f.status = stWaiting
+		f.on, f.onObj = "store", -1
+		if r.exploring {
+			r.strat.Disable(f.idx)
+		}
+	}
+}
+
+func (r *run) Committed(addr, size uintptr) {
+	if r.exploring {
+		r.strat.Access(addr, size, true)
+	}
+}
+
+func (r *run) Buffered(g int32, pos uint32) { r.guide.traceBuffered(r.threads[g], Pos(pos)) }
+
+func (r *run) Drained(b *storebuf.Buf) { r.guide.traceDrained(r, b) }
+
+func (r *run) Region(addr uintptr) (sched.RegionKind, sched.HeapKey, uintptr) {
+	kind, reg := r.heap.classify(addr)
+	if reg == nil {
+		return kind, sched.HeapKey{}, 0
+	}
+	return kind, reg.key, reg.base
+}
+
+// Flusher implements sched.Engine.
+func (r *run) Flusher(i int32) (owner int32, forced bool) {
+	t := r.threadAt(i)
+	if t == nil || t.flushOf == nil {
+		return -1, false
+	}
+	return t.flushOf.Owner(), r.buf.Forced(t.flushOf)
+}
+
+// bufName names a store buffer in reports.
+func (r *run) bufName(b *storebuf.Buf) string {
+	return r.threads[b.Owner()].id() + " store buffer"
+}
+
+// NextFlushPass is called when a pass of the store buffers has explored
+// its last schedule (learnt false) or learnt a racy location: it reports
+// whether another pass starts (and starts it; the driver then starts the
+// exploration over with a new strategy, keeping the findings). schedules
+// is how many the exploration has explored so far.
+func (l *Learnt) NextFlushPass(cfg *Config, learnt bool, schedules int) bool {
+	return l.flush.Next(&cfg.Settings, cfg.Oracle, learnt, schedules)
+}
+
+// FlushPassGrew reports whether the pass under way learnt a racy word: the
+// exploration starts over in the next pass.
+func (l *Learnt) FlushPassGrew() bool { return l.flush.Grew() }
+
+// FlushPassesNote says for the result what the passes did (empty: nothing
+// to say); complete is whether the exploration ended without a bound.
+func (l *Learnt) FlushPassesNote(cfg *Config, complete bool, schedules int) string {
+	return l.flush.Note(&cfg.Settings, cfg.Oracle, complete, schedules)
+}
