@@ -43,7 +43,7 @@ func casOp[V any](addr *V, op func() bool) bool {
 	}
 	t.wroteAt = t.steps
 	r.dataAccess(unsafe.Pointer(addr), size, true)
-	r.race.atomic(t, unsafe.Pointer(addr), size, true)
+	r.race.Atomic(t.idx, unsafe.Pointer(addr), size, true)
 	v := op()
 	r.yield(t)
 	return v

@@ -147,8 +147,8 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	if r.exploring {
 		r.strat.Access(uintptr(addr), size, write)
 	}
-	if r.race.on() {
-		r.race.access(t, addr, size, write, pos)
+	if r.race.On() {
+		r.race.Access(t.idx, addr, size, write, uint32(pos))
 	}
 }
 

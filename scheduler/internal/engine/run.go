@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
@@ -218,7 +219,7 @@ type run struct {
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
-	race     races            // race detection (race.go)
+	race     races.Races      // race detection (package races, racehost.go)
 	buf      storebuf.Buffers // store buffers (package storebuf, storebufhost.go)
 	warnings []string
 	notes    []string // for -v: what the result's Notes say (unprotected locations)
@@ -289,7 +290,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
-	r.race.reset(cfg.Race, r, cfg.Trace)
+	r.race.Reset(cfg.Race, r, cfg.Trace)
 	r.resetBuffers()
 }
 
@@ -648,7 +649,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	if r.ticking {
 		r.tickWoke++
 	} else {
-		r.race.edge(r.cur, w)
+		r.race.Edge(idxOf(r.cur), w.idx)
 	}
 	if r.trace {
 		r.guide.traceWake(w, r.waker())
@@ -1280,22 +1281,3 @@ func stuckStacks() string {
 	}
 	return strings.Join(out, "\n\n")
 }
-
-// run is the race detection's host (raceHost, race.go).
-
-func (r *run) goroutineID(idx int32) string { return r.threads[idx].id() }
-
-func (r *run) memoryName(addr uintptr) string { return r.heap.describe(addr) }
-
-func (r *run) raced(addr uintptr) { r.buf.LearnRacy(addr) }
-
-func (r *run) reportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
-	r.addFinding(f, key)
-	if r.trace {
-		r.guide.traceRace(f, prevT, cur, prev)
-	}
-}
-
-func (r *run) note(s string) { r.notes = append(r.notes, s) }
-
-func (r *run) tracedAccess(t *thread, pos Pos) { r.guide.traceAccess(t, pos) }

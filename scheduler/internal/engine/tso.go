@@ -70,8 +70,8 @@ func wrote[T any](p *T, pos Pos) {
 	if r.exploring {
 		r.strat.Access(uintptr(unsafe.Pointer(p)), size, true)
 	}
-	if r.race.on() {
-		r.race.access(t, unsafe.Pointer(p), size, true, pos)
+	if r.race.On() {
+		r.race.Access(t.idx, unsafe.Pointer(p), size, true, uint32(pos))
 	}
 }
 
@@ -106,8 +106,8 @@ func load[T any](p *T, pos Pos) (v T) {
 	if r.exploring {
 		r.strat.Access(addr, size, false)
 	}
-	if r.race.on() {
-		r.race.access(t, unsafe.Pointer(p), size, false, pos)
+	if r.race.On() {
+		r.race.Access(t.idx, unsafe.Pointer(p), size, false, uint32(pos))
 	}
 	if t.sb.Pending != 0 {
 		switch fv, f := storebuf.Forward[T](&r.buf, &t.sb, addr, size); f {
@@ -138,8 +138,8 @@ func storeBuffered[T any](p *T, v T, pos Pos) {
 		*p = v
 		return
 	}
-	if r.race.on() {
-		r.race.access(t, unsafe.Pointer(p), unsafe.Sizeof(*p), true, pos)
+	if r.race.On() {
+		r.race.Access(t.idx, unsafe.Pointer(p), unsafe.Sizeof(*p), true, uint32(pos))
 	}
 	r.buf.Store(&t.sb, &storebuf.Typed[T]{P: p, V: v, Pos: uint32(pos)})
 }

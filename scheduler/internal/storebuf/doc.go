@@ -206,7 +206,7 @@
 // through unsafe only); and accesses it does not see (code xbtest does not
 // rewrite, which also bypasses the store buffers) are outside the argument,
 // as they are outside race detection. The explorer's own argument for
-// unprotected locations assumes the same (the engine's race.go,
+// unprotected locations assumes the same (package races,
 // noteUnprotected).
 //
 // # Fences

@@ -169,7 +169,7 @@ func (fp *Passes) Note(s *settings.Settings, oracle, complete bool, schedules in
 		return fmt.Sprintf("%s: stopped in pass %d of the store buffers, %d racy words known (pass 0 explores every flush as early as possible, SC-like; later passes the orders of the flushes of racy locations; scheduler/tsoorder.go)", s.Memory, fp.pass, fp.words)
 	}
 	if fp.pass == 0 {
-		return fmt.Sprintf("%s: store buffers explored in %d schedules with every flush as early as possible: no execution races, so no other order of a flush is observable (scheduler/tsoorder.go)", s.Memory, schedules)
+		return fmt.Sprintf("%s: store buffers explored in %d schedules with every flush as early as possible: no execution races, so no other order of a flush is observable (scheduler/internal/storebuf)", s.Memory, schedules)
 	}
 	which := fmt.Sprintf("the flushes of the %d words found racy", fp.words)
 	if fp.unknown {
@@ -178,7 +178,7 @@ func (fp *Passes) Note(s *settings.Settings, oracle, complete bool, schedules in
 	if s.Race != eraser.HB {
 		which = "every flush (-race is not hb, so races are not learnt)"
 	}
-	return fmt.Sprintf("%s: %d schedules with every flush as early as possible (SC-like) first, then %d in %d pass(es) exploring the orders of %s (scheduler/tsoorder.go)", s.Memory, fp.pass0, schedules-fp.pass0, fp.pass, which)
+	return fmt.Sprintf("%s: %d schedules with every flush as early as possible (SC-like) first, then %d in %d pass(es) exploring the orders of %s (scheduler/internal/storebuf)", s.Memory, fp.pass0, schedules-fp.pass0, fp.pass, which)
 }
 
 // Save and Load hand the passes over between forked processes (the
