@@ -29,11 +29,11 @@
 // (syncstate.go for their state in an execution); clock.go and eager.go
 // for virtual time; tso.go (Load, Store, Wrote), fences.go and foreign.go
 // the hooks of the store buffers under -memory tso|pso, whose machine is
-// the component scheduler/internal/storebuf (run is its host:
-// storebufhost.go); deadlock.go; race detection is the component
-// scheduler/internal/races feeding package eraser (run is its host:
-// racehost.go); location.go naming memory the same way in every execution, native.go for
-// code outside any execution; brute.go for the extra scheduling points of
+// the component scheduler/internal/storebuf; deadlock.go; race detection
+// is the component scheduler/internal/races, feeding package eraser (run
+// is the host of both components: hosts.go); location.go naming memory
+// the same way in every execution, native.go for code outside any
+// execution; brute.go for the extra scheduling points of
 // Algorithm Brute; guide.go and timeline.go for guided executions and
 // their reports. audit.go lists what ends an atomic block under Go's
 // rules, operation by operation. testing.go and subtest.go are T, the test

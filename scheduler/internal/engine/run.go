@@ -219,8 +219,8 @@ type run struct {
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
-	race     races.Races      // race detection (package races, racehost.go)
-	buf      storebuf.Buffers // store buffers (package storebuf, storebufhost.go)
+	race     races.Races      // race detection (package races, hosts.go)
+	buf      storebuf.Buffers // store buffers (package storebuf, hosts.go)
 	warnings []string
 	notes    []string // for -v: what the result's Notes say (unprotected locations)
 	gaveWay  int      // threads made to give way by the fairness bound

@@ -247,10 +247,8 @@
 //
 // # Calls into code xbtest does not rewrite
 //
-// Calls into code xbtest does not rewrite (the standard library, a
-// dependency left as it is) under -memory tso|pso.
-//
-// That code reads and writes memory directly: it does not see the calling
+// Code xbtest does not rewrite (the standard library, a dependency left as
+// it is) reads and writes memory directly: it does not see the calling
 // goroutine's buffered stores, and its own stores skip the buffer, so the
 // older buffered ones would commit after them. Neither can happen on the
 // hardware (a goroutine's loads forward from its own buffer; a FIFO commits
