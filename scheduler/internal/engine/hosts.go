@@ -72,15 +72,13 @@ func (r *run) Point(g int32, pass, access bool) {
 func (r *run) Yield(g int32) { r.yield(r.threads[g]) }
 
 func (r *run) WakeFlusher(b *storebuf.Buf) {
-	var f *thread
 	if b.Flusher < 0 {
-		f = r.newThread(nil, nil)
+		f := r.newThread(nil, nil)
 		f.flushOf = b
 		f.fn = func() { r.flushLoop(f, b) }
 		b.Flusher = f.idx
-	} else {
-		f = r.threads[b.Flusher]
 	}
+	f := r.threads[b.Flusher]
 	f.status = stRunnable
 	f.on, f.onObj = "", -1
 	if r.exploring {
