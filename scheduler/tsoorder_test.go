@@ -12,7 +12,7 @@ import (
 	"github.com/xbtest/xbtest/settings"
 )
 
-// Store buffers only where races are, eager flushes first (tsoorder.go).
+// Store buffers only where races are, eager flushes first (package scheduler/internal/storebuf).
 
 // lockedStores is the micro-program of issue 23 item 6: two goroutines,
 // k critical sections each, one store per section, disjoint data.

@@ -1,7 +1,7 @@
 package driver
 
 // Under -memory tso|pso the exploration runs in passes over the store
-// buffers (the engine's tsoorder.go): each pass after the first starts the
+// buffers (package storebuf): each pass after the first starts the
 // exploration over with a fresh strategy, keeping the findings.
 
 // nextFlushPass is called when a pass has explored its last schedule or

@@ -44,7 +44,7 @@ func newStrategy(cfg *engine.Config, dir sched.Director) sched.Strategy {
 type decision = sched.Decision
 
 // samplerOf returns the exploration's sampler (pct, random), made once: a
-// new pass of the store buffers (the engine's tsoorder.go) or a restart
+// new pass of the store buffers (package storebuf) or a restart
 // goes on with the same samples count and sequence. nil for the tree walks.
 func samplerOf(cfg *engine.Config) sched.Sampler {
 	if cfg.Sampler == nil {

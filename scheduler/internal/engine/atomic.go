@@ -24,7 +24,7 @@ func atomically[V, R any](addr *V, write bool, op func() R) R {
 		t.wroteAt = t.steps
 	}
 	r.dataAccess(unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
-	r.race.atomic(t, unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
+	r.race.Atomic(t.idx, unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
 	v := op()
 	r.yield(t)
 	return v

@@ -43,10 +43,10 @@ package engine
 // opPoint is called by a synchronization operation before its event.
 func (r *run) opPoint(t *thread) {
 	if r.accessed {
-		t.unfenced = true // the operation's own event fences (tso.go)
+		t.unfenced = true // the operation's own event fences (package storebuf)
 		r.event(t)
 		t.unfenced = false
-		r.transfer(t, r.point(t, r.opPointKind(t))) // tsoorder.go
+		r.transfer(t, r.point(t, passKind(r.buf.OpPass(&t.sb)))) // package storebuf
 	}
 	if !r.brute {
 		return

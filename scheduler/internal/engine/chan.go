@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"sync"
 	"unsafe"
 )
@@ -33,7 +34,7 @@ type chanState struct {
 	timer  *vtimer // the timer whose channel this is (clock.go), or nil
 	recvq  []*sudog
 	sendq  []*sudog
-	hb     chanHB // happens-before of its values (race.go)
+	hb     races.ChanHB // happens-before of its values (package races)
 }
 
 // sudog is a goroutine parked on a channel, as in Go's runtime.
@@ -182,13 +183,13 @@ func Send[T any](ch chan<- T, v T) {
 		panic(runtimeError("send on closed channel"))
 	}
 	if sg := popLive(&m.recvq); sg != nil {
-		r.race.handOver(t, sg.t, m, cap(ch))
+		r.race.HandOver(t.idx, sg.t.idx, &m.hb, m.addr, cap(ch))
 		r.deliver(sg, v, true)
 		r.yield(t)
 		return
 	}
 	if n := len(ch); trySend(ch, v) {
-		r.race.sendDone(t, m, n, cap(ch), true)
+		r.race.SendDone(t.idx, &m.hb, m.addr, n, cap(ch), true)
 		r.yield(t)
 		return
 	}
@@ -243,7 +244,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		return v.v, v.ok
 	}
 	if sg := popLive(&m.sendq); sg != nil {
-		r.race.handOver(sg.t, t, m, cap(ch))
+		r.race.HandOver(sg.t.idx, t.idx, &m.hb, m.addr, cap(ch))
 		sg.fire(r, true)
 		r.wakeUp(sg.t, -1)
 		r.yield(t)
@@ -271,11 +272,11 @@ func recvModel[T any](r *run, t *thread, m *chanState, ch chan T) (v received[T]
 	switch {
 	case !got:
 	case v.ok:
-		r.race.recvDone(t, m, n, cap(ch))
+		r.race.RecvDone(t.idx, &m.hb, m.addr, n, cap(ch))
 		refill(r, m, ch)
 	default:
 		m.closed = true
-		r.race.closedRecv(t, m)
+		r.race.ClosedRecv(t.idx, m.addr)
 	}
 	return v, got
 }
@@ -295,7 +296,7 @@ func refill[T any](r *run, m *chanState, ch chan T) {
 		m.sendq = append([]*sudog{sg}, m.sendq...)
 		return
 	}
-	r.race.sendDone(sg.t, m, n, cap(ch), true)
+	r.race.SendDone(sg.t.idx, &m.hb, m.addr, n, cap(ch), true)
 	sg.fire(r, true)
 	r.wakeUp(sg.t, -1)
 }
@@ -320,7 +321,7 @@ func Close[T any](ch chan<- T) {
 	}
 	r.dataAccess(m.addr, 1, true)
 	close(ch) // panics "close of closed channel" as Go does
-	r.race.publish(t, m.addr, roleSend)
+	r.race.Publish(t.idx, m.addr, races.RoleSend)
 	r.closed(m)
 	r.yield(t)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"slices"
 	"time"
 	"unsafe"
@@ -400,16 +401,16 @@ func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Po
 	c := r.newThread(parent, fn)
 	if byClock {
 		r.tickWoke++
-		r.race.start(nil, c)
+		r.race.Start(-1, c.idx)
 		if key != nil {
-			r.race.observe(c, key, roleSend)
+			r.race.Observe(c.idx, key, races.RoleSend)
 		}
 		if r.exploring {
 			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
 		}
 		return c
 	}
-	r.race.start(t, c)
+	r.race.Start(t.idx, c.idx)
 	if r.exploring {
 		r.strat.Spawned(c.idx)
 	}

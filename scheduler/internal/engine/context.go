@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"slices"
 	"sync"
 	"time"
@@ -92,7 +93,7 @@ func (c *vctx) read(get func() error) error {
 	r.dataAccess(c.m.addr, 1, false)
 	err := get()
 	if err != nil {
-		r.race.observe(t, c.m.addr, roleSend)
+		r.race.Observe(t.idx, c.m.addr, races.RoleSend)
 	}
 	r.yield(t)
 	return err
@@ -196,7 +197,7 @@ func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
 	c.foreign = nil
 	c.mu.Unlock()
 	if !byClock {
-		r.race.publish(t, c.m.addr, roleSend)
+		r.race.Publish(t.idx, c.m.addr, races.RoleSend)
 	}
 	close(c.done)
 	r.closed(c.m)
@@ -323,7 +324,7 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 		// controls, when a scheduling point or a tick finds it done.
 		r.event(t)
 		a := &ctxAfter{f: f, owner: t}
-		r.race.publish(t, unsafe.Pointer(a), roleSend)
+		r.race.Publish(t.idx, unsafe.Pointer(a), races.RoleSend)
 		stopped, started := false, false
 		r.watch(ctx.Done(), func() {
 			started = true
@@ -345,7 +346,7 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	r.event(t)
 	r.dataAccess(c.m.addr, 1, true)
 	a := &ctxAfter{f: f, owner: t}
-	r.race.publish(t, unsafe.Pointer(a), roleSend)
+	r.race.Publish(t.idx, unsafe.Pointer(a), races.RoleSend)
 	if c.err != nil {
 		r.spawnFor(t, t, f, false, nil)
 		r.yield(t)

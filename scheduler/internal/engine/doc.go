@@ -27,10 +27,13 @@
 // of the hooks: memory.go, chan.go, select.go, mutex.go, cond.go,
 // waitgroup.go, once.go, syncmap.go, atomic.go, timers.go, context.go
 // (syncstate.go for their state in an execution); clock.go and eager.go
-// for virtual time, tso.go, tsoorder.go and fences.go for store buffers
-// under -memory tso|pso, deadlock.go, race.go feeding package eraser,
-// location.go naming memory the same way in every execution, native.go for
-// code outside any execution; brute.go for the extra scheduling points of
+// for virtual time; tso.go (Load, Store, Wrote), fences.go and foreign.go
+// the hooks of the store buffers under -memory tso|pso, whose machine is
+// the component scheduler/internal/storebuf; deadlock.go; race detection
+// is the component scheduler/internal/races, feeding package eraser (run
+// is the host of both components: hosts.go); location.go naming memory
+// the same way in every execution, native.go for code outside any
+// execution; brute.go for the extra scheduling points of
 // Algorithm Brute; guide.go and timeline.go for guided executions and
 // their reports. audit.go lists what ends an atomic block under Go's
 // rules, operation by operation. testing.go and subtest.go are T, the test

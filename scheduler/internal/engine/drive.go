@@ -72,7 +72,7 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 		active.Store(nil)
 	}()
 	t0 := r.newThread(nil, nil)
-	r.race.start(nil, t0)
+	r.race.Start(-1, t0.idx)
 	t0.fn = func() { r.runBody(t0) }
 	r.cur = t0
 	if len(r.replay) == 0 {
@@ -191,7 +191,7 @@ func (l *Learnt) Save(e *sched.Enc) {
 			e.Access(&a)
 		}
 	}
-	l.flush.save(e)
+	l.flush.Save(e)
 }
 
 // Load decodes into l what Save encoded (l is new).
@@ -205,7 +205,7 @@ func (l *Learnt) Load(x *sched.Dec) {
 			set.m[x.Access()] = true
 		}
 	}
-	l.flush.load(x)
+	l.flush.Load(x)
 }
 
 // Tainted says why no further exploration is safe in this process (a
@@ -284,8 +284,8 @@ func (x *Execution) DropFindings() { x.r.findings = x.r.findings[:0] }
 
 // Size is how much l holds: it only grows as the exploration learns.
 func (l *Learnt) Size() int {
-	n := len(l.tried) + len(l.mixed) + l.flush.words
-	for _, b := range []bool{l.triedAll, l.mixedAll, l.flush.unknown} {
+	n := len(l.tried) + len(l.mixed) + l.flush.Words()
+	for _, b := range []bool{l.triedAll, l.mixedAll, l.flush.Unknown()} {
 		if b {
 			n++
 		}
@@ -296,7 +296,7 @@ func (l *Learnt) Size() int {
 // Counts are how many locks some TryLock tries, RWMutexes locked both ways
 // and racy words (under a weak memory model) l holds.
 func (l *Learnt) Counts() (tried, mixed, racy int) {
-	return len(l.tried), len(l.mixed), l.flush.words
+	return len(l.tried), len(l.mixed), l.flush.Words()
 }
 
 // A Cutter is a strategy that may end the path under way where it crosses

@@ -16,7 +16,7 @@ func Go(f func()) {
 	}
 	r.event(t)
 	c := r.newThread(t, f)
-	r.race.start(t, c)
+	r.race.Start(t.idx, c.idx)
 	if r.exploring {
 		r.strat.Spawned(c.idx)
 	}
@@ -42,7 +42,7 @@ func goAndJoin(f func(release func())) {
 	r.event(t)
 	var c *thread
 	c = r.newThread(t, func() { f(func() { r.releaseJoiner(c) }) })
-	r.race.start(t, c)
+	r.race.Start(t.idx, c.idx)
 	c.joiner = t
 	if r.exploring {
 		r.strat.Spawned(c.idx)
@@ -99,7 +99,7 @@ func Step() {
 //go:noinline
 func step() {
 	if r, t := enter(); r != nil {
-		if t.pending != 0 {
+		if t.sb.Pending != 0 {
 			t.unfenced = true // a loop's back edge is no fence
 			r.event(t)
 			t.unfenced = false

@@ -258,7 +258,7 @@ func (r *run) anchor(t *thread, kind pointKind) result.Block {
 	if buf := t.flushOf; buf != nil {
 		// A flush: the store it committed, in the goroutine that made it.
 		b.Op = "flush"
-		if file, line := buf.flushed.fileLine(); file != "" {
+		if file, line := Pos(buf.Flushed).fileLine(); file != "" {
 			b.Pos, b.Src = shortPos(file, line), sourceLine(file, line)
 		}
 		return b

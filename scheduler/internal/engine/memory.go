@@ -141,14 +141,14 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	}
 	if r.access || racyReason(pos) != "" {
 		// -granularity access, or a race by design (racy.go): the access
-		// starts a block (tsoorder.go)
-		r.accessStarts(t, uintptr(addr), size)
+		// starts a block (package storebuf)
+		r.buf.AccessStarts(&t.sb, uintptr(addr), size)
 	}
 	if r.exploring {
 		r.strat.Access(uintptr(addr), size, write)
 	}
-	if r.race.on() {
-		r.race.access(t, addr, size, write, pos)
+	if r.race.On() {
+		r.race.Access(t.idx, addr, size, write, uint32(pos))
 	}
 }
 

@@ -1,10 +1,11 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"sync"
 	"unsafe"
 
-	"github.com/xbtest/xbtest/eraser"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
@@ -23,8 +24,8 @@ type lockState struct {
 	writer              *thread // the Mutex holder, or the RWMutex writer
 	pending             bool    // RWMutex: the writer has announced itself and waits for readers to leave
 	readers             []readHold
-	// happens-before (race.go): the releases of Unlock, and of RUnlock
-	wclock, rclock eraser.Clock
+	// happens-before (package races): the releases of Unlock, and of RUnlock
+	clocks races.LockClocks
 }
 
 type readHold struct {
@@ -76,14 +77,14 @@ func (r *run) dataAccess(addr unsafe.Pointer, size uintptr, write bool) {
 
 func (t *thread) hold(l *lockState) {
 	t.held = append(t.held, l)
-	t.r.race.acquire(t, l)
+	t.r.race.Acquire(t.idx, l.id, l.writer == t, l)
 	if t.r.trace {
 		t.r.guide.traceLock(t, l, true, t.r.lockName(l))
 	}
 }
 
 func (t *thread) drop(l *lockState) {
-	t.r.race.release(t, l)
+	t.r.race.Release(t.idx, l.id)
 	if t.r.trace {
 		t.r.guide.traceLock(t, l, false, t.r.lockName(l))
 	}
@@ -151,7 +152,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 type Learnt struct {
 	tried, mixed       map[sched.CanonAccess]bool
 	triedAll, mixedAll bool
-	flush              flushPasses // store buffers (tsoorder.go)
+	flush              storebuf.Passes // store buffers (package storebuf)
 }
 
 func NewLearnt() *Learnt {
@@ -319,7 +320,7 @@ func (m *Mutex) Lock() {
 	}
 	l.writer = t
 	t.hold(l)
-	r.race.locked(t, l, true)
+	r.race.Locked(t.idx, &l.clocks, true)
 	r.acquired(t, l, false)
 }
 
@@ -342,7 +343,7 @@ func (m *Mutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
-	r.race.locked(t, l, true)
+	r.race.Locked(t.idx, &l.clocks, true)
 	r.acquired(t, l, false) // a TryLock elsewhere may observe it held (see above)
 	return true
 }
@@ -366,7 +367,7 @@ func (m *Mutex) Unlock() {
 }
 
 func (r *run) releaseWriter(t *thread, l *lockState) {
-	r.race.unlocked(t, l, true)
+	r.race.Unlocked(t.idx, &l.clocks, true)
 	h := l.writer
 	l.writer = nil
 	h.drop(l)
@@ -404,7 +405,7 @@ func (rw *RWMutex) Lock() {
 	l.writer = t
 	t.hold(l)
 	if len(l.readers) == 0 {
-		r.race.locked(t, l, true)
+		r.race.Locked(t.idx, &l.clocks, true)
 		r.acquired(t, l, false)
 		return
 	}
@@ -420,7 +421,7 @@ func (rw *RWMutex) Lock() {
 		r.reverseLockChain(t, l, "Lock")
 	}
 	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
-	r.race.locked(t, l, true)
+	r.race.Locked(t.idx, &l.clocks, true)
 	r.acquired(t, l, false)
 }
 
@@ -451,7 +452,7 @@ func (rw *RWMutex) TryLock() bool {
 	}
 	l.writer = t
 	t.hold(l)
-	r.race.locked(t, l, true)
+	r.race.Locked(t.idx, &l.clocks, true)
 	r.acquired(t, l, false)
 	return true
 }
@@ -492,7 +493,7 @@ func (rw *RWMutex) RLock() {
 		r.acquireFailed(t, l, "RLock")
 	}
 	l.addReader(t)
-	r.race.locked(t, l, false)
+	r.race.Locked(t.idx, &l.clocks, false)
 	r.acquired(t, l, true)
 }
 
@@ -524,7 +525,7 @@ func (rw *RWMutex) TryRLock() bool {
 		return false
 	}
 	l.addReader(t)
-	r.race.locked(t, l, false)
+	r.race.Locked(t.idx, &l.clocks, false)
 	r.acquired(t, l, true)
 	return true
 }
@@ -551,7 +552,7 @@ func (rw *RWMutex) RUnlock() {
 			break
 		}
 	}
-	r.race.unlocked(t, l, false)
+	r.race.Unlocked(t.idx, &l.clocks, false)
 	h := l.readers[i].t
 	h.drop(l)
 	if l.readers[i].n--; l.readers[i].n == 0 {

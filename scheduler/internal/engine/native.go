@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"reflect"
 	"time"
 )
@@ -211,7 +212,7 @@ func (r *run) watch(done <-chan struct{}, fire func(), gone func() bool) {
 func recvNative[T any](r *run, t *thread, ch <-chan T) (T, bool) {
 	r.dataAccess(chanPtr(ch), 1, true)
 	if v, ok, got := tryRecv(ch); got {
-		r.race.observe(t, chanPtr(ch), roleAnySend)
+		r.race.Observe(t.idx, chanPtr(ch), races.RoleAnySend)
 		r.yield(t)
 		return v, ok
 	}
@@ -230,7 +231,7 @@ func recvNative[T any](r *run, t *thread, ch <-chan T) (T, bool) {
 func sendNative[T any](r *run, t *thread, ch chan<- T, v T) {
 	r.dataAccess(chanPtr(ch), 1, true)
 	if trySend(ch, v) {
-		r.race.publish(t, chanPtr(ch), roleAnySend)
+		r.race.Publish(t.idx, chanPtr(ch), races.RoleAnySend)
 		r.yield(t)
 		return
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"sync/atomic"
 	"unsafe"
 
@@ -44,13 +45,13 @@ func (o *Once) Do(f func()) {
 	r.event(t)
 	r.dataAccess(unsafe.Pointer(&o.done), 4, false)
 	if o.done.Load() != 0 {
-		r.race.observe(t, unsafe.Pointer(o), roleObject)
+		r.race.Observe(t.idx, unsafe.Pointer(o), races.RoleObject)
 		return
 	}
 	// Whoever ran f, its effects happen before Do returns.
 	defer func() {
 		if r2, t2 := enter(); r2 == r {
-			r.race.observe(t2, unsafe.Pointer(o), roleObject)
+			r.race.Observe(t2.idx, unsafe.Pointer(o), races.RoleObject)
 		}
 	}()
 	o.m.Lock()
@@ -60,7 +61,7 @@ func (o *Once) Do(f func()) {
 			if r2, t2 := enter(); r2 == r {
 				r.event(t2)
 				r.dataAccess(unsafe.Pointer(&o.done), 4, true)
-				r.race.publish(t2, unsafe.Pointer(o), roleObject)
+				r.race.Publish(t2.idx, unsafe.Pointer(o), races.RoleObject)
 				o.done.Store(1)
 				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != sched.RegionHeap {
 					// A Once the body did not make (a package's, or

@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/xbtest/xbtest/eraser"
 )
 
 // Races by design. Lock-free code reads and writes shared words with plain
@@ -30,7 +26,7 @@ import (
 //     racy accesses, the other accesses staying at synchronization
 //     granularity: exactly the interleavings a sequentially consistent
 //     machine allows, since an access that races with nothing commutes
-//     with the other goroutines' blocks (see noteUnprotected, race.go).
+//     with the other goroutines' blocks (see noteUnprotected, package races).
 //     Without the directive, a racy protocol at sync granularity would run
 //     each goroutine's loads and stores between two synchronization
 //     operations as one block, and pass trivially.
@@ -71,32 +67,4 @@ func racyReason(p Pos) string {
 		return ""
 	}
 	return (*rs)[p]
-}
-
-// expectedRace notes a race one of whose accesses is at a racy site, and
-// reports whether it was one.
-func (rs *races) expectedRace(rc eraser.Race) bool {
-	cur, prev := Pos(rc.Cur.Pos), Pos(rc.Prev.Pos)
-	site := cur
-	why := racyReason(cur)
-	if w := racyReason(prev); w != "" && (why == "" || prev.Expr() < cur.Expr()) {
-		site, why = prev, w
-	}
-	if why == "" {
-		return false
-	}
-	// One note per variable: named by the racy site's file and source
-	// text (which access came first varies with the schedule).
-	name := site.Expr()
-	if name == "" {
-		name = site.String()
-	} else {
-		name = site.File() + ": " + name
-	}
-	note := fmt.Sprintf("expected race (//xbtest:racy %s): %s", why, name)
-	if !slices.Contains(rs.expected, note) {
-		rs.expected = append(rs.expected, note)
-		rs.host.note(note)
-	}
-	return true
 }

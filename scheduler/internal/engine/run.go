@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
 	"runtime"
@@ -98,20 +100,13 @@ type thread struct {
 	pcs    []uintptr  // trace mode: the call stack at its last event
 	tt     *T         // the test handle of a T.Run goroutine
 
-	// Store buffers (tso.go): the goroutine's buffers, the number of stores
-	// they hold, and for a flush pseudo-thread the buffer it commits.
-	bufs     []*storeBuf
-	pending  int
+	// Store buffers (package storebuf): the goroutine's buffers, and for
+	// a flush pseudo-thread the buffer it commits.
+	sb       storebuf.Goroutine
 	unfenced bool // the current event is a buffered access or a loop step: no drain
-	released bool // a release fence waits for the goroutine's next store (fences.go)
-	flushOf  *storeBuf
+	flushOf  *storebuf.Buf
 	isClock  bool // the virtual clock's pseudo-thread (eager.go)
 	ranAt    int  // r.switches when it last started a block or was woken (eager.go, "Fairness")
-
-	// Since its last block boundary: the access points it passed, and
-	// whether it made an access that is a boundary (tsoorder.go).
-	quiet      int32
-	racyAccess bool
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -121,7 +116,7 @@ type waitResult struct {
 
 func (t *thread) id() string {
 	if t.flushOf != nil {
-		return t.flushOf.name()
+		return t.r.bufName(t.flushOf)
 	}
 	if t.isClock {
 		return "clock"
@@ -224,7 +219,8 @@ type run struct {
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
-	race     races // race detection (race.go)
+	race     races.Races      // race detection (package races, hosts.go)
+	buf      storebuf.Buffers // store buffers (package storebuf, hosts.go)
 	warnings []string
 	notes    []string // for -v: what the result's Notes say (unprotected locations)
 	gaveWay  int      // threads made to give way by the fairness bound
@@ -294,7 +290,8 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
-	r.race.reset(cfg.Race, r, cfg.Trace)
+	r.race.Reset(cfg.Race, r, cfg.Trace)
+	r.resetBuffers()
 }
 
 // runBody is the test goroutine's function.
@@ -308,13 +305,14 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 	var t *thread
 	if n := len(r.threads); n < len(r.spare) {
 		t = r.spare[n]
-		held, pcs, bufs := t.held[:0], t.pcs[:0], t.bufs[:0]
-		*t = thread{held: held, pcs: pcs, bufs: bufs}
+		held, pcs, sb := t.held[:0], t.pcs[:0], t.sb.Reused()
+		*t = thread{held: held, pcs: pcs, sb: sb}
 	} else {
 		t = new(thread)
 		r.spare = append(r.spare, t)
 	}
 	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
+	t.sb.Idx = t.idx
 	t.ranAt = r.switches
 	if !r.multi && len(r.threads) > 0 {
 		r.multi = true
@@ -388,8 +386,8 @@ func (r *run) foreign() (native bool) {
 // number the points where recorded blocks end, so a replayed prefix stops at
 // exactly the same place.
 func (r *run) event(t *thread) {
-	if t.pending != 0 && !t.unfenced {
-		r.fence(t) // a synchronization operation is a fence (tso.go)
+	if t.sb.Pending != 0 && !t.unfenced {
+		r.buf.Fence(&t.sb) // a synchronization operation is a fence (package storebuf)
 	}
 	r.events++
 	if r.multi && !t.isClock {
@@ -469,7 +467,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		faultHook()
 	}
 	if kind != ptPass {
-		t.quiet, t.racyAccess = 0, false // tsoorder.go
+		t.sb.Boundary() // package storebuf
 	}
 	r.opsSince, r.accessed = 0, false
 	if len(r.natives) > 0 {
@@ -653,7 +651,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	if r.ticking {
 		r.tickWoke++
 	} else {
-		r.race.edge(r.cur, w)
+		r.race.Edge(idxOf(r.cur), w.idx)
 	}
 	if r.trace {
 		r.guide.traceWake(w, r.waker())
@@ -1285,22 +1283,3 @@ func stuckStacks() string {
 	}
 	return strings.Join(out, "\n\n")
 }
-
-// run is the race detection's host (raceHost, race.go).
-
-func (r *run) goroutineID(idx int32) string { return r.threads[idx].id() }
-
-func (r *run) memoryName(addr uintptr) string { return r.heap.describe(addr) }
-
-func (r *run) raced(addr uintptr) { r.learnRacy(addr) }
-
-func (r *run) reportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
-	r.addFinding(f, key)
-	if r.trace {
-		r.guide.traceRace(f, prevT, cur, prev)
-	}
-}
-
-func (r *run) note(s string) { r.notes = append(r.notes, s) }
-
-func (r *run) tracedAccess(t *thread, pos Pos) { r.guide.traceAccess(t, pos) }

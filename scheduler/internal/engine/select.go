@@ -44,7 +44,7 @@ func (c *sendCase[T]) commit(r *run, m *chanState) bool {
 		panic(runtimeError("send on closed channel"))
 	}
 	if sg := popLive(&m.recvq); sg != nil {
-		r.race.handOver(r.cur, sg.t, m, cap(c.ch))
+		r.race.HandOver(r.cur.idx, sg.t.idx, &m.hb, m.addr, cap(c.ch))
 		r.deliver(sg, c.v, true)
 		return false
 	}
@@ -52,7 +52,7 @@ func (c *sendCase[T]) commit(r *run, m *chanState) bool {
 	if !trySend(c.ch, c.v) {
 		r.internalError(r.cur, "a ready send case could not send")
 	}
-	r.race.sendDone(r.cur, m, n, cap(c.ch), true)
+	r.race.SendDone(r.cur.idx, &m.hb, m.addr, n, cap(c.ch), true)
 	return false
 }
 
@@ -107,7 +107,7 @@ func (c *recvCase[T]) commit(r *run, m *chanState) bool {
 		return v.ok
 	}
 	if sg := popLive(&m.sendq); sg != nil {
-		r.race.handOver(sg.t, r.cur, m, cap(c.ch))
+		r.race.HandOver(sg.t.idx, r.cur.idx, &m.hb, m.addr, cap(c.ch))
 		sg.fire(r, true)
 		r.wakeUp(sg.t, -1)
 		c.store(as[T](sg.val))

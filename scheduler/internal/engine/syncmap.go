@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -31,7 +32,8 @@ func (m *Map) op(write bool, key any, f func() (wrote bool)) {
 	wrote := f()
 	m.mu.Unlock()
 	if r != nil {
-		r.race.mapAccess(t, m, key, wrote)
+		_, all := key.(allKeys)
+		r.race.MapAccess(t.idx, unsafe.Pointer(m), key, all, wrote)
 		r.yield(t)
 	}
 }
@@ -200,7 +202,7 @@ func (p *Pool) Put(x any) {
 		return
 	}
 	if r, t := enter(); r != nil {
-		r.race.publish(t, ifaceData(x), rolePool)
+		r.race.Publish(t.idx, ifaceData(x), races.RolePool)
 	}
 	p.op(func(s *poolState) { s.items = append(s.items, x) })
 }
@@ -220,7 +222,7 @@ func (p *Pool) Get() any {
 	})
 	if x != nil {
 		if r, t := enter(); r != nil {
-			r.race.observe(t, ifaceData(x), rolePool)
+			r.race.Observe(t.idx, ifaceData(x), races.RolePool)
 		}
 	} else if p.New != nil {
 		x = p.New()

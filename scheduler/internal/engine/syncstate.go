@@ -45,10 +45,10 @@ func (r *run) lockOf(addr unsafe.Pointer, rw bool) *lockState {
 	}
 	l := s.lockPool[s.nlocks]
 	s.nlocks++
-	readers, wc, rc := l.readers[:0], l.wclock, l.rclock
-	wc.Reset()
-	rc.Reset()
-	*l = lockState{id: r.newObj(), rw: rw, addr: addr, readers: readers, wclock: wc, rclock: rc}
+	readers, clk := l.readers[:0], l.clocks
+	clk.W.Reset()
+	clk.R.Reset()
+	*l = lockState{id: r.newObj(), rw: rw, addr: addr, readers: readers, clocks: clk}
 	s.locks[addr] = l
 	return l
 }

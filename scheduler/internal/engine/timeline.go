@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"reflect"
 
 	"github.com/xbtest/xbtest/result"
@@ -57,10 +58,10 @@ func traceStep(t *thread, st *result.TraceStep, src string) {
 	st.Src = src
 	owner := t
 	if t.flushOf != nil {
-		owner = t.flushOf.owner
+		owner = t.r.threads[t.flushOf.Owner()]
 	}
-	for _, b := range owner.bufs {
-		for _, e := range b.q[b.head:] {
+	for _, b := range owner.sb.Bufs() {
+		for _, e := range b.Entries() {
 			st.Buffered = append(st.Buffered, describeStore(e))
 		}
 	}
@@ -68,8 +69,8 @@ func traceStep(t *thread, st *result.TraceStep, src string) {
 
 // describeStore says what a buffered store writes where: "x = 1
 // (file.go:12)", the variable as the source names it.
-func describeStore(e bufEntry) string {
-	p := e.where()
+func describeStore(e storebuf.Entry) string {
+	p := Pos(e.Where())
 	name := p.Expr()
 	if name == "" {
 		name = "?"
@@ -78,13 +79,11 @@ func describeStore(e bufEntry) string {
 		}
 	}
 	val := "…"
-	if v, ok := e.(interface{ value() any }); ok {
-		val = showValue(v.value())
+	if v, ok := e.(interface{ Value() any }); ok {
+		val = showValue(v.Value())
 	}
 	return name + " = " + val + " (" + p.String() + ")"
 }
-
-func (e *typedEntry[T]) value() any { return e.v }
 
 // showValue prints a loaded or stored value, briefly.
 func showValue(v any) string {

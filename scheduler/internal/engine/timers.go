@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"time"
 	"unsafe"
 )
@@ -95,7 +96,7 @@ func TimeAfterFunc(d time.Duration, f func()) *time.Timer {
 		return time.AfterFunc(d, f)
 	}
 	tm := &vtimer{kind: tkFunc, t: t, fn: f}
-	r.race.publish(t, unsafe.Pointer(tm), roleSend)
+	r.race.Publish(t.idx, unsafe.Pointer(tm), races.RoleSend)
 	r.startTimer(t, tm, d)
 	timer := &time.Timer{}
 	r.clock.timers[timer] = tm

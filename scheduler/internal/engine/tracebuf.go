@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/xbtest/xbtest/result"
+import (
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
+)
 
 // Store-buffer events in the trace of a replay (xbtest -replay -trace):
 // a store that enters a buffer and a drain's commit are no scheduling
@@ -15,8 +18,8 @@ func (g *Guide) traceBuffered(t *thread, pos Pos) {
 
 // traceDrained records that a fence of b's goroutine commits b's oldest
 // entry.
-func (g *Guide) traceDrained(b *storeBuf) {
-	g.traceStoreStep(b.name(), "commit (fence)", b.q[b.head].where())
+func (g *Guide) traceDrained(r *run, b *storebuf.Buf) {
+	g.traceStoreStep(r.bufName(b), "commit (fence)", Pos(b.Entries()[0].Where()))
 }
 
 func (gd *Guide) traceStoreStep(g, op string, pos Pos) {

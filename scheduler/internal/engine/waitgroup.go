@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"sync"
 	"unsafe"
 )
@@ -26,7 +27,7 @@ func (wg *WaitGroup) Add(delta int) {
 	if delta < 0 {
 		// A Done is synchronized before the return of the Wait it
 		// unblocks; an Add of a positive delta before nothing.
-		r.race.publish(t, unsafe.Pointer(wg), roleObject)
+		r.race.Publish(t.idx, unsafe.Pointer(wg), races.RoleObject)
 	}
 	w.n += int64(delta)
 	if w.n < 0 {
@@ -58,13 +59,13 @@ func (wg *WaitGroup) Wait() {
 	w := r.wgOf(wg)
 	r.dataAccess(unsafe.Pointer(wg), 8, false)
 	if w.n == 0 {
-		r.race.observe(t, unsafe.Pointer(wg), roleObject)
+		r.race.Observe(t.idx, unsafe.Pointer(wg), races.RoleObject)
 		r.yield(t)
 		return
 	}
 	w.waiters = append(w.waiters, t)
 	r.parkHere(t, "waitgroup", w.id)
-	r.race.observe(t, unsafe.Pointer(wg), roleObject)
+	r.race.Observe(t.idx, unsafe.Pointer(wg), races.RoleObject)
 }
 
 // Go calls f on a new goroutine and adds that task to the WaitGroup.

@@ -1,7 +1,7 @@
 package exitblock
 
 // Flushes first. Under -memory tso|pso every store buffer has a flush
-// pseudo-thread (scheduler/tso.go). ExitBlock may choose any enabled
+// pseudo-thread (scheduler/internal/storebuf). ExitBlock may choose any enabled
 // thread to run next ("curThread = choose a member of enabled", Fig 2.7):
 // the branch pushed at the end of its block explores the others first, so
 // the choice orders the exploration without changing what it covers. The
@@ -12,7 +12,7 @@ package exitblock
 // and the relaxed orders are the branches.
 //
 // A forced flush (sched.Engine.Flusher: a commit no other goroutine can
-// observe the timing of, scheduler/internal/engine/tsoorder.go) is chosen before anything
+// observe the timing of, scheduler/internal/storebuf) is chosen before anything
 // else, and its block pushes no branch in which another thread runs first:
 // the engine has argued that such an order reaches nothing new.
 

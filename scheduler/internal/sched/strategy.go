@@ -97,7 +97,7 @@ type Strategy interface {
 	// WaitGroup reaching zero, a timer).
 	Woken(t, relock int32)
 	// Disable removes t from the enabled and delayed sets (a flush
-	// pseudo-thread whose buffer another block drained, scheduler/internal/engine/tso.go).
+	// pseudo-thread whose buffer another block drained, scheduler/internal/storebuf).
 	Disable(t int32)
 	// LockFailed: "if (lock_enter && another thread holds that lock) move
 	// curThread from enabled to lock's block set; change execution state
@@ -207,10 +207,10 @@ type Engine interface {
 	Uncanon(c *CanonRW) *RWSet
 	UnknownAddr(addr uintptr) bool
 	// Flusher reports whether t is a store buffer's flush pseudo-thread
-	// (scheduler/tso.go), and then its owner (else -1) and whether its
+	// (scheduler/internal/storebuf), and then its owner (else -1) and whether its
 	// next commit is forced: it must run as soon as it is enabled, and
 	// no order in which another block runs first is explored
-	// (scheduler/internal/engine/tsoorder.go says when that loses nothing).
+	// (scheduler/internal/storebuf says when that loses nothing).
 	Flusher(t int32) (owner int32, forced bool)
 }
 

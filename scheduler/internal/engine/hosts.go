@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
+)
+
+// The engine's components have their own state and packages, and reach
+// the execution only through a host interface, which run implements
+// here: the store buffers (package scheduler/internal/storebuf,
+// storebuf.Host) and race detection (package scheduler/internal/races,
+// races.Host).
+
+// run is the store buffers' host (storebuf.Host): the scheduling events,
+// the flush pseudo-threads, the explorer's sets and the names of memory
+// the buffers of package scheduler/internal/storebuf need. run.buf is the
+// execution's buffers, thread.sb a goroutine's, Learnt.flush the passes.
+
+// resetBuffers prepares the store buffers for a new execution.
+func (r *run) resetBuffers() {
+	var passes *storebuf.Passes
+	if r.known != nil && r.guide == nil && storebuf.PassesOn(&r.cfg.Settings, r.cfg.Oracle) {
+		passes = &r.known.flush
+	}
+	r.buf.Reset(r, r.mem, passes, r.cfg.Race)
+}
+
+// bufferedEvent counts the event of a buffered access (which is no fence)
+// and returns the running goroutine; nil for a finalizer's access, which is
+// made natively (see foreign).
+func (r *run) bufferedEvent() *thread {
+	t := r.cur
+	if t.g != getg() && r.foreign() {
+		return nil
+	}
+	if r.dead.Load() {
+		panic(teardown{})
+	}
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+	return t
+}
+
+// passKind is the kind of a point the store buffers may pass.
+func passKind(pass bool) pointKind {
+	if pass {
+		return ptPass
+	}
+	return ptBoundary
+}
+
+func (r *run) UnfencedEvent(g int32) {
+	t := r.threads[g]
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+}
+
+func (r *run) Point(g int32, pass, access bool) {
+	t := r.threads[g]
+	r.transfer(t, r.point(t, passKind(pass)))
+	if access {
+		r.accessed = true
+	}
+}
+
+func (r *run) Yield(g int32) { r.yield(r.threads[g]) }
+
+func (r *run) WakeFlusher(b *storebuf.Buf) {
+	if b.Flusher < 0 {
+		f := r.newThread(nil, nil)
+		f.flushOf = b
+		f.fn = func() { r.flushLoop(f, b) }
+		b.Flusher = f.idx
+	}
+	f := r.threads[b.Flusher]
+	f.status = stRunnable
+	f.on, f.onObj = "", -1
+	if r.exploring {
+		r.strat.Woken(f.idx, -1)
+	}
+}
+
+// flushLoop is the body of a flush pseudo-thread: each block commits the
+// oldest entry of its buffer; with nothing left it waits for the next store.
+func (r *run) flushLoop(f *thread, b *storebuf.Buf) {
+	for {
+		r.event(f)
+		if r.buf.Flush(b) {
+			r.parkHere(f, "store", -1)
+		} else {
+			r.yield(f)
+		}
+	}
+}
+
+func (r *run) StopFlusher(b *storebuf.Buf) {
+	if f := r.threads[b.Flusher]; f.status == stRunnable {
+		f.status = stWaiting
+		f.on, f.onObj = "store", -1
+		if r.exploring {
+			r.strat.Disable(f.idx)
+		}
+	}
+}
+
+func (r *run) Committed(addr, size uintptr) {
+	if r.exploring {
+		r.strat.Access(addr, size, true)
+	}
+}
+
+func (r *run) Buffered(g int32, pos uint32) { r.guide.traceBuffered(r.threads[g], Pos(pos)) }
+
+func (r *run) Drained(b *storebuf.Buf) { r.guide.traceDrained(r, b) }
+
+func (r *run) Region(addr uintptr) (sched.RegionKind, sched.HeapKey, uintptr) {
+	kind, reg := r.heap.classify(addr)
+	if reg == nil {
+		return kind, sched.HeapKey{}, 0
+	}
+	return kind, reg.key, reg.base
+}
+
+// Flusher implements sched.Engine.
+func (r *run) Flusher(i int32) (owner int32, forced bool) {
+	t := r.threadAt(i)
+	if t == nil || t.flushOf == nil {
+		return -1, false
+	}
+	return t.flushOf.Owner(), r.buf.Forced(t.flushOf)
+}
+
+// bufName names a store buffer in reports.
+func (r *run) bufName(b *storebuf.Buf) string {
+	return r.threads[b.Owner()].id() + " store buffer"
+}
+
+// NextFlushPass is called when a pass of the store buffers has explored
+// its last schedule (learnt false) or learnt a racy location: it reports
+// whether another pass starts (and starts it; the driver then starts the
+// exploration over with a new strategy, keeping the findings). schedules
+// is how many the exploration has explored so far.
+func (l *Learnt) NextFlushPass(cfg *Config, learnt bool, schedules int) bool {
+	return l.flush.Next(&cfg.Settings, cfg.Oracle, learnt, schedules)
+}
+
+// FlushPassGrew reports whether the pass under way learnt a racy word: the
+// exploration starts over in the next pass.
+func (l *Learnt) FlushPassGrew() bool { return l.flush.Grew() }
+
+// FlushPassesNote says for the result what the passes did (empty: nothing
+// to say); complete is whether the exploration ended without a bound.
+func (l *Learnt) FlushPassesNote(cfg *Config, complete bool, schedules int) string {
+	return l.flush.Note(&cfg.Settings, cfg.Oracle, complete, schedules)
+}
+
+// run is the race detection's host (races.Host, package
+// scheduler/internal/races): names of goroutines, memory, locks and source
+// positions, and where races and notes go. run.race is the execution's
+// detection.
+
+func (r *run) GoroutineID(idx int32) string { return r.threads[idx].id() }
+
+func (r *run) MemoryName(addr uintptr) string { return r.heap.describe(addr) }
+
+func (r *run) LockName(lock any) string {
+	l, _ := lock.(*lockState)
+	return r.lockName(l)
+}
+
+func (r *run) Raced(addr uintptr) { r.buf.LearnRacy(addr) }
+
+func (r *run) ReportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
+	r.addFinding(f, key)
+	if r.trace {
+		r.guide.traceRace(f, prevT, cur, prev)
+	}
+}
+
+func (r *run) Note(s string) { r.notes = append(r.notes, s) }
+
+func (r *run) TracedAccess(g int32, pos uint32) { r.guide.traceAccess(r.threads[g], Pos(pos)) }
+
+func (r *run) PosString(pos uint32) string  { return Pos(pos).String() }
+func (r *run) PosFile(pos uint32) string    { return Pos(pos).File() }
+func (r *run) PosExpr(pos uint32) string    { return Pos(pos).Expr() }
+func (r *run) RacyReason(pos uint32) string { return racyReason(Pos(pos)) }
+
+// SitePos is sitePos for the detector, whose skip counts this frame.
+func (r *run) SitePos(skip int) uint32 { return uint32(sitePos(skip)) }
+
+// sites caches the position of each call site of the API that comes
+// without one (sync/atomic replacements, hand-written calls of Read and
+// Write), found from the stack, which is slow.
+var sites sync.Map // [5]uintptr -> Pos
+
+// sitePos returns the position of the first user frame above skip frames
+// (runtime.Callers counting: 1 is sitePos itself).
+// Five frames identify the call site: they reach past the scheduler's own
+// frames (memory, read, Read, and package scheduler's Read forwarding to
+// it; store, an atomic replacement and its forwarder) into the caller.
+func sitePos(skip int) Pos {
+	var pcs [5]uintptr
+	runtime.Callers(skip, pcs[:])
+	if p, ok := sites.Load(pcs); ok {
+		return p.(Pos)
+	}
+	var all [16]uintptr
+	n := runtime.Callers(skip, all[:])
+	file, line := firstUserFrame(all[:n])
+	if file == "" {
+		file = "?"
+	}
+	p := RegisterPositions(file, int32(line))
+	sites.Store(pcs, p)
+	return p
+}
