@@ -19,6 +19,9 @@ func (g *Guide) traceBuffered(t *thread, pos Pos) {
 // traceDrained records that a fence of b's goroutine commits b's oldest
 // entry.
 func (g *Guide) traceDrained(r *run, b *storebuf.Buf) {
+	if g == nil || !g.record {
+		return // the buffer's name is not built for nothing
+	}
 	g.traceStoreStep(r.bufName(b), "commit (fence)", Pos(b.Entries()[0].Where()))
 }
 
