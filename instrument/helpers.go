@@ -274,16 +274,20 @@ func _xbWrote[T any](p *T, pos _xbs.Pos) {
 
 // A map is one location.
 
+// _xbMapLoad and _xbMapStore spell _xbs.MapAddr(m) out, which keeps them
+// within the inliner's budget of 80 (MapAddr's two levels of forwarding
+// cost 96).
+
 func _xbMapLoad[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
 	if m != nil {
-		_xbs.Read(_xbs.MapAddr(m), 1, pos)
+		_xbs.Read(*(*_xbunsafe.Pointer)(_xbunsafe.Pointer(&m)), 1, pos)
 	}
 	return m
 }
 
 func _xbMapStore[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
 	if m != nil {
-		_xbs.Write(_xbs.MapAddr(m), 1, pos)
+		_xbs.Write(*(*_xbunsafe.Pointer)(_xbunsafe.Pointer(&m)), 1, pos)
 	}
 	return m
 }

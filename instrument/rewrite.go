@@ -318,7 +318,7 @@ func (r *fileRW) stmt(s ast.Stmt, inList bool) {
 	case *ast.SendStmt:
 		r.send(s)
 	case *ast.IncDecStmt:
-		r.incDec(s)
+		r.incDec(s, inList)
 	case *ast.AssignStmt:
 		r.assign(s, inList)
 	case *ast.GoStmt:

@@ -290,16 +290,26 @@ func (r *fileRW) assign1(s ast.Stmt, l, rhs ast.Expr) {
 // assignment does, or, in a file without generics, a wrapper
 // _xbAssign(&target, rhs, pos) whose concrete parameter types convert.
 func (r *fileRW) assignment(l ast.Expr, target edit.Part, rhs []edit.Part) []edit.Part {
+	return r.assignThrough(l, []edit.Part{edit.Lit("&"), target}, rhs)
+}
+
+// assignmentAt is assignment with the target's address, addr, computed
+// before.
+func (r *fileRW) assignmentAt(l ast.Expr, addr edit.Part, rhs []edit.Part) []edit.Part {
+	return r.assignThrough(l, []edit.Part{addr}, rhs)
+}
+
+func (r *fileRW) assignThrough(l ast.Expr, addr, rhs []edit.Part) []edit.Part {
 	pos := r.site(l)
 	if r.generics {
-		out := []edit.Part{edit.Lit("_xbAt(&"), target, edit.Lit(", " + pos + ").set(")}
+		out := append(append([]edit.Part{edit.Lit("_xbAt(")}, addr...), edit.Lit(", "+pos+").set("))
 		return append(append(out, rhs...), edit.Lit(")"))
 	}
 	name, ok := r.helperName(l, hAssign, r.typeOf(l))
 	if !ok {
 		return nil
 	}
-	out := []edit.Part{edit.Lit(name + "(&"), target, edit.Lit(", ")}
+	out := append(append([]edit.Part{edit.Lit(name + "(")}, addr...), edit.Lit(", "))
 	return append(append(out, rhs...), edit.Lit(", "+pos+")"))
 }
 
@@ -340,12 +350,24 @@ func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string, inList bool) {
 		if !ok {
 			return
 		}
-		val := []edit.Part{edit.Lit(load + "(&"), r.ed.Src(l), edit.Lit(", " + r.site(l) + ") " + op + " ")}
-		if rhs == nil {
-			val = append(val, edit.Lit("1"))
-		} else {
-			val = append(val, edit.Lit("("), r.ed.Src(rhs), edit.Lit(")"))
+		operand := []edit.Part{edit.Lit("1")}
+		if rhs != nil {
+			operand = []edit.Part{edit.Lit("("), r.ed.Src(rhs), edit.Lit(")")}
 		}
+		if _, isIdent := unparen(l).(*ast.Ident); !isIdent && inList {
+			// The target is evaluated once, as Go evaluates it: its
+			// address (an index, a field, through a pointer) is computed
+			// and its own reads reported once, not for the load and again
+			// for the store:
+			//	{ _xbp1 := &l; _xbAt(_xbp1, pos).set(_xbLoad(_xbp1, pos) op (rhs)) }
+			p := r.temp("_xbp")
+			val := append([]edit.Part{edit.Lit(load + "(" + p + ", " + r.site(l) + ") " + op + " ")}, operand...)
+			if a := r.assignmentAt(l, edit.Lit(p), val); a != nil {
+				r.ed.Replace(s, append(append([]edit.Part{edit.Lit("{ " + p + " := &"), r.ed.Src(l), edit.Lit("; ")}, a...), edit.Lit(" }"))...)
+			}
+			return
+		}
+		val := append([]edit.Part{edit.Lit(load + "(&"), r.ed.Src(l), edit.Lit(", " + r.site(l) + ") " + op + " ")}, operand...)
 		if a := r.assignment(l, r.ed.Src(l), val); a != nil {
 			r.ed.Replace(s, a...)
 		}
@@ -377,12 +399,12 @@ func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string, inList bool) {
 	}
 }
 
-func (r *fileRW) incDec(s *ast.IncDecStmt) {
+func (r *fileRW) incDec(s *ast.IncDecStmt, inList bool) {
 	op := "+"
 	if s.Tok == token.DEC {
 		op = "-"
 	}
-	r.opAssign(s, s.X, nil, op, false)
+	r.opAssign(s, s.X, nil, op, inList)
 }
 
 // assignN handles tuple assignments. In a statement list, with targets
