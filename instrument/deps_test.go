@@ -2,8 +2,6 @@ package instrument
 
 import (
 	"context"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,33 +12,6 @@ import (
 	"github.com/xbtest/xbtest/instrument/internal/build"
 	"github.com/xbtest/xbtest/settings"
 )
-
-func TestScanFile(t *testing.T) {
-	for _, c := range []struct {
-		src  string
-		want depUse
-	}{
-		{"package p\nfunc F(a, b int) int { return a + b }\n", 0},
-		{"package p\nimport \"strings\"\nfunc F(s string) string { return strings.ToUpper(s) }\n", 0},
-		{"package p\nfunc F(f func()) { go f() }\n", useGo},
-		{"package p\nimport \"sync\"\nvar mu sync.Mutex\n", useSync},
-		{"package p\nimport \"sync/atomic\"\nvar n atomic.Int64\n", useSync},
-		{"package p\nfunc F(c chan int) { c <- 1 }\n", useChan},
-		{"package p\nfunc F(d interface{ Done() <-chan struct{} }) { <-d.Done() }\n", useChan},
-		{"package p\nimport \"time\"\nfunc F() { time.Sleep(time.Second) }\n", useTimer},
-		{"package p\nimport \"time\"\nfunc F() time.Time { return time.Now() }\n", 0},
-		{"package p\nimport c \"context\"\nfunc F(ctx c.Context) { c.WithTimeout(ctx, 0) }\n", useTimer},
-		{"package p\nimport \"testing\"\nfunc Check(t *testing.T) {}\n", useTesting},
-	} {
-		f, err := parser.ParseFile(token.NewFileSet(), "p.go", c.src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := scanFile(f); got != c.want {
-			t.Errorf("%q: %q, want %q", c.src, got, c.want)
-		}
-	}
-}
 
 // TestDeps checks which dependencies are rewritten by default: those that
 // start goroutines (pool, asmlib, whose assembly stays) or take a

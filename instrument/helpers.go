@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/xbtest/xbtest/instrument/internal/typestr"
 )
 
 // Rewritten code calls the scheduler (imported as xb) and a few generic
@@ -73,7 +75,7 @@ type genFile struct {
 	pkgName  string
 	unitTag  string // keeps the wrapper names of the units of one package apart
 	path     string // where the overlay puts it
-	imports  *importSet
+	imports  *typestr.Imports
 	generics bool // define the generic helpers here
 	buffered bool // -memory tso|pso: the helpers carry values (bufferedHelpers)
 	needTag  bool // the module's Go version predates generics
@@ -83,7 +85,7 @@ type genFile struct {
 }
 
 func newGenFile(pkg *types.Package, path string) *genFile {
-	return &genFile{pkgName: pkg.Name(), path: path, imports: newImportSet(pkg), wrappers: map[string]string{}}
+	return &genFile{pkgName: pkg.Name(), path: path, imports: typestr.NewImports(pkg, typestr.Scheduler{Path: schedulerPath, Name: genXB, Replaced: replacements}), wrappers: map[string]string{}}
 }
 
 // wrapper returns the name of the non-generic wrapper of h instantiated
@@ -94,7 +96,7 @@ func (g *genFile) wrapper(h *helper, targs []types.Type) (string, error) {
 	}
 	strs := make([]string, len(targs))
 	for i, t := range targs {
-		s, err := g.imports.typeString(t)
+		s, err := g.imports.TypeString(t)
 		if err != nil {
 			return "", err
 		}
@@ -141,7 +143,7 @@ func (g *genFile) source() []byte {
 	}
 	fmt.Fprintf(&b, "package %s\n\nimport (\n", g.pkgName)
 	fmt.Fprintf(&b, "\t%s %s\n\t%s \"unsafe\"\n", genXB, quote(schedulerPath), genUnsafe)
-	for _, imp := range g.imports.decls() {
+	for _, imp := range g.imports.Decls() {
 		fmt.Fprintf(&b, "\t%s\n", imp)
 	}
 	b.WriteString(")\n\n")
@@ -272,16 +274,20 @@ func _xbWrote[T any](p *T, pos _xbs.Pos) {
 
 // A map is one location.
 
+// _xbMapLoad and _xbMapStore spell _xbs.MapAddr(m) out, which keeps them
+// within the inliner's budget of 80 (MapAddr's two levels of forwarding
+// cost 96).
+
 func _xbMapLoad[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
 	if m != nil {
-		_xbs.Read(_xbs.MapAddr(m), 1, pos)
+		_xbs.Read(*(*_xbunsafe.Pointer)(_xbunsafe.Pointer(&m)), 1, pos)
 	}
 	return m
 }
 
 func _xbMapStore[M ~map[K]V, K comparable, V any](m M, pos _xbs.Pos) M {
 	if m != nil {
-		_xbs.Write(_xbs.MapAddr(m), 1, pos)
+		_xbs.Write(*(*_xbunsafe.Pointer)(_xbunsafe.Pointer(&m)), 1, pos)
 	}
 	return m
 }

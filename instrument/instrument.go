@@ -11,19 +11,27 @@
 // How the go command builds the result (the overlay, the temporary go.mod
 // or go.work, the copies of modules of the module cache, vendor/, the copy
 // of the scheduler, the persistent cache of rewritten modules) is package
-// internal/build; this package does the rewrite and decides what to
-// rewrite.
+// internal/build; this package does the rewrite, and the packages below
+// it the jobs around it:
+//
+//   - internal/load loads the packages with their tests (go/packages) and
+//     selects what to rewrite: the targets, their modules' packages, and
+//     the dependencies that start goroutines or synchronize;
+//   - internal/edit edits source text, keeping lines with line directives;
+//   - internal/typestr writes types as the generated helper files name them;
+//   - internal/buildkey keys the whole build for the cache of test
+//     binaries (BuildKey).
 //
 // The files, by job: instrument.go (Prepare: the attempts at rewriting
-// everything selected, the plan), load.go (go/packages, what to rewrite),
-// deps.go (which packages of other modules to rewrite, whether their
-// rewrite compiles, the rewriter's part of the persistent cache's key),
-// initgo.go (goroutines the program's initialization starts), rewrite*.go
-// (the rewrite of one file: goroutines, sync, channels, memory, loops,
-// tests), escape.go (which locals are shared), edit.go and render.go (text
-// edits and line directives), helpers.go (the generated helper file of each
-// package), typestr.go (types as generated code names them), rewritten.go
-// (what the rewrite made of a line, for build errors).
+// everything selected, the plan), deps.go (whether the rewrite of the
+// dependencies compiles, the rewriter's part of the persistent cache's
+// key), rewrite*.go (the rewrite of one file: goroutines, sync, channels,
+// memory, loops, tests), escape.go (which locals are shared), render.go
+// (a rewritten file's imports and position table), helpers.go (the
+// generated helper file of each package), foreign.go (under tso/pso, the
+// drains of the store buffers before code that is not rewritten), racy.go
+// (the //xbtest:racy directive), types.go (core types), rewritten.go (what
+// the rewrite made of a line, for build errors), buildkey.go (BuildKey).
 package instrument
 
 import (
@@ -41,6 +49,7 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/instrument/internal/build"
+	"github.com/xbtest/xbtest/instrument/internal/load"
 	"github.com/xbtest/xbtest/settings"
 	"golang.org/x/tools/go/packages"
 )
@@ -160,29 +169,27 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		step = func(string) {}
 	}
 	step("loading packages")
-	li := &loadInfo{}
-	targets, roots, err := load(ctx, opt, env, "", li)
+	lcfg := load.Config{Dir: opt.Dir, Patterns: opt.Patterns, Extra: opt.Extra, Tags: opt.Tags}
+	ld, err := load.Load(ctx, lcfg, env)
 	if err != nil {
 		return nil, err
 	}
-	main, err := build.MainModule(ctx, env, roots)
+	main, err := build.MainModule(ctx, env, ld.Roots)
 	if err != nil {
 		return nil, err
 	}
 	if main == nil && env.GOWORK != "" && env.GOWORK != "off" {
-		main = targets[0].plain.Module // a directory of no module of the workspace
+		main = ld.Targets[0].Plain.Module // a directory of no module of the workspace
 	}
-	baseMod := ""
-	if qs := missingTestDeps(targets, main); len(qs) > 0 && main.GoMod != "" &&
+	if qs := load.MissingTestDeps(ld.Targets, main); len(qs) > 0 && main.GoMod != "" &&
 		(env.GOWORK == "" || env.GOWORK == "off") && !env.VendorMode(main) {
 		// Tests of another module's packages may import modules the main
 		// module's go.sum (or go.mod) does not list: add them to a copy,
 		// as go get -t would, and load again with it.
-		if baseMod, err = build.GetTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
+		if lcfg.ModFile, err = build.GetTestDeps(ctx, opt.Dir, filepath.Join(tmp, "load"), main, qs, logf); err != nil {
 			return nil, err
 		}
-		li = &loadInfo{}
-		if targets, roots, err = load(ctx, opt, env, baseMod, li); err != nil {
+		if ld, err = load.Load(ctx, lcfg, env); err != nil {
 			return nil, err
 		}
 	}
@@ -191,14 +198,14 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	pkgs, deps, err := selectPackages(targets, roots, opt.Extra, !opt.NoDeps, xb, li, logf)
+	pkgs, deps, err := ld.Select(!opt.NoDeps, xb, logf)
 	if err != nil {
 		return nil, err
 	}
 	step(fmt.Sprintf("rewriting %d packages", len(pkgs)))
-	pr := &prep{ctx: ctx, opt: opt, env: env, xb: xb, main: main, baseMod: baseMod, tmp: tmp, cache: cache,
-		targets: targets, pkgs: pkgs, roots: roots, logf: logf, dc: build.OpenDepCache(opt.DepCache, depCacheKey(opt), env, logf),
-		bl: &bodyLoader{opt: opt, modFile: baseMod}}
+	pr := &prep{ctx: ctx, opt: opt, env: env, xb: xb, main: main, baseMod: lcfg.ModFile, tmp: tmp, cache: cache,
+		targets: ld.Targets, pkgs: pkgs, roots: ld.Roots, logf: logf, dc: build.OpenDepCache(opt.DepCache, depCacheKey(opt), env, logf),
+		bl: load.NewBodies(lcfg)}
 	excluded := map[string]string{}
 	var res *attemptResult
 	for n := 0; ; n++ {
@@ -216,26 +223,27 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		if n >= 3 {
 			// Give up on every dependency not known to compile rewritten.
 			for _, rp := range pkgs {
-				if rp.dep && excluded[rp.path] == "" && !res.verified[rp.path] {
-					excluded[rp.path] = "not rewritten after repeated failures of other dependencies"
+				if rp.Dep && excluded[rp.Path] == "" && !res.verified[rp.Path] {
+					excluded[rp.Path] = "not rewritten after repeated failures of other dependencies"
 				}
 			}
 		}
 	}
 	plan = res.plan
 	plan.Cleanup = cleanup
-	for _, d := range deps {
+	for _, ld := range deps {
+		d := Dep{Path: ld.Path, Uses: ld.Uses, Goroutines: ld.Goroutines, Extra: ld.Extra, Why: ld.Why}
 		switch {
 		case res.rewritten[d.Path]:
 			d.Rewritten, d.Cached = true, res.cached[d.Path]
 		case excluded[d.Path] != "":
 			d.Why = excluded[d.Path]
 		}
-		plan.Deps = append(plan.Deps, *d)
+		plan.Deps = append(plan.Deps, d)
 	}
-	depSummary(deps, logf)
-	for _, t := range targets {
-		p := Package{ImportPath: t.path(), Dir: t.plain.Dir, Name: t.plain.Name}
+	depSummary(plan.Deps, logf)
+	for _, t := range ld.Targets {
+		p := Package{ImportPath: t.Path(), Dir: t.Plain.Dir, Name: t.Plain.Name}
 		for _, u := range res.units {
 			if u.target == t {
 				p.Tests = append(p.Tests, u.tests...)
@@ -258,11 +266,11 @@ type prep struct {
 	main       *packages.Module
 	baseMod    string
 	tmp, cache string
-	targets    []*target
-	pkgs       []*rwPkg
+	targets    []*load.Target
+	pkgs       []*load.Package
 	roots      []*packages.Package
 	dc         *build.DepCache
-	bl         *bodyLoader
+	bl         *load.Bodies
 	logf       func(string, ...any)
 }
 
@@ -279,7 +287,7 @@ type attemptResult struct {
 // modEntry is a module of the module cache with packages to rewrite.
 type modEntry struct {
 	mod       *packages.Module
-	pkgs      []*rwPkg
+	pkgs      []*load.Package
 	hasTarget bool   // a target's test files are rewritten into the copy: it is not cached
 	dir       string // its entry in the persistent cache, "" if it has none
 	hit       bool   // the entry exists
@@ -297,20 +305,20 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		tmp = filepath.Join(pr.tmp, "retry"+strconv.Itoa(n))
 	}
 	res := &attemptResult{rewritten: map[string]bool{}, cached: map[string]bool{}, verified: map[string]bool{}}
-	var active []*rwPkg
+	var active []*load.Package
 	for _, rp := range pr.pkgs {
-		if excluded[rp.path] == "" {
+		if excluded[rp.Path] == "" {
 			active = append(active, rp)
-			res.rewritten[rp.path] = true
+			res.rewritten[rp.Path] = true
 		}
 	}
 	// The modules of the module cache, and their entries in the
 	// persistent cache.
 	byDir := map[string]*modEntry{}
-	entryOf := map[*rwPkg]*modEntry{}
+	entryOf := map[*load.Package]*modEntry{}
 	var mods []*modEntry
 	for _, rp := range active {
-		m := rp.pkg.Module
+		m := rp.Pkg.Module
 		d := pr.env.ModCacheDir(m)
 		if d == "" {
 			continue
@@ -322,7 +330,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 			mods = append(mods, e)
 		}
 		e.pkgs = append(e.pkgs, rp)
-		e.hasTarget = e.hasTarget || rp.target != nil
+		e.hasTarget = e.hasTarget || rp.Target != nil
 		entryOf[rp] = e
 	}
 	retry := map[string]string{}
@@ -332,7 +340,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		}
 		var loaded []*packages.Package
 		for _, rp := range e.pkgs {
-			loaded = append(loaded, rp.loaded)
+			loaded = append(loaded, rp.Loaded)
 		}
 		if e.dir = pr.dc.EntryDir(e.mod, loaded, res.rewritten); e.dir == "" || !build.EntryExists(e.dir) {
 			continue
@@ -340,12 +348,12 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		e.hit = true
 		e.ok = build.EntryOK(e.dir)
 		for _, rp := range e.pkgs {
-			if why := build.EntryBad(e.dir)[rp.path]; why != "" && rp.dep {
-				retry[rp.path] = why
+			if why := build.EntryBad(e.dir)[rp.Path]; why != "" && rp.Dep {
+				retry[rp.Path] = why
 			}
-			res.cached[rp.path] = true
+			res.cached[rp.Path] = true
 			if e.ok {
-				res.verified[rp.path] = true
+				res.verified[rp.Path] = true
 			}
 		}
 	}
@@ -353,28 +361,28 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 		return res, retry, nil
 	}
 	// Function bodies of the packages to rewrite that load stripped.
-	var need []*rwPkg
+	var need []*load.Package
 	var paths []string
 	for _, rp := range active {
-		if rp.stripped && !res.cached[rp.path] {
+		if rp.Stripped && !res.cached[rp.Path] {
 			need = append(need, rp)
-			paths = append(paths, rp.path)
+			paths = append(paths, rp.Path)
 		}
 	}
 	if len(need) > 0 {
 		t0 := time.Now()
-		failed := pr.bl.load(ctx, paths)
+		failed := pr.bl.Load(ctx, paths)
 		logf("instrument: loaded %d packages with their function bodies in %v", len(paths), time.Since(t0).Round(time.Millisecond))
 		for _, rp := range need {
-			if why := failed[rp.path]; why != "" {
-				if !rp.dep {
-					return nil, nil, fmt.Errorf("instrument: %s %s", rp.path, why)
+			if why := failed[rp.Path]; why != "" {
+				if !rp.Dep {
+					return nil, nil, fmt.Errorf("instrument: %s %s", rp.Path, why)
 				}
-				retry[rp.path] = why
+				retry[rp.Path] = why
 				continue
 			}
-			rp.pkg = pr.bl.loaded[rp.path]
-			rp.stripped = false
+			rp.Pkg = pr.bl.Package(rp.Path)
+			rp.Stripped = false
 		}
 		if len(retry) > 0 {
 			return res, retry, nil
@@ -392,7 +400,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	}
 	var units []*unit
 	for _, u := range makeUnits(pr.targets, active) {
-		if !res.cached[u.rp.path] || u.target != nil {
+		if !res.cached[u.rp.Path] || u.target != nil {
 			units = append(units, u)
 		}
 	}
@@ -402,13 +410,13 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	out := &output{ws: ws, logf: logf}
 	depSum := sha256.New() // the rewritten dependencies' files
 	for _, u := range units {
-		if u.rp.dep {
+		if u.rp.Dep {
 			out.depSum = depSum
 		}
 		err := u.rewriteSafe(out)
 		out.depSum = nil
 		if err != nil {
-			if !u.rp.dep || u.target != nil {
+			if !u.rp.Dep || u.target != nil {
 				ws.DropUnpublished()
 				return nil, nil, err
 			}
@@ -416,7 +424,7 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 			if detail == "" {
 				detail = err.Error()
 			}
-			retry[u.rp.path] = "cannot rewrite: " + shortenPath(firstLine(detail))
+			retry[u.rp.Path] = "cannot rewrite: " + shortenPath(firstLine(detail))
 		}
 	}
 	if len(retry) > 0 {
@@ -452,12 +460,12 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	// package that hands a sync.Mutex to one): a dependency whose rewrite
 	// does not compile, or breaks such an importer, is left alone.
 	var check []string
-	depOf := map[string]*rwPkg{}
+	depOf := map[string]*load.Package{}
 	for _, rp := range active {
-		if rp.dep {
-			depOf[rp.path] = rp
-			if !res.verified[rp.path] {
-				check = append(check, rp.path)
+		if rp.Dep {
+			depOf[rp.Path] = rp
+			if !res.verified[rp.Path] {
+				check = append(check, rp.Path)
 			}
 		}
 	}
@@ -499,10 +507,10 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	}
 	logf("instrument: compiled %d rewritten dependencies (and %d packages that import them) in %v", len(check), len(importers),
 		time.Since(t0).Round(time.Millisecond))
-	bad := func(rp *rwPkg, why string) {
-		retry[rp.path] = why
+	bad := func(rp *load.Package, why string) {
+		retry[rp.Path] = why
 		if e := entryOf[rp]; e != nil && e.dir != "" {
-			if err := build.AddBad(e.dir, map[string]string{rp.path: why}); err != nil {
+			if err := build.AddBad(e.dir, map[string]string{rp.Path: why}); err != nil {
 				logf("%v", err)
 			}
 		}
@@ -538,24 +546,14 @@ func (pr *prep) attempt(n int, excluded map[string]string) (*attemptResult, map[
 	return res, nil, nil
 }
 
-// rwPkg is a package whose files are rewritten.
-type rwPkg struct {
-	path     string
-	pkg      *packages.Package // the variant whose type information rewrites the non-test files
-	loaded   *packages.Package // the variant of the load of the whole build (pkg may be loaded again with its function bodies)
-	target   *target
-	dep      bool // a dependency rewritten by default (not of a target's module, not named by Extra)
-	stripped bool // its files were loaded without function bodies
-}
-
 // unit is a compilation unit to rewrite: a package's non-test files, the
 // _test.go files of its internal test, or its external test package.
 type unit struct {
 	pkg       *packages.Package
 	files     []string
-	rp        *rwPkg
-	target    *target // set for the test files of a target
-	kind      string  // "", "test" or "xtest"
+	rp        *load.Package
+	target    *load.Target // set for the test files of a target
+	kind      string       // "", "test" or "xtest"
 	gen       *genFile
 	rewritten map[string]bool
 	posIndex  *int
@@ -567,14 +565,14 @@ type unit struct {
 
 // makeUnits lists the compilation units to rewrite, internal tests before
 // external ones as go test runs them.
-func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
+func makeUnits(targets []*load.Target, pkgs []*load.Package) []*unit {
 	rewritten := map[string]bool{}
 	for _, p := range pkgs {
-		rewritten[p.path] = true
+		rewritten[p.Path] = true
 	}
 	for _, t := range targets {
-		if t.xtest != nil {
-			rewritten[t.xtest.PkgPath] = true
+		if t.XTest != nil {
+			rewritten[t.XTest.PkgPath] = true
 		}
 	}
 	counters := map[string]*int{}
@@ -587,33 +585,33 @@ func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
 	var units []*unit
 	for _, p := range pkgs {
 		var files []string
-		for _, f := range p.pkg.CompiledGoFiles {
+		for _, f := range p.Pkg.CompiledGoFiles {
 			if !strings.HasSuffix(f, "_test.go") {
 				files = append(files, f)
 			}
 		}
 		var nonTest *unit
 		if len(files) > 0 {
-			nonTest = &unit{pkg: p.pkg, files: files, rp: p, rewritten: rewritten, posIndex: counter(p.path)}
+			nonTest = &unit{pkg: p.Pkg, files: files, rp: p, rewritten: rewritten, posIndex: counter(p.Path)}
 			units = append(units, nonTest)
 		}
-		t := p.target
+		t := p.Target
 		if t == nil {
 			continue
 		}
-		if t.test != nil {
+		if t.Test != nil {
 			var tf []string
-			for _, f := range t.test.CompiledGoFiles {
+			for _, f := range t.Test.CompiledGoFiles {
 				if strings.HasSuffix(f, "_test.go") {
 					tf = append(tf, f)
 				}
 			}
 			if len(tf) > 0 {
-				units = append(units, &unit{pkg: t.test, files: tf, rp: p, target: t, kind: "test", rewritten: rewritten, posIndex: counter(p.path)})
+				units = append(units, &unit{pkg: t.Test, files: tf, rp: p, target: t, kind: "test", rewritten: rewritten, posIndex: counter(p.Path)})
 			}
 		}
-		if t.xtest != nil {
-			units = append(units, &unit{pkg: t.xtest, files: t.xtest.CompiledGoFiles, rp: p, target: t, kind: "xtest", rewritten: rewritten, posIndex: counter(t.xtest.PkgPath)})
+		if t.XTest != nil {
+			units = append(units, &unit{pkg: t.XTest, files: t.XTest.CompiledGoFiles, rp: p, target: t, kind: "xtest", rewritten: rewritten, posIndex: counter(t.XTest.PkgPath)})
 		}
 	}
 	// Where the generic helpers go: the non-test unit of a package, else its
@@ -621,7 +619,7 @@ func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
 	hasNonTest := map[string]bool{}
 	for _, u := range units {
 		if u.kind == "" {
-			hasNonTest[u.rp.path] = true
+			hasNonTest[u.rp.Path] = true
 		}
 	}
 	for _, u := range units {
@@ -632,10 +630,10 @@ func makeUnits(targets []*target, pkgs []*rwPkg) []*unit {
 		case "xtest":
 			name = "xbtest_genx_test.go"
 		}
-		u.gen = newGenFile(u.pkg.Types, uniqueName(u.rp.pkg.Dir, name))
-		u.gen.imports.rewritten = rewritten
+		u.gen = newGenFile(u.pkg.Types, uniqueName(u.rp.Pkg.Dir, name))
+		u.gen.imports.Rewritten = rewritten
 		u.gen.unitTag = u.kind
-		u.gen.generics = u.kind == "xtest" || u.kind == "" || !hasNonTest[u.rp.path]
+		u.gen.generics = u.kind == "xtest" || u.kind == "" || !hasNonTest[u.rp.Path]
 		if v := build.ModuleGo(u.pkg.Module); v != "" && build.VersionLess(v, "1.18") {
 			u.gen.needTag = true
 		}

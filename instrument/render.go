@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // finish renders the file: it adds the imports and the position table,
@@ -52,7 +54,7 @@ func (r *fileRW) finish() ([]byte, error) {
 		imps = append(imps, `import _xbunsafe "unsafe"`)
 	}
 	if len(imps) > 0 {
-		r.ed.insert(r.file.Name.End(), "; "+strings.Join(imps, "; "))
+		r.ed.Insert(r.file.Name.End(), "; "+strings.Join(imps, "; "))
 	}
 	out, emitted, err := r.render(trailer)
 	if err != nil {
@@ -68,7 +70,7 @@ func (r *fileRW) finish() ([]byte, error) {
 }
 
 func (r *fileRW) render(trailer string) ([]byte, [][2]int, error) {
-	out, emitted, err := r.ed.render(r.path, trailer)
+	out, emitted, err := r.ed.Render(r.path, trailer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", r.path, err)
 	}
@@ -92,7 +94,7 @@ func (r *fileRW) blankUnusedImports(emitted [][2]int) bool {
 	}
 	emitted = merged
 	kept := func(p token.Pos) bool {
-		o := r.ed.off(p)
+		o := r.ed.Off(p)
 		i := sort.Search(len(emitted), func(i int) bool { return emitted[i][1] > o })
 		return i < len(emitted) && emitted[i][0] <= o
 	}
@@ -112,9 +114,9 @@ func (r *fileRW) blankUnusedImports(emitted [][2]int) bool {
 			continue
 		}
 		if spec.Name != nil {
-			r.ed.replace(spec.Name, lit("_"))
+			r.ed.Replace(spec.Name, edit.Lit("_"))
 		} else {
-			r.ed.insert(spec.Path.Pos(), "_ ")
+			r.ed.Insert(spec.Path.Pos(), "_ ")
 		}
 		changed = true
 	}
@@ -125,3 +127,6 @@ func (r *fileRW) blankUnusedImports(emitted [][2]int) bool {
 func usesName(src []byte, name string) bool {
 	return regexp.MustCompile(`(^|[^\w.])` + regexp.QuoteMeta(name) + `\.`).Match(src)
 }
+
+// quote returns a Go string literal.
+func quote(s string) string { return strconv.Quote(s) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/xbtest/xbtest/instrument/internal/build"
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // fileRW rewrites one file. The walk visits every statement and expression
@@ -22,7 +23,7 @@ type fileRW struct {
 	info      *types.Info
 	file      *ast.File
 	path      string // original file name, for //line and positions
-	ed        *editor
+	ed        *edit.Editor
 	goVersion string // the file's language version (go1.N), "" if unknown
 	generics  bool   // the file's Go version has generics
 	testFile  bool   // a _test.go file of a target package
@@ -50,7 +51,7 @@ func newFileRW(u *unit, f *ast.File, path string, src []byte, fileIndex int) *fi
 		info:     info,
 		file:     f,
 		path:     path,
-		ed:       newEditor(tf, src),
+		ed:       edit.New(tf, src),
 		testFile: strings.HasSuffix(path, "_test.go"),
 		posVar:   "_xbP" + strconv.Itoa(fileIndex),
 	}
@@ -140,7 +141,7 @@ func (r *fileRW) helperName(n ast.Node, h *helper, targs ...types.Type) (string,
 			// A memory access or an allocation left unreported only
 			// makes the exploration coarser. (A dependency's are counted:
 			// one line for the package.)
-			if r.u.rp != nil && r.u.rp.dep {
+			if r.u.rp != nil && r.u.rp.Dep {
 				r.u.unreported++
 			} else {
 				r.u.logf("instrument: %s: not reporting a memory access: %v", r.fset.Position(n.Pos()), err)
@@ -183,7 +184,7 @@ func (r *fileRW) funcDecl(fd *ast.FuncDecl) {
 		case kindDrop:
 			// Benchmarks, fuzz targets and examples never run under xbtest,
 			// and their helpers' parameters may have become xb.TB.
-			r.ed.replace(fd, lit(""))
+			r.ed.Replace(fd, edit.Lit(""))
 			return
 		case kindTest:
 			r.testFunc(fd)
@@ -216,7 +217,7 @@ func (r *fileRW) funcBody(ft *ast.FuncType, body *ast.BlockStmt) {
 		}
 	}
 	if len(allocs) > 0 {
-		r.ed.insert(body.Lbrace+1, " "+strings.Join(allocs, "; ")+";")
+		r.ed.Insert(body.Lbrace+1, " "+strings.Join(allocs, "; ")+";")
 	}
 	r.stmtList(body.List)
 }
@@ -296,7 +297,7 @@ func (r *fileRW) registerGlobal(n *ast.Ident) {
 
 // after appends statements after s, which must be in a statement list.
 func (r *fileRW) after(s ast.Stmt, texts ...string) {
-	r.ed.replace(s, r.ed.srcOf(s), lit("; "+strings.Join(texts, "; ")))
+	r.ed.Replace(s, r.ed.Src(s), edit.Lit("; "+strings.Join(texts, "; ")))
 }
 
 func (r *fileRW) stmtList(list []ast.Stmt) {
@@ -317,7 +318,7 @@ func (r *fileRW) stmt(s ast.Stmt, inList bool) {
 	case *ast.SendStmt:
 		r.send(s)
 	case *ast.IncDecStmt:
-		r.incDec(s)
+		r.incDec(s, inList)
 	case *ast.AssignStmt:
 		r.assign(s, inList)
 	case *ast.GoStmt:

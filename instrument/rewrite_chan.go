@@ -7,6 +7,8 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // Channels: every operation on a channel becomes a call of the scheduler,
@@ -40,7 +42,7 @@ func (r *fileRW) recv(u *ast.UnaryExpr, withOK bool) {
 	if !ok {
 		return
 	}
-	r.ed.replace(u, lit(name+"("), r.ed.srcOf(u.X), lit(")"))
+	r.ed.Replace(u, edit.Lit(name+"("), r.ed.Src(u.X), edit.Lit(")"))
 }
 
 // send rewrites ch <- v into xb.Send(ch, v).
@@ -53,10 +55,10 @@ func (r *fileRW) send(s *ast.SendStmt) {
 		return
 	}
 	if r.needsConv(elem, s.Value) {
-		r.ed.replace(s, lit(name+"(_xbChanOf("), r.ed.srcOf(s.Chan), lit(").val("), r.ed.srcOf(s.Value), lit("))"))
+		r.ed.Replace(s, edit.Lit(name+"(_xbChanOf("), r.ed.Src(s.Chan), edit.Lit(").val("), r.ed.Src(s.Value), edit.Lit("))"))
 		return
 	}
-	r.ed.replace(s, lit(name+"("), r.ed.srcOf(s.Chan), lit(", "), r.ed.srcOf(s.Value), lit(")"))
+	r.ed.Replace(s, edit.Lit(name+"("), r.ed.Src(s.Chan), edit.Lit(", "), r.ed.Src(s.Value), edit.Lit(")"))
 }
 
 // needsConv reports whether passing v as a T of a generic function needs
@@ -74,16 +76,16 @@ func (r *fileRW) needsConv(t types.Type, v ast.Expr) bool {
 
 // makeChan rewrites make(chan T, n).
 func (r *fileRW) makeChan(e *ast.CallExpr, ct *types.Chan) {
-	size := []part{lit("0")}
+	size := []edit.Part{edit.Lit("0")}
 	if len(e.Args) > 1 {
-		size = []part{r.ed.srcOf(e.Args[1])}
+		size = []edit.Part{r.ed.Src(e.Args[1])}
 		if t, ok := r.typeOf(e.Args[1]).(*types.Basic); !ok || t.Kind() != types.Int && t.Kind() != types.UntypedInt {
 			// make takes a size of any integer type, MakeChan an int.
-			size = []part{lit("int("), r.ed.srcOf(e.Args[1]), lit(")")}
+			size = []edit.Part{edit.Lit("int("), r.ed.Src(e.Args[1]), edit.Lit(")")}
 		}
 	}
-	call := func(prefix ...part) []part {
-		return append(append(prefix, size...), lit(")"))
+	call := func(prefix ...edit.Part) []edit.Part {
+		return append(append(prefix, size...), edit.Lit(")"))
 	}
 	if !r.generics {
 		if ct.Dir() != types.SendRecv {
@@ -92,17 +94,17 @@ func (r *fileRW) makeChan(e *ast.CallExpr, ct *types.Chan) {
 		}
 		name, ok := r.helperName(e, hMakeChan, r.typeOf(e), ct.Elem())
 		if ok {
-			r.ed.replace(e, call(lit(name+"("))...)
+			r.ed.Replace(e, call(edit.Lit(name+"("))...)
 		}
 		return
 	}
 	typ := e.Args[0]
 	if lt, ok := unparen(typ).(*ast.ChanType); ok {
-		mk := call(lit(r.X("MakeChan")+"["), r.ed.srcOf(lt.Value), lit("]("))
+		mk := call(edit.Lit(r.X("MakeChan")+"["), r.ed.Src(lt.Value), edit.Lit("]("))
 		if lt.Dir == ast.SEND|ast.RECV {
-			r.ed.replace(e, mk...)
+			r.ed.Replace(e, mk...)
 		} else {
-			r.ed.replace(e, append(append([]part{lit("("), r.ed.srcOf(typ), lit(")(")}, mk...), lit(")"))...)
+			r.ed.Replace(e, append(append([]edit.Part{edit.Lit("("), r.ed.Src(typ), edit.Lit(")(")}, mk...), edit.Lit(")"))...)
 		}
 		return
 	}
@@ -110,7 +112,7 @@ func (r *fileRW) makeChan(e *ast.CallExpr, ct *types.Chan) {
 		r.errorf(e, "cannot instrument make of a named directional channel type")
 		return
 	}
-	r.ed.replace(e, call(lit("_xbMakeChan["), r.ed.srcOf(typ), lit("]("))...)
+	r.ed.Replace(e, call(edit.Lit("_xbMakeChan["), r.ed.Src(typ), edit.Lit("]("))...)
 }
 
 // selectStmt rewrites
@@ -143,33 +145,33 @@ func (r *fileRW) makeChan(e *ast.CallExpr, ct *types.Chan) {
 func (r *fileRW) selectStmt(s *ast.SelectStmt) {
 	clauses := s.Body.List
 	if len(clauses) == 0 {
-		r.ed.replace(s, lit(r.X("Select")+"(false); panic(\"unreachable\")"))
+		r.ed.Replace(s, edit.Lit(r.X("Select")+"(false); panic(\"unreachable\")"))
 		return
 	}
 	res := r.temp("_xbs")
 	var (
-		names, inits []part
-		cases        []part
-		headers      = make([][]part, len(clauses))
+		names, inits []edit.Part
+		cases        []edit.Part
+		headers      = make([][]edit.Part, len(clauses))
 		hasDefault   = false
 		k            = 0
 		lastComm     = -1
 	)
-	addInit := func(name string, val ...part) {
+	addInit := func(name string, val ...edit.Part) {
 		if len(names) > 0 {
-			names = append(names, lit(", "))
-			inits = append(inits, lit(", "))
+			names = append(names, edit.Lit(", "))
+			inits = append(inits, edit.Lit(", "))
 		}
-		names = append(names, lit(name))
+		names = append(names, edit.Lit(name))
 		// Parenthesized: a composite literal in a switch header would
 		// otherwise open the switch's body.
-		inits = append(inits, lit("("))
+		inits = append(inits, edit.Lit("("))
 		inits = append(inits, val...)
-		inits = append(inits, lit(")"))
+		inits = append(inits, edit.Lit(")"))
 	}
-	addCase := func(c ...part) {
+	addCase := func(c ...edit.Part) {
 		if len(cases) > 0 {
-			cases = append(cases, lit(", "))
+			cases = append(cases, edit.Lit(", "))
 		}
 		cases = append(cases, c...)
 	}
@@ -188,7 +190,7 @@ func (r *fileRW) selectStmt(s *ast.SelectStmt) {
 		switch comm := cc.Comm.(type) {
 		case nil:
 			hasDefault = true
-			headers[i] = []part{lit(label)}
+			headers[i] = []edit.Part{edit.Lit(label)}
 			r.stmtList(cc.Body)
 			continue
 		case *ast.SendStmt:
@@ -196,25 +198,25 @@ func (r *fileRW) selectStmt(s *ast.SelectStmt) {
 			r.expr(comm.Value)
 			elem := r.chanElem(comm.Chan)
 			cn := r.temp("_xbc")
-			addInit(cn, r.ed.srcOf(comm.Chan))
-			val := []part{r.ed.srcOf(comm.Value)}
+			addInit(cn, r.ed.Src(comm.Chan))
+			val := []edit.Part{r.ed.Src(comm.Value)}
 			if tv := r.info.Types[comm.Value]; tv.Value == nil && !tv.IsNil() {
 				// A constant is converted by inference and needs no
 				// temporary; anything else is evaluated here, in order.
 				vn := r.temp("_xbv")
-				addInit(vn, r.ed.srcOf(comm.Value))
-				val = []part{lit(vn)}
+				addInit(vn, r.ed.Src(comm.Value))
+				val = []edit.Part{edit.Lit(vn)}
 			}
 			name, ok := r.helperName(comm, hSendCase, elem)
 			if !ok {
 				return
 			}
 			if r.needsConv(elem, comm.Value) {
-				addCase(append(append([]part{lit(name + "(_xbChanOf(" + cn + ").val(")}, val...), lit("))"))...)
+				addCase(append(append([]edit.Part{edit.Lit(name + "(_xbChanOf(" + cn + ").val(")}, val...), edit.Lit("))"))...)
 			} else {
-				addCase(append(append([]part{lit(name + "(" + cn + ", ")}, val...), lit(")"))...)
+				addCase(append(append([]edit.Part{edit.Lit(name + "(" + cn + ", ")}, val...), edit.Lit(")"))...)
 			}
-			headers[i] = []part{lit(label)}
+			headers[i] = []edit.Part{edit.Lit(label)}
 		default:
 			var u *ast.UnaryExpr
 			var as *ast.AssignStmt
@@ -237,30 +239,30 @@ func (r *fileRW) selectStmt(s *ast.SelectStmt) {
 				return
 			}
 			sn := r.temp("_xbr")
-			addInit(sn, lit(slot+"("), r.ed.srcOf(u.X), lit(")"))
-			addCase(lit(fmt.Sprintf("%s(%s.c, &%s.v)", rc, sn, sn)))
-			h := []part{lit(label + " ")}
+			addInit(sn, edit.Lit(slot+"("), r.ed.Src(u.X), edit.Lit(")"))
+			addCase(edit.Lit(fmt.Sprintf("%s(%s.c, &%s.v)", rc, sn, sn)))
+			h := []edit.Part{edit.Lit(label + " ")}
 			if as != nil {
 				vals := []string{sn + ".v", res + ".ok"}
 				if as.Tok == token.DEFINE {
 					for j, l := range as.Lhs {
 						if j > 0 {
-							h = append(h, lit(", "))
+							h = append(h, edit.Lit(", "))
 						}
-						h = append(h, r.ed.srcOf(l))
+						h = append(h, r.ed.Src(l))
 					}
-					h = append(h, lit(" := "+strings.Join(vals[:len(as.Lhs)], ", ")+";"))
+					h = append(h, edit.Lit(" := "+strings.Join(vals[:len(as.Lhs)], ", ")+";"))
 					for _, l := range as.Lhs {
 						if id, ok := l.(*ast.Ident); ok {
 							if a := r.allocText(id); a != "" {
-								h = append(h, lit(" "+a+";"))
+								h = append(h, edit.Lit(" "+a+";"))
 							}
 						}
 					}
 				} else {
 					for j, l := range as.Lhs {
 						h = append(h, r.assignTo(l, vals[j])...)
-						h = append(h, lit(";"))
+						h = append(h, edit.Lit(";"))
 					}
 				}
 			}
@@ -273,27 +275,27 @@ func (r *fileRW) selectStmt(s *ast.SelectStmt) {
 	if hasDefault {
 		hasDef = "true"
 	}
-	addInit(res, lit("new(_xbSelRes)"))
-	out := []part{lit("switch ")}
+	addInit(res, edit.Lit("new(_xbSelRes)"))
+	out := []edit.Part{edit.Lit("switch ")}
 	out = append(out, names...)
-	out = append(out, lit(" := "))
+	out = append(out, edit.Lit(" := "))
 	out = append(out, inits...)
-	out = append(out, lit("; "+res+".set("+r.X("Select")+"("+hasDef))
+	out = append(out, edit.Lit("; "+res+".set("+r.X("Select")+"("+hasDef))
 	if len(cases) > 0 {
-		out = append(out, lit(", "))
+		out = append(out, edit.Lit(", "))
 		out = append(out, cases...)
 	}
-	out = append(out, lit(")) {"))
+	out = append(out, edit.Lit(")) {"))
 	prev := s.Body.Lbrace + 1
 	for i, c := range clauses {
 		cc := c.(*ast.CommClause)
-		out = append(out, r.ed.srcRange(prev, cc.Case))
+		out = append(out, r.ed.SrcRange(prev, cc.Case))
 		out = append(out, headers[i]...)
-		out = append(out, r.ed.srcRange(cc.Colon+1, cc.End()))
+		out = append(out, r.ed.SrcRange(cc.Colon+1, cc.End()))
 		prev = cc.End()
 	}
-	out = append(out, r.ed.srcRange(prev, s.Body.Rbrace), lit("}"))
-	r.ed.replace(s, out...)
+	out = append(out, r.ed.SrcRange(prev, s.Body.Rbrace), edit.Lit("}"))
+	r.ed.Replace(s, out...)
 }
 
 func hasDefaultClause(clauses []ast.Stmt) bool {
@@ -307,29 +309,29 @@ func hasDefaultClause(clauses []ast.Stmt) bool {
 
 // assignTo returns the text of the assignment l = val (val a temporary),
 // with the write reported if l is shared. l's operands are visited.
-func (r *fileRW) assignTo(l ast.Expr, val string) []part {
-	a, _ := r.assignPart(l, lit(val))
+func (r *fileRW) assignTo(l ast.Expr, val string) []edit.Part {
+	a, _ := r.assignPart(l, edit.Lit(val))
 	return a
 }
 
 // assignPart is assignTo with the value's text given as a part. It also
 // reports whether the store is reported to the scheduler (l is a shared
 // location or a map entry).
-func (r *fileRW) assignPart(l ast.Expr, val part) ([]part, bool) {
+func (r *fileRW) assignPart(l ast.Expr, val edit.Part) ([]edit.Part, bool) {
 	if isBlank(l) {
-		return []part{lit("_ = "), val}, false
+		return []edit.Part{edit.Lit("_ = "), val}, false
 	}
 	if ix := r.mapIndex(l); ix != nil {
 		r.expr(ix.Index)
 		r.mapAccess(ix.X, hMapStore)
-		return []part{r.ed.srcOf(l), lit(" = "), val}, true
+		return []edit.Part{r.ed.Src(l), edit.Lit(" = "), val}, true
 	}
 	if r.loc(l) && r.info.Types[l].Addressable() {
-		if a := r.assignment(l, r.ed.srcOf(l), []part{val}); a != nil {
+		if a := r.assignment(l, r.ed.Src(l), []edit.Part{val}); a != nil {
 			return a, true
 		}
 	}
-	return []part{r.ed.srcOf(l), lit(" = "), val}, false
+	return []edit.Part{r.ed.Src(l), edit.Lit(" = "), val}, false
 }
 
 // rangeChan rewrites a loop over a channel into a loop that receives at the
@@ -356,11 +358,11 @@ func (r *fileRW) rangeChan(s *ast.RangeStmt, ct *types.Chan) {
 	if key != nil && isBlank(key) {
 		key = nil
 	}
-	var head []part
+	var head []edit.Part
 	switch {
 	case key == nil:
-		head = []part{lit(fmt.Sprintf("for %s := (", c)), r.ed.srcOf(s.X),
-			lit(fmt.Sprintf("); ; { if _, %s := %s(%s); !%s { break };", okv, recv2, c, okv))}
+		head = []edit.Part{edit.Lit(fmt.Sprintf("for %s := (", c)), r.ed.Src(s.X),
+			edit.Lit(fmt.Sprintf("); ; { if _, %s := %s(%s); !%s { break };", okv, recv2, c, okv))}
 	case s.Tok == token.DEFINE:
 		chanV, ok := r.helperName(s, hChanV, elem)
 		if !ok {
@@ -369,21 +371,21 @@ func (r *fileRW) rangeChan(s *ast.RangeStmt, ct *types.Chan) {
 		// The variable is assigned only when a value arrives: after the
 		// loop, a variable shared by all iterations keeps the last value.
 		v := r.temp("_xbv")
-		head = []part{lit(fmt.Sprintf("for %s, ", c)), r.ed.srcOf(key), lit(" := " + chanV + "("), r.ed.srcOf(s.X),
-			lit(fmt.Sprintf("); ; { %s, %s := %s(%s); if !%s { break }; ", v, okv, recv2, c, okv)), r.ed.srcOf(key),
-			lit(" = " + v + ";")}
+		head = []edit.Part{edit.Lit(fmt.Sprintf("for %s, ", c)), r.ed.Src(key), edit.Lit(" := " + chanV + "("), r.ed.Src(s.X),
+			edit.Lit(fmt.Sprintf("); ; { %s, %s := %s(%s); if !%s { break }; ", v, okv, recv2, c, okv)), r.ed.Src(key),
+			edit.Lit(" = " + v + ";")}
 		if a := r.allocText(key.(*ast.Ident)); a != "" {
-			head = append(head, lit(" "+a+";"))
+			head = append(head, edit.Lit(" "+a+";"))
 		}
 		for _, w := range r.rangeVarWrites(s) {
-			head = append(head, lit(" "+w+";"))
+			head = append(head, edit.Lit(" "+w+";"))
 		}
 	default:
 		v := r.temp("_xbv")
-		head = []part{lit(fmt.Sprintf("for %s := (", c)), r.ed.srcOf(s.X),
-			lit(fmt.Sprintf("); ; { %s, %s := %s(%s); if !%s { break }; ", v, okv, recv2, c, okv))}
+		head = []edit.Part{edit.Lit(fmt.Sprintf("for %s := (", c)), r.ed.Src(s.X),
+			edit.Lit(fmt.Sprintf("); ; { %s, %s := %s(%s); if !%s { break }; ", v, okv, recv2, c, okv))}
 		head = append(head, r.assignTo(key, v)...)
-		head = append(head, lit(";"))
+		head = append(head, edit.Lit(";"))
 	}
-	r.ed.replaceRange(s.For, s.Body.Lbrace+1, head...)
+	r.ed.ReplaceRange(s.For, s.Body.Lbrace+1, head...)
 }

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // goStmt rewrites `go f(a, b)` into
@@ -19,16 +21,16 @@ import (
 func (r *fileRW) goStmt(s *ast.GoStmt) {
 	call := s.Call
 	var (
-		names, vals []part
-		fn          []part
+		names, vals []edit.Part
+		fn          []edit.Part
 	)
-	add := func(v ...part) string {
+	add := func(v ...edit.Part) string {
 		n := r.temp("_xbg")
 		if len(names) > 0 {
-			names = append(names, lit(", "))
-			vals = append(vals, lit(", "))
+			names = append(names, edit.Lit(", "))
+			vals = append(vals, edit.Lit(", "))
 		}
-		names = append(names, lit(n))
+		names = append(names, edit.Lit(n))
 		vals = append(vals, v...)
 		return n
 	}
@@ -36,31 +38,31 @@ func (r *fileRW) goStmt(s *ast.GoStmt) {
 	if lit0, ok := fun.(*ast.FuncLit); ok && len(call.Args) == 0 && lit0.Type.Params.NumFields() == 0 && lit0.Type.Results.NumFields() == 0 {
 		// go func() { ... }(): the literal is the goroutine's function.
 		r.expr(call.Fun)
-		r.ed.replace(s, lit(r.X("Go")+"("), r.ed.srcOf(call.Fun), lit(")"))
+		r.ed.Replace(s, edit.Lit(r.X("Go")+"("), r.ed.Src(call.Fun), edit.Lit(")"))
 		return
 	}
 	switch {
 	case r.isBuiltin(fun):
 		name := calleeIdent(fun).Name
-		fn = []part{lit(name)}
+		fn = []edit.Part{edit.Lit(name)}
 		if name == "close" && len(call.Args) == 1 {
 			if u, ok := under(r.typeOf(call.Args[0])).(*types.Chan); ok {
 				if n, ok := r.helperName(call, hClose, u.Elem()); ok {
-					fn = []part{lit(n)}
+					fn = []edit.Part{edit.Lit(n)}
 				}
 			}
 		}
 	case r.staticFunc(fun):
 		r.expr(call.Fun)
-		fn = []part{r.ed.srcOf(call.Fun)}
+		fn = []edit.Part{r.ed.Src(call.Fun)}
 	default:
 		r.expr(call.Fun)
-		fn = []part{lit(add(r.ed.srcOf(call.Fun)))}
+		fn = []edit.Part{edit.Lit(add(r.ed.Src(call.Fun)))}
 	}
-	var args []part
+	var args []edit.Part
 	argsep := func() {
 		if len(args) > 0 {
-			args = append(args, lit(", "))
+			args = append(args, edit.Lit(", "))
 		}
 	}
 	if len(call.Args) == 1 {
@@ -74,15 +76,15 @@ func (r *fileRW) goStmt(s *ast.GoStmt) {
 			if len(names) > 0 {
 				// The function value comes first: evaluate it in its own
 				// statement.
-				names = append(names, lit(" := "))
+				names = append(names, edit.Lit(" := "))
 				names = append(names, vals...)
-				names = append(names, lit("; "+strings.Join(ns, ", ")))
-				vals = []part{r.ed.srcOf(call.Args[0])}
+				names = append(names, edit.Lit("; "+strings.Join(ns, ", ")))
+				vals = []edit.Part{r.ed.Src(call.Args[0])}
 			} else {
-				names = []part{lit(strings.Join(ns, ", "))}
-				vals = []part{r.ed.srcOf(call.Args[0])}
+				names = []edit.Part{edit.Lit(strings.Join(ns, ", "))}
+				vals = []edit.Part{r.ed.Src(call.Args[0])}
 			}
-			args = []part{lit(strings.Join(ns, ", "))}
+			args = []edit.Part{edit.Lit(strings.Join(ns, ", "))}
 			r.emitGo(s, names, vals, fn, args, false)
 			return
 		}
@@ -91,36 +93,36 @@ func (r *fileRW) goStmt(s *ast.GoStmt) {
 		argsep()
 		tv := r.info.Types[a]
 		if tv.Value != nil || tv.IsNil() {
-			args = append(args, r.ed.srcOf(a))
+			args = append(args, r.ed.Src(a))
 			continue
 		}
 		r.expr(a)
-		args = append(args, lit(add(r.ed.srcOf(a))))
+		args = append(args, edit.Lit(add(r.ed.Src(a))))
 	}
 	r.emitGo(s, names, vals, fn, args, call.Ellipsis.IsValid())
 }
 
-func (r *fileRW) emitGo(s *ast.GoStmt, names, vals, fn, args []part, ellipsis bool) {
-	var out []part
+func (r *fileRW) emitGo(s *ast.GoStmt, names, vals, fn, args []edit.Part, ellipsis bool) {
+	var out []edit.Part
 	if len(names) > 0 {
-		out = append(out, lit("{ "))
+		out = append(out, edit.Lit("{ "))
 		out = append(out, names...)
-		out = append(out, lit(" := "))
+		out = append(out, edit.Lit(" := "))
 		out = append(out, vals...)
-		out = append(out, lit("; "))
+		out = append(out, edit.Lit("; "))
 	}
-	out = append(out, lit(r.X("Go")+"(func() { "))
+	out = append(out, edit.Lit(r.X("Go")+"(func() { "))
 	out = append(out, fn...)
-	out = append(out, lit("("))
+	out = append(out, edit.Lit("("))
 	out = append(out, args...)
 	if ellipsis {
-		out = append(out, lit("..."))
+		out = append(out, edit.Lit("..."))
 	}
-	out = append(out, lit(") })"))
+	out = append(out, edit.Lit(") })"))
 	if len(names) > 0 {
-		out = append(out, lit(" }"))
+		out = append(out, edit.Lit(" }"))
 	}
-	r.ed.replace(s, out...)
+	r.ed.Replace(s, out...)
 }
 
 func (r *fileRW) isBuiltin(fun ast.Expr) bool {

@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // Loops: every loop body starts with xb.Step(), so that a loop without
@@ -86,7 +88,7 @@ func (r *fileRW) loopBody(body *ast.BlockStmt, pre, allocs []string) {
 	for _, a := range allocs {
 		text += " " + a + ";"
 	}
-	r.ed.insert(body.Lbrace+1, text)
+	r.ed.Insert(body.Lbrace+1, text)
 	r.stmtList(body.List)
 }
 
@@ -143,7 +145,7 @@ func (r *fileRW) rangeTarget(l ast.Expr) {
 		return
 	}
 	if name, ok := r.helperName(l, hStore, r.typeOf(l)); ok {
-		r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+		r.ed.Replace(l, edit.Lit("*"+name+"(&"), r.ed.Src(l), edit.Lit(", "+r.site(l)+")"))
 	}
 }
 
@@ -167,44 +169,44 @@ func (r *fileRW) rangeMap(s *ast.RangeStmt, mt *types.Map) {
 	}
 	it := r.temp("_xbit")
 	vars := [2]ast.Expr{s.Key, s.Value}
-	var decl, args [2][]part
-	var assigns []part
+	var decl, args [2][]edit.Part
+	var assigns []edit.Part
 	var allocs []string
 	for i, e := range vars {
 		switch {
 		case e == nil || isBlank(e):
-			decl[i] = []part{lit("_")}
-			args[i] = []part{lit("nil")}
+			decl[i] = []edit.Part{edit.Lit("_")}
+			args[i] = []edit.Part{edit.Lit("nil")}
 		case s.Tok == token.DEFINE:
-			decl[i] = []part{r.ed.srcOf(e)}
-			args[i] = []part{lit("&"), r.ed.srcOf(e)}
+			decl[i] = []edit.Part{r.ed.Src(e)}
+			args[i] = []edit.Part{edit.Lit("&"), r.ed.Src(e)}
 			if a := r.allocText(e.(*ast.Ident)); a != "" {
 				allocs = append(allocs, a)
 			}
 		default:
 			t := r.temp("_xbk")
-			decl[i] = []part{lit(t)}
-			args[i] = []part{lit("&" + t)}
-			assigns = append(assigns, lit(" "))
+			decl[i] = []edit.Part{edit.Lit(t)}
+			args[i] = []edit.Part{edit.Lit("&" + t)}
+			assigns = append(assigns, edit.Lit(" "))
 			assigns = append(assigns, r.assignTo(e, t)...)
-			assigns = append(assigns, lit(";"))
+			assigns = append(assigns, edit.Lit(";"))
 		}
 	}
-	head := []part{lit("for " + it + ", ")}
+	head := []edit.Part{edit.Lit("for " + it + ", ")}
 	head = append(head, decl[0]...)
-	head = append(head, lit(", "))
+	head = append(head, edit.Lit(", "))
 	head = append(head, decl[1]...)
-	head = append(head, lit(" := "+iter+"("), r.ed.srcOf(s.X), lit(", "+r.site(s.X)+"); "+it+".next("))
+	head = append(head, edit.Lit(" := "+iter+"("), r.ed.Src(s.X), edit.Lit(", "+r.site(s.X)+"); "+it+".next("))
 	head = append(head, args[0]...)
-	head = append(head, lit(", "))
+	head = append(head, edit.Lit(", "))
 	head = append(head, args[1]...)
-	head = append(head, lit("); {"))
+	head = append(head, edit.Lit("); {"))
 	head = append(head, assigns...)
 	for _, a := range allocs {
-		head = append(head, lit(" "+a+";"))
+		head = append(head, edit.Lit(" "+a+";"))
 	}
 	for _, w := range r.rangeVarWrites(s) {
-		head = append(head, lit(" "+w+";"))
+		head = append(head, edit.Lit(" "+w+";"))
 	}
-	r.ed.replaceRange(s.For, s.Body.Lbrace+1, head...)
+	r.ed.ReplaceRange(s.For, s.Body.Lbrace+1, head...)
 }

@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // Memory accesses. A read of a shared variable x (a package-level variable
@@ -45,7 +47,7 @@ func (r *fileRW) wrapRead(e ast.Expr) {
 	if !ok {
 		return
 	}
-	r.ed.replace(e, lit(name+"(&"), r.ed.srcOf(e), lit(", "+r.site(e)+")"))
+	r.ed.Replace(e, edit.Lit(name+"(&"), r.ed.Src(e), edit.Lit(", "+r.site(e)+")"))
 }
 
 // loc visits the operands of e, an expression used as a location (read,
@@ -129,7 +131,7 @@ func (r *fileRW) mapAccess(m ast.Expr, h *helper) {
 	if !ok {
 		return
 	}
-	r.ed.replace(m, lit(name+"("), r.ed.srcOf(m), lit(", "+r.site(m)+")"))
+	r.ed.Replace(m, edit.Lit(name+"("), r.ed.Src(m), edit.Lit(", "+r.site(m)+")"))
 }
 
 // methodRecv handles the receiver of a method value or call x.M.
@@ -167,7 +169,7 @@ func (r *fileRW) methodRecv(e *ast.SelectorExpr, sel *types.Selection) {
 	if !ok {
 		return
 	}
-	r.ed.replace(e.X, lit(name+"(&"), r.ed.srcOf(e.X), lit(", "+r.site(e.X)+")"))
+	r.ed.Replace(e.X, edit.Lit(name+"(&"), r.ed.Src(e.X), edit.Lit(", "+r.site(e.X)+")"))
 }
 
 // addrOf handles &x: no access of x itself; &T{...} allocates.
@@ -188,7 +190,7 @@ func (r *fileRW) wrapCall(e ast.Expr, h *helper, targs ...types.Type) {
 	if !ok {
 		return
 	}
-	r.ed.replace(e, lit(name+"("), r.ed.srcOf(e), lit(")"))
+	r.ed.Replace(e, edit.Lit(name+"("), r.ed.Src(e), edit.Lit(")"))
 }
 
 // assign handles an assignment statement.
@@ -208,7 +210,7 @@ func (r *fileRW) assign(s *ast.AssignStmt, inList bool) {
 	switch s.Tok {
 	case token.DEFINE:
 		vals := r.splitValues(s)
-		var after []part
+		var after []edit.Part
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.Ident)
 			if !ok || id.Name == "_" {
@@ -216,7 +218,7 @@ func (r *fileRW) assign(s *ast.AssignStmt, inList bool) {
 			}
 			if r.info.Defs[id] != nil {
 				if a := r.allocText(id); a != "" {
-					after = append(after, lit("; "+a))
+					after = append(after, edit.Lit("; "+a))
 				}
 				continue
 			}
@@ -231,22 +233,22 @@ func (r *fileRW) assign(s *ast.AssignStmt, inList bool) {
 				val := vals[i]
 				if val.temp {
 					name := r.temp("_xbv")
-					r.ed.replace(id, lit(name))
-					val.part = lit(name)
+					r.ed.Replace(id, edit.Lit(name))
+					val.part = edit.Lit(name)
 				} else {
-					r.ed.replace(id, lit("_"))
+					r.ed.Replace(id, edit.Lit("_"))
 				}
-				if a := r.assignment(l, lit(id.Name), []part{val.part}); a != nil {
-					after = append(append(after, lit("; ")), a...)
+				if a := r.assignment(l, edit.Lit(id.Name), []edit.Part{val.part}); a != nil {
+					after = append(append(after, edit.Lit("; ")), a...)
 					continue
 				}
 			}
 			if name, ok := r.helperName(id, hWrote, v.Type()); ok {
-				after = append(after, lit(fmt.Sprintf("; %s(&%s, %s)", name, id.Name, r.site(id))))
+				after = append(after, edit.Lit(fmt.Sprintf("; %s(&%s, %s)", name, id.Name, r.site(id))))
 			}
 		}
 		if len(after) > 0 && inList {
-			r.ed.replace(s, append([]part{r.ed.srcOf(s)}, after...)...)
+			r.ed.Replace(s, append([]edit.Part{r.ed.Src(s)}, after...)...)
 		}
 	case token.ASSIGN:
 		if len(s.Lhs) == 1 && len(s.Rhs) == 1 {
@@ -277,8 +279,8 @@ func (r *fileRW) assign1(s ast.Stmt, l, rhs ast.Expr) {
 	if !r.loc(l) || !r.info.Types[l].Addressable() {
 		return
 	}
-	if a := r.assignment(l, r.ed.srcOf(l), []part{r.ed.srcOf(rhs)}); a != nil {
-		r.ed.replace(s, a...)
+	if a := r.assignment(l, r.ed.Src(l), []edit.Part{r.ed.Src(rhs)}); a != nil {
+		r.ed.Replace(s, a...)
 	}
 }
 
@@ -287,18 +289,28 @@ func (r *fileRW) assign1(s ast.Stmt, l, rhs ast.Expr) {
 // which reports the write after rhs is evaluated and converts rhs as an
 // assignment does, or, in a file without generics, a wrapper
 // _xbAssign(&target, rhs, pos) whose concrete parameter types convert.
-func (r *fileRW) assignment(l ast.Expr, target part, rhs []part) []part {
+func (r *fileRW) assignment(l ast.Expr, target edit.Part, rhs []edit.Part) []edit.Part {
+	return r.assignThrough(l, []edit.Part{edit.Lit("&"), target}, rhs)
+}
+
+// assignmentAt is assignment with the target's address, addr, computed
+// before.
+func (r *fileRW) assignmentAt(l ast.Expr, addr edit.Part, rhs []edit.Part) []edit.Part {
+	return r.assignThrough(l, []edit.Part{addr}, rhs)
+}
+
+func (r *fileRW) assignThrough(l ast.Expr, addr, rhs []edit.Part) []edit.Part {
 	pos := r.site(l)
 	if r.generics {
-		out := []part{lit("_xbAt(&"), target, lit(", " + pos + ").set(")}
-		return append(append(out, rhs...), lit(")"))
+		out := append(append([]edit.Part{edit.Lit("_xbAt(")}, addr...), edit.Lit(", "+pos+").set("))
+		return append(append(out, rhs...), edit.Lit(")"))
 	}
 	name, ok := r.helperName(l, hAssign, r.typeOf(l))
 	if !ok {
 		return nil
 	}
-	out := []part{lit(name + "(&"), target, lit(", ")}
-	return append(append(out, rhs...), lit(", "+pos+")"))
+	out := append(append([]edit.Part{edit.Lit(name + "(")}, addr...), edit.Lit(", "))
+	return append(append(out, rhs...), edit.Lit(", "+pos+")"))
 }
 
 func isUntyped(t types.Type) bool {
@@ -338,14 +350,26 @@ func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string, inList bool) {
 		if !ok {
 			return
 		}
-		val := []part{lit(load + "(&"), r.ed.srcOf(l), lit(", " + r.site(l) + ") " + op + " ")}
-		if rhs == nil {
-			val = append(val, lit("1"))
-		} else {
-			val = append(val, lit("("), r.ed.srcOf(rhs), lit(")"))
+		operand := []edit.Part{edit.Lit("1")}
+		if rhs != nil {
+			operand = []edit.Part{edit.Lit("("), r.ed.Src(rhs), edit.Lit(")")}
 		}
-		if a := r.assignment(l, r.ed.srcOf(l), val); a != nil {
-			r.ed.replace(s, a...)
+		if _, isIdent := unparen(l).(*ast.Ident); !isIdent && inList {
+			// The target is evaluated once, as Go evaluates it: its
+			// address (an index, a field, through a pointer) is computed
+			// and its own reads reported once, not for the load and again
+			// for the store:
+			//	{ _xbp1 := &l; _xbAt(_xbp1, pos).set(_xbLoad(_xbp1, pos) op (rhs)) }
+			p := r.temp("_xbp")
+			val := append([]edit.Part{edit.Lit(load + "(" + p + ", " + r.site(l) + ") " + op + " ")}, operand...)
+			if a := r.assignmentAt(l, edit.Lit(p), val); a != nil {
+				r.ed.Replace(s, append(append([]edit.Part{edit.Lit("{ " + p + " := &"), r.ed.Src(l), edit.Lit("; ")}, a...), edit.Lit(" }"))...)
+			}
+			return
+		}
+		val := append([]edit.Part{edit.Lit(load + "(&"), r.ed.Src(l), edit.Lit(", " + r.site(l) + ") " + op + " ")}, operand...)
+		if a := r.assignment(l, r.ed.Src(l), val); a != nil {
+			r.ed.Replace(s, a...)
 		}
 		return
 	}
@@ -359,28 +383,28 @@ func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string, inList bool) {
 		// in, even when rhs ends blocks):
 		//	{ _xbp1 := &l; _xbv2 := rhs; *_xbRMW(_xbp1, pos) op= _xbv2 }
 		p, v := r.temp("_xbp"), r.temp("_xbv")
-		r.ed.replace(s, lit("{ "+p+" := &"), r.ed.srcOf(l), lit("; "+v+" := "), r.ed.srcOf(rhs),
-			lit("; *"+name+"("+p+", "+r.site(l)+") "+op+"= "+v+" }"))
+		r.ed.Replace(s, edit.Lit("{ "+p+" := &"), r.ed.Src(l), edit.Lit("; "+v+" := "), r.ed.Src(rhs),
+			edit.Lit("; *"+name+"("+p+", "+r.site(l)+") "+op+"= "+v+" }"))
 		return
 	}
-	r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+	r.ed.Replace(l, edit.Lit("*"+name+"(&"), r.ed.Src(l), edit.Lit(", "+r.site(l)+")"))
 	if r.u.gen.buffered && rhs != nil && r.hasCall(rhs) {
 		// -memory tso|pso: the write goes to memory after rhs ran; fence
 		// the stores rhs buffered first (helpers.go, _xbFenced).
 		if t := r.typeOf(rhs); t != nil && !isUntyped(t) {
 			if name, ok := r.helperName(rhs, hFenced, t); ok {
-				r.ed.replace(rhs, lit(name+"("), r.ed.srcOf(rhs), lit(")"))
+				r.ed.Replace(rhs, edit.Lit(name+"("), r.ed.Src(rhs), edit.Lit(")"))
 			}
 		}
 	}
 }
 
-func (r *fileRW) incDec(s *ast.IncDecStmt) {
+func (r *fileRW) incDec(s *ast.IncDecStmt, inList bool) {
 	op := "+"
 	if s.Tok == token.DEC {
 		op = "-"
 	}
-	r.opAssign(s, s.X, nil, op, false)
+	r.opAssign(s, s.X, nil, op, inList)
 }
 
 // assignN handles tuple assignments. In a statement list, with targets
@@ -403,7 +427,7 @@ func (r *fileRW) assignN(s *ast.AssignStmt, inList bool) {
 		}
 	}
 	later := inList && r.anyCall(s.Rhs) && r.pureTargets(s.Lhs)
-	var after []part
+	var after []edit.Part
 	for _, l := range s.Lhs {
 		if isBlank(l) {
 			continue
@@ -419,16 +443,16 @@ func (r *fileRW) assignN(s *ast.AssignStmt, inList bool) {
 		lt := r.typeOf(l)
 		if later {
 			if name, ok := r.helperName(l, hWrote, lt); ok {
-				after = append(after, lit("; "+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+				after = append(after, edit.Lit("; "+name+"(&"), r.ed.Src(l), edit.Lit(", "+r.site(l)+")"))
 			}
 			continue
 		}
 		if name, ok := r.helperName(l, hStore, lt); ok {
-			r.ed.replace(l, lit("*"+name+"(&"), r.ed.srcOf(l), lit(", "+r.site(l)+")"))
+			r.ed.Replace(l, edit.Lit("*"+name+"(&"), r.ed.Src(l), edit.Lit(", "+r.site(l)+")"))
 		}
 	}
 	if len(after) > 0 {
-		r.ed.replace(s, append([]part{r.ed.srcOf(s)}, after...)...)
+		r.ed.Replace(s, append([]edit.Part{r.ed.Src(s)}, after...)...)
 	}
 }
 
@@ -437,7 +461,7 @@ func (r *fileRW) assignN(s *ast.AssignStmt, inList bool) {
 // right-hand side, which a temporary would give its default type.
 type splitValue struct {
 	temp bool
-	part part
+	part edit.Part
 }
 
 // splitValues returns, per target of the assignment s, how a split
@@ -461,7 +485,7 @@ func (r *fileRW) splitValues(s *ast.AssignStmt) []splitValue {
 			}
 			// A constant is stored as it is written: a temporary would
 			// give an untyped one its default type, not the target's.
-			vals[i] = splitValue{temp: tv.Value == nil && !tv.IsNil(), part: r.ed.srcOf(e)}
+			vals[i] = splitValue{temp: tv.Value == nil && !tv.IsNil(), part: r.ed.Src(e)}
 		}
 	case len(s.Rhs) == 1:
 		call, ok := unparen(s.Rhs[0]).(*ast.CallExpr)
@@ -500,7 +524,7 @@ func (r *fileRW) commaOk(e ast.Expr) bool {
 // side, which the language allows: they make no calls (pureTargets).
 func (r *fileRW) splitAssign(s *ast.AssignStmt, vals []splitValue) {
 	var names []string
-	var rhs, assigns []part
+	var rhs, assigns []edit.Part
 	temps, shared := false, false
 	for i, l := range s.Lhs {
 		val := vals[i]
@@ -508,39 +532,39 @@ func (r *fileRW) splitAssign(s *ast.AssignStmt, vals []splitValue) {
 			name := "_"
 			if !isBlank(l) {
 				name = r.temp("_xbv")
-				val.part = lit(name)
+				val.part = edit.Lit(name)
 				temps = true
 			}
 			names = append(names, name)
 			if len(s.Rhs) > 1 {
 				if len(rhs) > 0 {
-					rhs = append(rhs, lit(", "))
+					rhs = append(rhs, edit.Lit(", "))
 				}
-				rhs = append(rhs, r.ed.srcOf(s.Rhs[i]))
+				rhs = append(rhs, r.ed.Src(s.Rhs[i]))
 			}
 		}
 		if !isBlank(l) {
 			a, reported := r.assignPart(l, val.part)
 			shared = shared || reported
-			assigns = append(append(assigns, lit("; ")), a...)
+			assigns = append(append(assigns, edit.Lit("; ")), a...)
 		}
 	}
 	if !shared {
 		return // no store to report: the statement stays as it is
 	}
 	if len(s.Rhs) == 1 {
-		rhs = []part{r.ed.srcOf(s.Rhs[0])}
+		rhs = []edit.Part{r.ed.Src(s.Rhs[0])}
 	}
-	out := []part{lit("{ ")}
+	out := []edit.Part{edit.Lit("{ ")}
 	if len(names) > 0 {
 		tok := " = "
 		if temps {
 			tok = " := "
 		}
-		out = append(append(out, lit(strings.Join(names, ", ")+tok)), rhs...)
+		out = append(append(out, edit.Lit(strings.Join(names, ", ")+tok)), rhs...)
 	}
-	out = append(append(out, assigns...), lit(" }"))
-	r.ed.replace(s, out...)
+	out = append(append(out, assigns...), edit.Lit(" }"))
+	r.ed.Replace(s, out...)
 }
 
 // pure reports whether evaluating e twice is the same as once: no calls
@@ -721,7 +745,7 @@ func (r *fileRW) builtin(e *ast.CallExpr, name string) {
 				h = hLenSend
 			}
 			if n, ok := r.helperName(e, h, u.Elem()); ok {
-				r.ed.replace(e.Fun, lit(n))
+				r.ed.Replace(e.Fun, edit.Lit(n))
 			}
 		case *types.Map:
 			r.mapAccess(e.Args[0], hMapLoad)
@@ -732,7 +756,7 @@ func (r *fileRW) builtin(e *ast.CallExpr, name string) {
 		rest(0)
 		if u, ok := under(argType(0)).(*types.Chan); ok {
 			if n, ok := r.helperName(e, hClose, u.Elem()); ok {
-				r.ed.replace(e.Fun, lit(n))
+				r.ed.Replace(e.Fun, edit.Lit(n))
 			}
 		}
 	case "delete":

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // schedulerPath is the package rewritten code calls.
@@ -129,7 +131,7 @@ func (r *fileRW) replaceSelector(e *ast.SelectorExpr) bool {
 	if repl == "" {
 		return false
 	}
-	r.ed.replace(e, lit(repl))
+	r.ed.Replace(e, edit.Lit(repl))
 	return true
 }
 
@@ -143,7 +145,7 @@ func (r *fileRW) replaceIdent(e *ast.Ident) bool {
 	if repl == "" {
 		return false
 	}
-	r.ed.replace(e, lit(repl))
+	r.ed.Replace(e, edit.Lit(repl))
 	return true
 }
 
@@ -193,11 +195,11 @@ func (r *fileRW) clockMethod(e *ast.SelectorExpr, sel *types.Selection) bool {
 	r.expr(e.X)
 	switch {
 	case path == "" && !addr:
-		r.ed.replace(e.X, lit(r.X(ctl)+"("), r.ed.srcOf(e.X), lit(")"))
+		r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"("), r.ed.Src(e.X), edit.Lit(")"))
 	case addr:
-		r.ed.replace(e.X, lit(r.X(ctl)+"(&("), r.ed.srcOf(e.X), lit(path+"))"))
+		r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(&("), r.ed.Src(e.X), edit.Lit(path+"))"))
 	default:
-		r.ed.replace(e.X, lit(r.X(ctl)+"(("), r.ed.srcOf(e.X), lit(")"+path+")"))
+		r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(("), r.ed.Src(e.X), edit.Lit(")"+path+")"))
 	}
 	return true
 }
@@ -234,6 +236,6 @@ func (r *fileRW) clockMethodExpr(e *ast.SelectorExpr, sel *types.Selection) bool
 	if ctl == "" || len(sel.Index()) != 1 {
 		return false
 	}
-	r.ed.replace(e, lit(r.X(strings.TrimSuffix(ctl, "Of")+sel.Obj().Name())))
+	r.ed.Replace(e, edit.Lit(r.X(strings.TrimSuffix(ctl, "Of")+sel.Obj().Name())))
 	return true
 }

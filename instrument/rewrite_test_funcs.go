@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // Tests. `func TestX(t *testing.T) { body }` becomes
@@ -76,10 +78,10 @@ func (r *fileRW) testFunc(fd *ast.FuncDecl) {
 	outer, inner := "_xbt", "t"
 	switch {
 	case len(param.Names) == 0:
-		r.ed.insert(param.Type.Pos(), outer+" ")
+		r.ed.Insert(param.Type.Pos(), outer+" ")
 		inner = "_"
 	case param.Names[0].Name == "_":
-		r.ed.replace(param.Names[0], lit(outer))
+		r.ed.Replace(param.Names[0], edit.Lit(outer))
 		inner = "_"
 	default:
 		outer = param.Names[0].Name
@@ -89,7 +91,7 @@ func (r *fileRW) testFunc(fd *ast.FuncDecl) {
 	r.keepT = true
 	r.funcType(fd.Type)
 	r.keepT = false
-	r.ed.insert(fd.Body.Lbrace+1, " "+r.X("RunTest")+"("+outer+", func("+inner+" *"+r.X("T")+") {")
+	r.ed.Insert(fd.Body.Lbrace+1, " "+r.X("RunTest")+"("+outer+", func("+inner+" *"+r.X("T")+") {")
 	r.funcBody(fd.Type, fd.Body)
-	r.ed.insert(fd.Body.Rbrace, "})")
+	r.ed.Insert(fd.Body.Rbrace, "})")
 }

@@ -26,11 +26,6 @@ func Replay(name string, body func(*T), cfg Config, blocks []result.Block, want 
 	return driver.Replay(name, body, cfg, blocks, want)
 }
 
-var (
-	WorstSchedule    = driver.WorstSchedule
-	MinimiseSchedule = driver.MinimiseSchedule
-)
-
 // OracleConfig returns a configuration that enumerates every order of atomic
 // blocks; with spawns, every order around go statements too.
 func OracleConfig(spawns bool) Config {

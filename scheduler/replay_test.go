@@ -65,44 +65,6 @@ func countPreempt(bs []result.Block) int {
 	return n
 }
 
-// TestMinimise takes the longest failing schedule ExitBlock-DD explores
-// (SplitSync, NoEraser, DeadlockWait) and shortens it: the result has at
-// most the preemptions the bug needs (SplitSync one, the lost signal of
-// DeadlockWait none; NoEraser's greedy result two, one more than its
-// minimum) and still leads to the same failure.
-func TestMinimise(t *testing.T) {
-	for _, p := range []struct {
-		name string
-		body func(*xb.T)
-		kind result.Kind
-		want int // preemptions at most
-	}{{"SplitSync", splitSync, result.Assertion, 1}, {"NoEraser", noEraser, result.Race, 2}, {"DeadlockWait", deadlockWait, result.Deadlock, 0}} {
-		t.Run(p.name, func(t *testing.T) {
-			cfg := xb.DefaultConfig()
-			cfg.Algorithm = settings.ExitBlockDD
-			worst := xb.WorstSchedule(p.name, p.body, cfg, p.kind)
-			if worst == nil {
-				t.Fatal("no failing schedule")
-			}
-			short, sh := xb.MinimiseSchedule(p.name, p.body, xb.DefaultConfig(), worst, p.kind)
-			if short == nil || sh == nil {
-				t.Fatal("the worst schedule does not lead to the finding")
-			}
-			t.Logf("%s: shortened from %d to %d blocks (%d preemptions to %d) in %d tries", p.name, len(worst), len(short), countPreempt(worst), countPreempt(short), sh.Tries)
-			if countPreempt(worst) <= p.want || countPreempt(short) > p.want || len(short) >= len(worst) {
-				t.Errorf("%d blocks, %d preemptions, from %d and %d: want at most %d preemptions", len(short), countPreempt(short), len(worst), countPreempt(worst), p.want)
-			}
-			if sh.Blocks != len(worst) || sh.Preemptions != countPreempt(worst) {
-				t.Errorf("recorded the original as %+v", sh)
-			}
-			got := xb.Replay(p.name, p.body, xb.DefaultConfig(), short, result.Want{Kind: p.kind})
-			if !got.Replay.Reproduced {
-				t.Errorf("the short schedule does not lead to the %s: %s", p.kind, got.Replay.Diverged)
-			}
-		})
-	}
-}
-
 // decisionProgs are findings that need a decision beyond which goroutine
 // runs a block: the order of two timers due at the same instant (a tick's
 // choice), a select with two ready cases, a Cond.Signal with two waiters,

@@ -48,20 +48,21 @@ var ownSource embed.FS
 // source files.
 var sourceHash = sync.OnceValue(func() string { return SourceHash(ownSource) })
 
-// SourceHash is a hash of the Go files (tests left out) at the top of
-// fsys: a package embeds its own source and so identifies its version
-// (a cache entry made by another version is not used).
+// SourceHash is a hash of the Go files (tests left out) of fsys, in its
+// subdirectories too: a package embeds its own source (and that of the
+// internal packages it is made of) and so identifies its version (a cache
+// entry made by another version is not used).
 func SourceHash(fsys fs.FS) string {
 	h := sha256.New()
-	entries, _ := fs.ReadDir(fsys, ".")
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), "_test.go") {
-			continue
+	fs.WalkDir(fsys, ".", func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || strings.HasSuffix(path, "_test.go") {
+			return nil
 		}
-		data, _ := fs.ReadFile(fsys, e.Name())
-		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
+		data, _ := fs.ReadFile(fsys, path)
+		fmt.Fprintf(h, "%s %d\n", path, len(data))
 		h.Write(data)
-	}
+		return nil
+	})
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 

@@ -9,9 +9,9 @@
 // command's settings from the environment (result.RunConfig), explores or
 // replays the test, and appends result.Lines to the results file. xbtest's
 // own tests explore in process with Explore and Replay under an
-// engine.Config (whose test fields select the oracle and observe paths),
-// and check the shortening of schedules with testsupport.go's
-// WorstSchedule and MinimiseSchedule (for tests only).
+// engine.Config (whose test fields select the oracle and observe paths);
+// the driver's own tests (minimise_test.go) check the shortening of
+// schedules through export_test.go's WorstSchedule and MinimiseSchedule.
 //
 // # Inside
 //

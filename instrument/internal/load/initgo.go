@@ -1,4 +1,4 @@
-package instrument
+package load
 
 import (
 	"go/ast"
@@ -170,7 +170,7 @@ func recvTypeName(e ast.Expr) string {
 // initGoroutines returns the packages (of those loaded, outside the
 // standard library) whose code a goroutine that the program's
 // initialization starts may run.
-func initGoroutines(roots []*packages.Package, li *loadInfo) map[string]bool {
+func initGoroutines(roots []*packages.Package, li *info) map[string]bool {
 	type fn struct {
 		pkg string
 		sum *funcSummary

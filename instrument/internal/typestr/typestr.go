@@ -1,4 +1,18 @@
-package instrument
+// Package typestr writes types of the original program as the generated
+// helper file of a rewritten package names them: a file whose Go version
+// predates generics calls a non-generic wrapper per instantiation of a
+// helper, and the wrapper's signature spells the type arguments (package
+// instrument, helpers.go).
+//
+// An Imports belongs to one generated file: TypeString writes a type as a
+// type expression valid at package level of that file, with an import of
+// a private name (_xbi0, _xbi1 ...) for each other package it names
+// (Decls lists them), or says why the type cannot be named there (an
+// unexported type of another package, a type declared inside a function,
+// a type parameter). The sync, sync/atomic and testing types that a
+// rewritten package spells are the scheduler's in the rewritten program,
+// so TypeString writes them so too (Scheduler.Replaced).
+package typestr
 
 import (
 	"fmt"
@@ -8,24 +22,37 @@ import (
 	"strings"
 )
 
-// importSet collects the imports a generated file needs to name types of
+// Scheduler is the package rewritten code calls, as generated files name
+// it.
+type Scheduler struct {
+	Path string // its import path
+	Name string // the name generated files import it as
+	// Replaced are, by package path, the names of the identifiers of the
+	// standard library that rewritten code spells as the scheduler's
+	// (sync.Mutex is the scheduler's Mutex).
+	Replaced map[string]map[string]bool
+}
+
+// Imports collects the imports a generated file needs to name types of
 // other packages; each gets a private name.
-type importSet struct {
+type Imports struct {
 	self      *types.Package
+	sched     Scheduler
 	byPath    map[string]string
-	rewritten map[string]bool // the packages rewritten (their sync types are the scheduler's)
+	Rewritten map[string]bool // the packages rewritten (their sync types are the scheduler's)
 }
 
-func newImportSet(self *types.Package) *importSet {
-	return &importSet{self: self, byPath: map[string]string{}}
+// NewImports returns the Imports of a generated file of package self.
+func NewImports(self *types.Package, sched Scheduler) *Imports {
+	return &Imports{self: self, sched: sched, byPath: map[string]string{}}
 }
 
-func (s *importSet) name(p *types.Package) string {
+func (s *Imports) name(p *types.Package) string {
 	if p == s.self {
 		return ""
 	}
-	if p.Path() == schedulerPath {
-		return genXB
+	if p.Path() == s.sched.Path {
+		return s.sched.Name
 	}
 	if n, ok := s.byPath[p.Path()]; ok {
 		return n
@@ -35,8 +62,8 @@ func (s *importSet) name(p *types.Package) string {
 	return n
 }
 
-// decls returns the import lines.
-func (s *importSet) decls() []string {
+// Decls returns the import lines: name and quoted path.
+func (s *Imports) Decls() []string {
 	var out []string
 	for path, n := range s.byPath {
 		out = append(out, fmt.Sprintf("%s %s", n, strconv.Quote(path)))
@@ -45,7 +72,7 @@ func (s *importSet) decls() []string {
 	return out
 }
 
-// typeString writes t as a type expression valid at package level of a file
+// TypeString writes t as a type expression valid at package level of a file
 // of s.self with the imports of s, or explains why t cannot be named there
 // (an unexported type of another package, a type declared inside a
 // function, a type parameter).
@@ -53,11 +80,11 @@ func (s *importSet) decls() []string {
 // t is a type of the original program; the wrapper that names it is
 // compiled with the rewritten one, where the sync, sync/atomic and testing
 // types that rewritten packages spell are the scheduler's (sync.Mutex is
-// xb.Mutex, *testing.T is *xb.T; see replacements). So they are printed as
+// xb.Mutex, *testing.T is *xb.T; see Scheduler.Replaced). So they are printed as
 // the scheduler's too, anywhere in t (struct{ sync.Mutex; n int },
 // chan *testing.T, map[string]*sync.WaitGroup), except inside the struct
 // fields, parameters and methods a package that is not rewritten declares.
-func (s *importSet) typeString(t types.Type) (string, error) {
+func (s *Imports) TypeString(t types.Type) (string, error) {
 	if err := s.nameable(t, map[types.Type]bool{}); err != nil {
 		return "", err
 	}
@@ -69,16 +96,16 @@ func (s *importSet) typeString(t types.Type) (string, error) {
 // declRewritten reports whether the object (a field, parameter or method)
 // was declared by a rewritten package, so that the types it spells are
 // rewritten; inherited says so for objects of no package.
-func (s *importSet) declRewritten(obj types.Object, inherited bool) bool {
+func (s *Imports) declRewritten(obj types.Object, inherited bool) bool {
 	if obj.Pkg() == nil {
 		return inherited
 	}
-	return obj.Pkg() == s.self || s.rewritten[obj.Pkg().Path()]
+	return obj.Pkg() == s.self || s.Rewritten[obj.Pkg().Path()]
 }
 
 // write prints t as types.TypeString does with the qualifier s.name, and
 // the scheduler's types for those a rewritten package's source names (rw).
-func (s *importSet) write(b *strings.Builder, t types.Type, rw bool) {
+func (s *Imports) write(b *strings.Builder, t types.Type, rw bool) {
 	switch t := t.(type) {
 	case *types.Basic:
 		b.WriteString(t.Name())
@@ -175,7 +202,7 @@ func (s *importSet) write(b *strings.Builder, t types.Type, rw bool) {
 }
 
 // signature prints a function's parameters and results.
-func (s *importSet) signature(b *strings.Builder, sig *types.Signature, rw bool) {
+func (s *Imports) signature(b *strings.Builder, sig *types.Signature, rw bool) {
 	params := sig.Params()
 	b.WriteString("(")
 	for i := range params.Len() {
@@ -212,9 +239,9 @@ func (s *importSet) signature(b *strings.Builder, sig *types.Signature, rw bool)
 
 // typeName prints a named type or an alias, the scheduler's in place of a
 // type the rewrite replaces.
-func (s *importSet) typeName(b *strings.Builder, obj *types.TypeName, targs *types.TypeList, rw bool) {
-	if p := obj.Pkg(); p != nil && rw && replacements[p.Path()][obj.Name()] && obj.Parent() == p.Scope() {
-		b.WriteString(genXB + "." + obj.Name())
+func (s *Imports) typeName(b *strings.Builder, obj *types.TypeName, targs *types.TypeList, rw bool) {
+	if p := obj.Pkg(); p != nil && rw && s.sched.Replaced[p.Path()][obj.Name()] && obj.Parent() == p.Scope() {
+		b.WriteString(s.sched.Name + "." + obj.Name())
 	} else {
 		if p := obj.Pkg(); p != nil {
 			if q := s.name(p); q != "" {
@@ -235,7 +262,7 @@ func (s *importSet) typeName(b *strings.Builder, obj *types.TypeName, targs *typ
 	}
 }
 
-func (s *importSet) nameable(t types.Type, seen map[types.Type]bool) error {
+func (s *Imports) nameable(t types.Type, seen map[types.Type]bool) error {
 	if seen[t] {
 		return nil
 	}
@@ -335,7 +362,7 @@ func (s *importSet) nameable(t types.Type, seen map[types.Type]bool) error {
 	return fmt.Errorf("type %s", t)
 }
 
-func (s *importSet) objNameable(obj *types.TypeName) error {
+func (s *Imports) objNameable(obj *types.TypeName) error {
 	if obj.Pkg() == nil {
 		return nil // predeclared (error, comparable, any)
 	}
@@ -349,48 +376,4 @@ func (s *importSet) objNameable(obj *types.TypeName) error {
 		return fmt.Errorf("type %s.%s is not exported", obj.Pkg().Path(), obj.Name())
 	}
 	return nil
-}
-
-// under returns the underlying type of t, or the core type of a type
-// parameter.
-func under(t types.Type) types.Type {
-	if t == nil {
-		return nil
-	}
-	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
-		return coreType(tp)
-	}
-	return t.Underlying()
-}
-
-// coreType returns the single underlying type of a type parameter's type
-// set, or nil.
-func coreType(tp *types.TypeParam) types.Type {
-	iface, ok := tp.Constraint().Underlying().(*types.Interface)
-	if !ok {
-		return nil
-	}
-	var core types.Type
-	for i := range iface.NumEmbeddeds() {
-		u, ok := iface.EmbeddedType(i).(*types.Union)
-		if !ok {
-			t := iface.EmbeddedType(i).Underlying()
-			if _, isIface := t.(*types.Interface); isIface {
-				continue
-			}
-			if core != nil && !types.Identical(core, t) {
-				return nil
-			}
-			core = t
-			continue
-		}
-		for j := range u.Len() {
-			t := u.Term(j).Type().Underlying()
-			if core != nil && !types.Identical(core, t) {
-				return nil
-			}
-			core = t
-		}
-	}
-	return core
 }

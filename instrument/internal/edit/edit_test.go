@@ -1,4 +1,4 @@
-package instrument
+package edit
 
 import (
 	"go/ast"
@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-func parseSrc(t *testing.T, src string) (*token.FileSet, *ast.File, *editor) {
+func parseSrc(t *testing.T, src string) (*token.FileSet, *ast.File, *Editor) {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "/x/f.go", src, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fset, f, newEditor(fset.File(f.Pos()), []byte(src))
+	return fset, f, New(fset.File(f.Pos()), []byte(src))
 }
 
 // TestEditNesting checks that edits nest: a replacement refers to the
@@ -25,10 +25,10 @@ func TestEditNesting(t *testing.T) {
 	_, f, ed := parseSrc(t, src)
 	send := f.Decls[0].(*ast.FuncDecl).Body.List[0].(*ast.SendStmt)
 	recv := send.Value.(*ast.UnaryExpr)
-	ed.replace(recv, lit("xb.Recv("), ed.srcOf(recv.X), lit(")"))
-	ed.replace(send, lit("xb.Send("), ed.srcOf(send.Chan), lit(", "), ed.srcOf(send.Value), lit(")"))
-	ed.insert(send.Pos(), "before; ")
-	out, _, err := ed.render("/x/f.go", "")
+	ed.Replace(recv, Lit("xb.Recv("), ed.Src(recv.X), Lit(")"))
+	ed.Replace(send, Lit("xb.Send("), ed.Src(send.Chan), Lit(", "), ed.Src(send.Value), Lit(")"))
+	ed.Insert(send.Pos(), "before; ")
+	out, _, err := ed.Render("/x/f.go", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func TestEditLineDirectives(t *testing.T) {
 	fset, f, ed := parseSrc(t, src)
 	call := f.Decls[0].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.CallExpr)
 	// Swap the arguments: b moves to line 3, a to line 4.
-	ed.replace(call, lit("g("), ed.srcOf(call.Args[1]), lit(", "), ed.srcOf(call.Args[0]), lit(")"))
-	out, _, err := ed.render("/x/f.go", "")
+	ed.Replace(call, Lit("g("), ed.Src(call.Args[1]), Lit(", "), ed.Src(call.Args[0]), Lit(")"))
+	out, _, err := ed.Render("/x/f.go", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +79,8 @@ func TestEditColumnOneComment(t *testing.T) {
 	src := "package p\n\nvar a = []int{1,\n2}\n\n//go:embed x\nvar b string\n"
 	_, f, ed := parseSrc(t, src)
 	lit0 := f.Decls[0].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.CompositeLit)
-	ed.replace(lit0, lit("nil"))
-	out, _, err := ed.render("/x/f.go", "")
+	ed.Replace(lit0, Lit("nil"))
+	out, _, err := ed.Render("/x/f.go", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,50 +93,9 @@ func TestEditOverlapIsAnError(t *testing.T) {
 	src := "package p\n\nvar x = a + b\n"
 	_, f, ed := parseSrc(t, src)
 	bin := f.Decls[0].(*ast.GenDecl).Specs[0].(*ast.ValueSpec).Values[0].(*ast.BinaryExpr)
-	ed.replaceRange(bin.X.Pos(), bin.OpPos+1, lit("z"))
-	ed.replaceRange(bin.OpPos, bin.End(), lit("w"))
-	if _, _, err := ed.render("/x/f.go", ""); err == nil {
+	ed.ReplaceRange(bin.X.Pos(), bin.OpPos+1, Lit("z"))
+	ed.ReplaceRange(bin.OpPos, bin.End(), Lit("w"))
+	if _, _, err := ed.Render("/x/f.go", ""); err == nil {
 		t.Error("overlapping edits rendered")
-	}
-}
-
-func TestTestKind(t *testing.T) {
-	src := `package p
-import "testing"
-func TestA(t *testing.T) {}
-func Testb(t *testing.T) {}
-func TestMain(m *testing.M) {}
-func Test(t *testing.T) {}
-func BenchmarkA(b *testing.B) {}
-func FuzzA(f *testing.F) {}
-func ExampleA() {}
-func Example_b() {}
-func ExampleC(x int) {}
-func TestG[T any](t *testing.T) {}
-`
-	_, f, _ := parseSrc(t, src)
-	want := map[string]funcKind{"TestA": kindTest, "Testb": kindOther, "TestMain": kindOther, "Test": kindTest,
-		"BenchmarkA": kindDrop, "FuzzA": kindDrop, "ExampleA": kindDrop, "Example_b": kindDrop, "ExampleC": kindOther, "TestG": kindOther}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok {
-			if got := testKind(fd); got != want[fd.Name.Name] {
-				t.Errorf("%s: kind %d, want %d", fd.Name.Name, got, want[fd.Name.Name])
-			}
-		}
-	}
-}
-
-func TestMatcher(t *testing.T) {
-	m := newMatcher([]string{"golang.org/x/sync/...", "example.com/a", "example.com/*/b/..."})
-	for path, want := range map[string]int{
-		"golang.org/x/sync":          0,
-		"golang.org/x/sync/errgroup": 0,
-		"golang.org/x/syncx":         -1,
-		"example.com/a":              1,
-		"example.com/a/c":            -1,
-	} {
-		if got := m.match(path); got != want {
-			t.Errorf("match(%q) = %d, want %d", path, got, want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package instrument
+package typestr
 
 import (
 	"go/ast"
@@ -48,9 +48,14 @@ var A struct {
 	}
 	typ := pkg.Scope().Lookup("A").Type()
 
-	s := newImportSet(pkg)
-	s.rewritten = map[string]bool{"example.com/p": true}
-	got, err := s.typeString(typ)
+	sched := Scheduler{Path: "github.com/xbtest/xbtest/scheduler", Name: "_xbs", Replaced: map[string]map[string]bool{
+		"sync":        {"Mutex": true, "RWMutex": true, "Cond": true, "WaitGroup": true, "Once": true},
+		"sync/atomic": {"Int64": true},
+		"testing":     {"T": true, "TB": true},
+	}}
+	s := NewImports(pkg, sched)
+	s.Rewritten = map[string]bool{"example.com/p": true}
+	got, err := s.TypeString(typ)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +66,9 @@ var A struct {
 	}
 
 	// The same type seen from another package, p not rewritten.
-	other := newImportSet(types.NewPackage("example.com/q", "q"))
-	other.rewritten = map[string]bool{"example.com/q": true}
-	got, err = other.typeString(types.NewPointer(typ))
+	other := NewImports(types.NewPackage("example.com/q", "q"), sched)
+	other.Rewritten = map[string]bool{"example.com/q": true}
+	got, err = other.TypeString(types.NewPointer(typ))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +77,7 @@ var A struct {
 	if got != wantOther {
 		t.Errorf("package not rewritten:\n got %s\nwant %s", got, wantOther)
 	}
-	if _, err := s.typeString(types.Typ[types.UnsafePointer]); err == nil {
+	if _, err := s.TypeString(types.Typ[types.UnsafePointer]); err == nil {
 		t.Error("unsafe.Pointer is nameable")
 	}
 }

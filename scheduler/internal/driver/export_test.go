@@ -5,12 +5,9 @@ import (
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
-// What xbtest's own tests need of the driver beyond Explore and Replay,
-// and cannot build from them: the schedule shortening should shorten most,
-// and shortening on its own. The tests of package scheduler use them
-// (through its export_test.go, which also builds the oracle's and the
-// thesis's configurations and the views of the paths explored from the
-// Config's test fields); nothing else should.
+// What the driver's external tests (minimise_test.go) need beyond Explore
+// and Replay, and cannot build from them: the schedule that shortening
+// should shorten most, and shortening on its own.
 
 // WorstSchedule explores body under cfg and returns, among the schedules
 // that lead to a finding of kind k, the blocks of one with the most

@@ -1,4 +1,19 @@
-package instrument
+// Package edit rewrites Go source as text rather than printing a modified
+// syntax tree: the original text (comments, directives such as //go:embed
+// and //go:build, formatting) survives untouched outside the edits, and
+// line numbers stay exact through /*line*/ directives that Render emits
+// wherever an edit moved text to another line, so that compiler errors,
+// panics and stack traces name the original file and line.
+//
+// An Editor collects the edits of one file: Replace and ReplaceRange
+// replace a node's or a range's text by a list of Parts, Insert adds text.
+// A Part is generated text (Lit) or a range of the original (Editor.Src,
+// Editor.SrcRange), which is rendered with the edits inside it. So edits
+// nest: `ch <- <-in` becomes `xb.Send(ch, xb.Recv(in))` from two
+// independent edits, one of the receive and one of the send that refers
+// to the receive's text. Render orders the edits by containment and
+// writes the file once; the rewriter (package instrument) makes the edits.
+package edit
 
 import (
 	"bytes"
@@ -6,83 +21,76 @@ import (
 	"go/ast"
 	"go/token"
 	"sort"
-	"strconv"
 )
 
-// The rewriter edits source text instead of printing a modified AST: the
-// original text (comments, directives such as //go:embed and //go:build,
-// formatting) survives untouched outside the edits, and line numbers are
-// kept exact by /*line*/ directives that the renderer emits wherever an edit
-// moved text to another line. Edits nest: a part of a replacement can refer
-// to a range of the original text, which is rendered with the edits inside
-// it, so `ch <- <-in` becomes `xb.Send(ch, xb.Recv(in))` from two
-// independent edits.
-
-// part is one piece of a replacement: generated text, or a range of the
+// Part is one piece of a replacement: generated text, or a range of the
 // original source rendered with the edits it contains.
-type part struct {
+type Part struct {
 	text  string
 	s, e  int
 	isSrc bool
 }
 
-func lit(s string) part { return part{text: s} }
+// Lit is generated text.
+func Lit(s string) Part { return Part{text: s} }
 
 // edit replaces src[start:end] (an insertion when start == end).
 type edit struct {
 	start, end int
-	parts      []part
+	parts      []Part
 	seq        int
 	children   []*edit
 }
 
-// editor collects the edits of one file.
-type editor struct {
+// Editor collects the edits of one file.
+type Editor struct {
 	tf    *token.File
 	src   []byte
 	edits []*edit
 }
 
-func newEditor(tf *token.File, src []byte) *editor { return &editor{tf: tf, src: src} }
+// New returns an Editor of the file tf whose text is src.
+func New(tf *token.File, src []byte) *Editor { return &Editor{tf: tf, src: src} }
 
-func (ed *editor) off(p token.Pos) int { return ed.tf.Offset(p) }
+// Off is the offset of p in the file.
+func (ed *Editor) Off(p token.Pos) int { return ed.tf.Offset(p) }
 
-// srcOf refers to the original text of n.
-func (ed *editor) srcOf(n ast.Node) part {
-	return part{s: ed.off(n.Pos()), e: ed.off(n.End()), isSrc: true}
+// Src refers to the original text of n.
+func (ed *Editor) Src(n ast.Node) Part {
+	return Part{s: ed.Off(n.Pos()), e: ed.Off(n.End()), isSrc: true}
 }
 
-// srcRange refers to the original text between two positions.
-func (ed *editor) srcRange(from, to token.Pos) part {
-	return part{s: ed.off(from), e: ed.off(to), isSrc: true}
+// SrcRange refers to the original text between two positions.
+func (ed *Editor) SrcRange(from, to token.Pos) Part {
+	return Part{s: ed.Off(from), e: ed.Off(to), isSrc: true}
 }
 
-func (ed *editor) add(start, end int, parts []part) {
+func (ed *Editor) add(start, end int, parts []Part) {
 	if start > end {
-		panic(fmt.Sprintf("instrument: bad edit range %d..%d", start, end))
+		panic(fmt.Sprintf("edit: bad edit range %d..%d", start, end))
 	}
 	ed.edits = append(ed.edits, &edit{start: start, end: end, parts: parts, seq: len(ed.edits)})
 }
 
-// replace replaces the text of n.
-func (ed *editor) replace(n ast.Node, parts ...part) {
-	ed.add(ed.off(n.Pos()), ed.off(n.End()), parts)
+// Replace replaces the text of n.
+func (ed *Editor) Replace(n ast.Node, parts ...Part) {
+	ed.add(ed.Off(n.Pos()), ed.Off(n.End()), parts)
 }
 
-// replaceRange replaces the text between two positions.
-func (ed *editor) replaceRange(from, to token.Pos, parts ...part) {
-	ed.add(ed.off(from), ed.off(to), parts)
+// ReplaceRange replaces the text between two positions.
+func (ed *Editor) ReplaceRange(from, to token.Pos, parts ...Part) {
+	ed.add(ed.Off(from), ed.Off(to), parts)
 }
 
-// insert adds text at p. Insertions at the same place keep their order, and
+// Insert adds text at p. Insertions at the same place keep their order, and
 // an insertion at the start of a replaced range goes before it.
-func (ed *editor) insert(p token.Pos, text string) {
-	o := ed.off(p)
-	ed.add(o, o, []part{lit(text)})
+func (ed *Editor) Insert(p token.Pos, text string) {
+	o := ed.Off(p)
+	ed.add(o, o, []Part{Lit(text)})
 }
 
 // tree orders the edits into a forest by containment.
-func (ed *editor) tree() ([]*edit, error) {
+func (ed *Editor) tree() ([]*edit, error) {
 	for _, e := range ed.edits {
 		e.children = nil
 	}
@@ -134,10 +142,11 @@ func contains(t, e *edit) bool {
 	return t.start <= e.start && e.end <= t.end
 }
 
-// render produces the rewritten file, with trailer appended, and the
-// ranges of the original text it kept. file is the name the //line
-// directives give (the original path).
-func (ed *editor) render(file, trailer string) ([]byte, [][2]int, error) {
+// Render produces the rewritten file, with trailer appended, and the
+// ranges of the original text it kept (by offset; text rendered twice
+// gives overlapping ranges). file is the name the //line directives give
+// (the original path).
+func (ed *Editor) Render(file, trailer string) ([]byte, [][2]int, error) {
 	roots, err := ed.tree()
 	if err != nil {
 		return nil, nil, err
@@ -162,7 +171,7 @@ func (ed *editor) render(file, trailer string) ([]byte, [][2]int, error) {
 // attribute to the next byte, so that original text always carries its
 // original line.
 type lineWriter struct {
-	ed    *editor
+	ed    *Editor
 	file  string
 	buf   bytes.Buffer
 	vline int
@@ -240,6 +249,3 @@ func (w *lineWriter) edit(c *edit) error {
 	}
 	return nil
 }
-
-// quote returns a Go string literal.
-func quote(s string) string { return strconv.Quote(s) }
