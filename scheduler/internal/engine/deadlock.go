@@ -202,7 +202,7 @@ func (r *run) checkStuck() {
 				g.Pos = firstUserPos([]uintptr{b.PC})
 			}
 		} else if t.status == stWaiting {
-			if t0done && r.timerWakes(t) {
+			if t0done && r.clock.Wakes(t.idx) {
 				continue // a timer will wake it: alive, as after go test
 			}
 			g.State, g.On = "waiting", t.on
