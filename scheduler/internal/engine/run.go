@@ -17,6 +17,7 @@ import (
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/deadlock"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/scheduler/internal/vclock"
 	"github.com/xbtest/xbtest/settings"
@@ -215,7 +216,8 @@ type run struct {
 	natives []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
 	quiet   int           // the context package runs on a vctx's cancellation: Err and Cause are no scheduling points
 
-	clock vclock.Clock[timerAction] // virtual time (package vclock, clock.go)
+	clock     vclock.Clock[timerAction]              // virtual time (package vclock, clock.go)
+	deadlocks deadlock.Detector[*thread, *lockState] // deadlock detection (package deadlock, deadlock.go)
 
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
@@ -288,6 +290,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.skipped, r.failed = false, false
 	r.t0 = nil
 	r.race.reset(cfg.Race, r, cfg.Trace)
+	r.deadlocks.NewExecution(deadlockHost{r})
 }
 
 // runBody is the test goroutine's function.
@@ -858,7 +861,11 @@ func (r *run) endPath() {
 	if r.exploring {
 		r.stats.Schedules++
 		if r.dd {
-			r.checkStuck()
+			if f, key, internal := r.deadlocks.Stuck(); internal != "" {
+				r.internal = internal
+			} else if f != nil {
+				r.addFinding(f, key)
+			}
 		}
 		if r.cfg.OnPath != nil && r.guide == nil { // not minimisation's executions
 			r.cfg.OnPath(r.strat.CurrentPath(), r.strat.DelayedCount())
@@ -903,7 +910,7 @@ func (r *run) tooManySteps(t *thread) {
 	}
 	r.addFinding(&result.Finding{Kind: result.NonTermination, Pos: pos,
 		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
-		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+funcSite(t.fn))
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+deadlock.FuncSite(t.fn))
 	next := r.point(t, ptFreeze)
 	if next == t {
 		r.internalError(t, "a frozen goroutine was scheduled")
