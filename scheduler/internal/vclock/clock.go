@@ -24,7 +24,17 @@
 // xbtest does not control, the last resort of a tick, is caught up with the
 // same way.)
 //
-// Eager timers and the fairness bound are explained in eager.go.
+// # Eager timers
+//
+// Go does not promise synctest's rule: a short timer may fire while
+// goroutines could run. With a horizon > 0 (settings.Timers) a timer due
+// within it may also fire at any scheduling point: the clock is then a
+// pseudo-thread (Sync makes it runnable or waiting; each of its blocks is
+// EagerBlock), ordered by the explorer against the goroutines' blocks as
+// any thread is. It gives way once a goroutine that can run has waited
+// settings' FairBlocks blocks (BlockStarted counts them), so that a loop on
+// a fast ticker cannot starve the others. eager.go says why this explores
+// every order that matters.
 //
 // # The host
 //
