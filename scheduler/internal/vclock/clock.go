@@ -138,6 +138,7 @@ type Clock[A any] struct {
 	switches int
 	last     int32
 	ranAt    []int
+	ranBuf   [8]int // ranAt's first array: no allocation for a small test
 }
 
 // NewExecution prepares c for a new execution of host: timers may fire eagerly
@@ -156,6 +157,9 @@ func (c *Clock[A]) NewExecution(host Host[A], horizon time.Duration, fairBlocks 
 	clear(c.tickers)
 	c.ticking, c.woke, c.thread = false, 0, -1
 	c.switches, c.last = 0, -1
+	if c.ranAt == nil {
+		c.ranAt = c.ranBuf[:0]
+	}
 	c.ranAt = c.ranAt[:0]
 }
 
