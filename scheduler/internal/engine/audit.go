@@ -72,13 +72,13 @@ package engine
 //	time.Sleep, timer/ticker wait   yes                                             parks; fires at a tick
 //	starting a timer (Sleep, After, with -timers eager or D: the clock may fire     -timers synctest: a step; eager or D: a
 //	NewTimer, AfterFunc, Reset,     it before the rest of the block                 write of the clock, and a wake point when
-//	WithTimeout...)                                                                the clock can fire it (eager.go)
+//	WithTimeout...)                                                                the clock can fire it (vclock/eager.go)
 //	Timer/Ticker Stop, Reset        yes: its result observes the timer              boundary, a write of the clock
 //	timer firing                    yes                                             at a tick, when no goroutine can run
 //	                                                                               (testing/synctest's rule), and under
 //	                                                                               -timers eager or D at any scheduling point
 //	                                                                               too, as a block of the clock pseudo-thread
-//	                                                                               (eager.go); UNSAFE under synctest's rule
+//	                                                                               (vclock/eager.go); UNSAFE under synctest's rule
 //	                                                                               for code that relies on a short timer not
 //	                                                                               firing early: corpus/timing
 //	                                                                               TestEarlyTimeout, TestTickBeforeStop
@@ -88,13 +88,13 @@ package engine
 //	                                                                               (scheduler/litmus_diff_test.go)
 //
 // Timers. Under -timers synctest virtual time advances only when no
-// controlled goroutine can run (clock.go), as under testing/synctest: a
+// controlled goroutine can run (package vclock), as under testing/synctest: a
 // timer never fires while another goroutine is runnable. Real Go does not
 // promise that (a 1 ns timer may fire before a runnable goroutine is
 // scheduled). -timers eager lets any started timer fire at any scheduling
 // point, after the timers due before it; -timers D does so for the timers
 // due within D of the virtual now, and follows synctest's rule for the
-// others (eager.go). Which orders of a due timer against running
+// others (vclock/eager.go). Which orders of a due timer against running
 // goroutines exist is a choice of semantics, not a pruning; README.md says
 // which is the default and why.
 //

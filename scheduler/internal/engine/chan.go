@@ -31,7 +31,7 @@ type chanState struct {
 	addr   unsafe.Pointer
 	closed bool
 	what   string  // for reports: the channel of a timer or context, "" for others
-	timer  *vtimer // the timer whose channel this is (clock.go), or nil
+	timer  *vtimer // the timer whose channel this is (timers.go), or nil
 	recvq  []*sudog
 	sendq  []*sudog
 	hb     races.ChanHB // happens-before of its values (package races)
@@ -234,8 +234,8 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 		return recvNative(r, t, ch)
 	}
 	r.dataAccess(m.addr, 1, true)
-	if tm := m.timer; tm != nil && r.clock.dueNow(tm) {
-		v := r.clock.takeTimer(tm)
+	if tm := m.timer; tm != nil && r.clock.Due(tm) {
+		v := r.clock.Take(tm)
 		r.yield(t)
 		return as[T](v), true
 	}

@@ -1,37 +1,22 @@
 package engine
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"slices"
 	"time"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/vclock"
 )
 
-// Virtual time.
-//
-// Under a controlled scheduler real time is meaningless (one goroutine runs
-// at a time, at the explorer's pace) and slow, so rewritten code reads a
-// virtual clock, as under testing/synctest: it starts at a fixed epoch in
-// every execution and moves only when no controlled goroutine can run, to
-// the earliest pending deadline (the explorer's "tick", see
-// explorer.loop). A tick fires the timers due at the new instant; the order
-// in which they fire, and whether goroutines they woke run before the rest
-// fire, are choice points of the path, like Cond.Signal's (see fireDue).
-//
-// A tick's choices are recorded after the choices of the block that ended
-// just before it (the last block before nobody could run). A replayed prefix
-// ticks where the original execution did: after a block, if the goroutine
-// that runs next cannot run (it sleeps or waits on a timer channel, or does
-// not exist yet, an AfterFunc's), which is exactly when the explorer ticked,
-// since time advances only when the enabled set is empty and every goroutine
-// a tick enables was waiting. (A wait for a channel xbtest does not control,
-// the last resort of a tick, native.go, is caught up with the same way.)
+// The engine's side of virtual time. The clock itself (virtual time, the
+// pending timers, ticks, eager firing and its fairness bound) is package
+// scheduler/internal/vclock's; the engine tells it where goroutines are and
+// performs what a timer does at its deadline (timerAction) through
+// clockHost. The hooks of the time package are timers.go.
 
-// epoch is virtual time zero, the same for every execution, so that time.Now
-// reads the same on every replay of a schedule (and in every process).
-var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+// vtimer is a deadline of the virtual clock.
+type vtimer = vclock.Timer[timerAction]
 
 type timerKind uint8
 
@@ -42,177 +27,96 @@ const (
 	tkCtx                    // cancels a context at its deadline
 )
 
-// vtimer is a pending deadline of the virtual clock.
-type vtimer struct {
-	kind    timerKind
-	when    time.Duration // since epoch
-	period  time.Duration // a ticker's
-	seq     int32         // creation order: the default order of equal deadlines
-	pending bool
-	anon    bool    // tkChan of time.After or time.Tick: nobody can Stop or Reset it
-	t       *thread // tkSleep: the sleeper; tkFunc: the goroutine that called AfterFunc
-	ch      chan time.Time
-	m       *chanState
-	fn      func()
-	ctx     *vctx
+// timerAction is what a timer does at its deadline.
+type timerAction struct {
+	kind timerKind
+	anon bool    // tkChan of time.After or time.Tick: nobody can Stop or Reset it
+	t    *thread // tkSleep: the sleeper; tkFunc: the goroutine that called AfterFunc
+	ch   chan time.Time
+	m    *chanState
+	fn   func()
+	ctx  *vctx
 }
 
-// clock is the virtual clock of one execution.
-type clock struct {
-	now     time.Duration
-	seq     int32
-	pending []*vtimer
-	// noTickers: the test has returned, tickers fire no more (advance)
-	noTickers bool
-	timers    map[*time.Timer]*vtimer
-	tickers   map[*time.Ticker]*vtimer
+// clockCell stands for the virtual clock in read/write sets.
+var clockCell byte
+
+func init() {
+	registerGlobal(unsafe.Pointer(&clockCell), 1, "the virtual clock", nil)
 }
 
-func (c *clock) reset() {
-	c.now, c.seq, c.noTickers = 0, 0, false
-	clear(c.pending)
-	c.pending = c.pending[:0]
-	if c.timers == nil {
-		c.timers = map[*time.Timer]*vtimer{}
-		c.tickers = map[*time.Ticker]*vtimer{}
-	}
-	clear(c.timers)
-	clear(c.tickers)
+// clockHost is the execution as the clock's host (vclock.Host): an adapter,
+// so that run's own methods stay the execution's.
+type clockHost struct{ r *run }
+
+var _ vclock.Host[timerAction] = clockHost{}
+
+// Idle implements vclock.Host: a channel timer nobody waits on.
+func (clockHost) Idle(tm *vtimer) bool {
+	return tm.Action.kind == tkChan && !hasLive(tm.Action.m.recvq)
 }
 
-// start makes tm pending, due d from now (at once if d <= 0).
-func (c *clock) start(tm *vtimer, d time.Duration) {
-	tm.when = c.now + max(d, 0)
-	if !tm.pending {
-		tm.pending = true
-		c.seq++
-		tm.seq = c.seq
-		c.pending = append(c.pending, tm)
-	}
-}
-
-// stop makes tm no longer pending and reports whether it was.
-func (c *clock) stop(tm *vtimer) bool {
-	if !tm.pending {
-		return false
-	}
-	tm.pending = false
-	if i := slices.Index(c.pending, tm); i >= 0 {
-		c.pending = slices.Delete(c.pending, i, i+1)
-	}
-	return true
-}
-
-// idle: a channel timer nobody waits on. As in Go 1.23 and later, a timer
-// channel is unbuffered: the value is sent when a receiver comes (Recv and
-// Select take it at once from a timer that is due, see takeTimer), so a
-// channel timer with no goroutine parked on its channel has nothing to do
-// at its deadline and does not move the clock. A time.After that lost its
-// select, a ticker nobody reads, never tick.
-func (tm *vtimer) idle() bool {
-	return tm.kind == tkChan && !hasLive(tm.m.recvq)
-}
-
-// asleep reports whether tm does not fire now: an idle channel timer, or a
-// ticker once the test has returned (see advance).
-func (c *clock) asleep(tm *vtimer) bool {
-	return tm.idle() || c.noTickers && tm.period > 0
-}
-
-// next returns the earliest deadline of a timer that can fire.
-func (c *clock) next() (time.Duration, bool) {
-	var when time.Duration
-	found := false
-	for _, tm := range c.pending {
-		if c.asleep(tm) {
-			continue
-		}
-		w := max(tm.when, c.now)
-		if !found || w < when {
-			when, found = w, true
-		}
-	}
-	return when, found
-}
-
-// due returns the timers due now, in creation order.
-func (c *clock) due() []*vtimer {
-	var out []*vtimer
-	for _, tm := range c.pending {
-		if tm.when <= c.now && !c.asleep(tm) {
-			out = append(out, tm)
-		}
-	}
-	slices.SortFunc(out, func(a, b *vtimer) int { return int(a.seq - b.seq) })
-	return out
-}
-
-// dueNow reports whether tm is a pending timer whose deadline has come.
-func (c *clock) dueNow(tm *vtimer) bool { return tm.pending && tm.when <= c.now }
-
-// takeTimer is the send of a due channel timer: the time of its deadline;
-// a ticker moves to its next deadline after now (ticks missed while nobody
-// received are dropped, as Go's are), a timer stops.
-func (c *clock) takeTimer(tm *vtimer) time.Time {
-	v := epoch.Add(tm.when)
-	if tm.period > 0 {
-		tm.when += ((c.now-tm.when)/tm.period + 1) * tm.period
-	} else {
-		c.stop(tm)
-	}
-	return v
-}
-
-// advance is a tick: it moves the clock to the next deadline and fires the
-// timers due there, instant after instant, until enough() holds or no timer
-// can fire. With no timer left, goroutines waiting on channels xbtest does
-// not control are waited for for real (awaitNative). t is the goroutine whose code runs the tick (the one that ended
-// the last block). It reports whether enough() holds.
-//
-// Once the test goroutine has returned, tickers no longer fire: the test is
-// over, as under go test, and a goroutine left looping on a ticker (a
-// cache's janitor) would keep the path going forever; it is neither run
-// further nor a leak (see checkStuck). Other timers still fire, so that a
-// goroutine that wakes up late and then blocks forever is a leak.
-func (r *run) advance(t *thread, enough func() bool) bool {
-	c := &r.clock
-	c.noTickers = r.testReturned()
-	for !enough() {
-		when, ok := c.next()
-		if !ok && (len(r.natives) == 0 || !r.awaitNative()) {
+// FiresAtOnce implements vclock.Host: a sleep's, and a time.After's or
+// time.Tick's whose channel only plain receives wait on (see vclock's
+// fireDue).
+func (clockHost) FiresAtOnce(tm *vtimer) bool {
+	switch a := &tm.Action; a.kind {
+	case tkSleep:
+		return true
+	case tkChan:
+		if !a.anon {
 			return false
 		}
-		if r.exploring {
-			r.strat.Ticked()
-			if g := r.guide; g != nil && r.trace && len(g.steps) < maxSteps {
-				g.steps = append(g.steps, result.TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
+		for _, sg := range a.m.recvq {
+			if sg.sel != nil && sg.live() {
+				return false
 			}
 		}
-		if ok {
-			c.now = when
-			r.fireDue(t)
-			if r.syncClock(nil) {
-				// A timer due soon after may fire eagerly: the clock is a
-				// thread that can run, in a replayed prefix as while
-				// exploring (eager.go).
-				return true
-			}
+		return true
+	}
+	return false
+}
+
+// Fire implements vclock.Host: it performs what tm does at its deadline,
+// then wakes the goroutines waiting on channels xbtest does not control
+// that the timer readied (the Done channel of a context derived, by code
+// xbtest does not control, from one the timer cancelled). Fired eagerly,
+// by the clock's own block, it records the channel it sends on as written.
+func (h clockHost) Fire(g int32, tm *vtimer, eager bool) {
+	r, t, a := h.r, h.r.threadOf(g), &tm.Action
+	if eager {
+		switch {
+		case a.m != nil:
+			r.dataAccess(a.m.addr, 1, true)
+		case a.ctx != nil && a.ctx.m != nil:
+			r.dataAccess(a.ctx.m.addr, 1, true)
 		}
 	}
-	return true
+	switch a.kind {
+	case tkSleep:
+		r.clock.Stop(tm)
+		r.wakeUp(a.t, -1)
+	case tkChan:
+		if sg := popLive(&a.m.recvq); sg != nil {
+			r.deliver(sg, r.clock.Take(tm), true)
+		}
+	case tkFunc:
+		r.clock.Stop(tm)
+		r.spawnFor(t, a.t, a.fn, true, unsafe.Pointer(tm))
+	case tkCtx:
+		r.clock.Stop(tm)
+		a.ctx.cancel(t, true, true, errDeadline, a.ctx.timeoutCause)
+	}
+	if len(r.natives) > 0 {
+		r.pollNative(nil)
+	}
 }
 
-// testReturned reports whether the test goroutine has returned: the test
-// is over and tickers fire no more (see advance).
-func (r *run) testReturned() bool {
-	return len(r.threads) > 0 && r.threads[0].status == stExited
-}
-
-// timerWakes reports whether a pending timer would wake t: it sleeps, or
-// waits on a timer's channel or on the Done channel of a context with a
-// deadline. Such a goroutine, left behind when the test returns (waiting
-// for a ticker, which fires no more), is not blocked forever.
-func (r *run) timerWakes(t *thread) bool {
+// Wakes implements vclock.Host: tm would wake goroutine g, which sleeps,
+// or waits on a timer's channel or on the Done channel of a context with a
+// deadline.
+func (h clockHost) Wakes(tm *vtimer, g int32) bool {
+	t := h.r.threads[g]
 	waits := func(m *chanState) bool {
 		if m == nil {
 			return false
@@ -239,119 +143,47 @@ func (r *run) timerWakes(t *thread) bool {
 		}
 		return false
 	}
-	for _, tm := range r.clock.pending {
-		switch tm.kind {
-		case tkSleep:
-			if tm.t == t {
-				return true
-			}
-		case tkChan:
-			if waits(tm.m) {
-				return true
-			}
-		case tkCtx:
-			if ctxWaits(tm.ctx) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// catchUp ticks in a replayed prefix until goroutine n can run (see the
-// comment at the top).
-func (r *run) catchUp(t *thread, n int32) {
-	if n < 0 || len(r.clock.pending) == 0 && len(r.natives) == 0 {
-		return
-	}
-	r.advance(t, func() bool {
-		return int(n) < len(r.threads) && r.threads[n].status == stRunnable
-	})
-}
-
-// fireDue fires the timers due now. Some fire at once, in creation order:
-// a sleep's, and a time.After's or time.Tick's whose channel only plain
-// receives wait on. Only the goroutines they wake can observe them (nobody
-// can stop them, and a receive on a due timer's channel takes its value
-// anyway), so their order with the rest changes nothing the explorer does
-// not already order (the woken goroutines' blocks). Any other timer can be
-// observed by goroutines other than those it wakes (a select over it and
-// another channel, Stop's or Reset's result, Err), so its order is a
-// choice: which of them fires next, or, once the instant has woken some
-// goroutine, none (-1): the woken goroutines run first, as they could in a
-// real program, and the rest fire when every goroutine blocks again.
-func (r *run) fireDue(t *thread) {
-	r.ticking = true
-	r.tickWoke = 0
-	defer func() { r.ticking = false }()
-	for {
-		due := r.clock.due()
-		if len(due) == 0 {
-			return
-		}
-		var opts []int32
-		for _, tm := range due {
-			if tm.firesAtOnce() {
-				r.fire(t, tm)
-				r.pollNativeAfterFire()
-				opts = nil
-				break
-			}
-			opts = append(opts, tm.seq)
-		}
-		if opts == nil {
-			continue
-		}
-		if r.tickWoke > 0 {
-			opts = append(opts, -1)
-		}
-		s := opts[0]
-		if len(opts) > 1 {
-			s = r.tickChoice(t, opts)
-		}
-		if s < 0 {
-			return
-		}
-		for _, tm := range due {
-			if tm.seq == s {
-				r.fire(t, tm)
-				r.pollNativeAfterFire()
-			}
-		}
-	}
-}
-
-// firesAtOnce: see fireDue.
-func (tm *vtimer) firesAtOnce() bool {
-	switch tm.kind {
+	switch a := &tm.Action; a.kind {
 	case tkSleep:
-		return true
+		return a.t == t
 	case tkChan:
-		if !tm.anon {
-			return false
-		}
-		for _, sg := range tm.m.recvq {
-			if sg.sel != nil && sg.live() {
-				return false
-			}
-		}
-		return true
+		return waits(a.m)
+	case tkCtx:
+		return ctxWaits(a.ctx)
 	}
 	return false
 }
 
-// pollNativeAfterFire wakes the goroutines waiting on channels xbtest does
-// not control that a timer readied (the Done channel of a context derived,
-// by code xbtest does not control, from one the timer cancelled).
-func (r *run) pollNativeAfterFire() {
-	if len(r.natives) > 0 {
-		r.pollNative(nil)
+// TestReturned implements vclock.Host.
+func (h clockHost) TestReturned() bool {
+	r := h.r
+	return len(r.threads) > 0 && r.threads[0].status == stExited
+}
+
+// AwaitNative implements vclock.Host (native.go).
+func (h clockHost) AwaitNative() bool { return len(h.r.natives) > 0 && h.r.awaitNative() }
+
+// Ticked implements vclock.Host: the strategy is told, the timeline shows
+// it.
+func (h clockHost) Ticked(when time.Duration) {
+	r := h.r
+	if r.exploring {
+		r.strat.Ticked()
+		if g := r.guide; g != nil && r.trace && len(g.steps) < maxSteps {
+			g.steps = append(g.steps, result.TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
+		}
 	}
 }
 
-// tickChoice takes a choice among equal deadlines; a replayed tick takes
-// the recorded one.
-func (r *run) tickChoice(t *thread, opts []int32) int32 {
+// Choose implements vclock.Host. A tick's choice among equal deadlines is
+// recorded among the choices of the block before the tick; a replayed or
+// guided tick takes the recorded one. The clock's own block chooses as a
+// select does.
+func (h clockHost) Choose(g int32, opts []int32, tick bool) int32 {
+	r, t := h.r, h.r.threadOf(g)
+	if !tick {
+		return r.choice(t, opts)
+	}
 	if r.exploring {
 		if g := r.guide; g != nil {
 			if c, recorded, why := g.tickChoice(opts); recorded {
@@ -373,46 +205,68 @@ func (r *run) tickChoice(t *thread, opts []int32) int32 {
 	return c
 }
 
-// fire performs what tm does at its deadline.
-func (r *run) fire(t *thread, tm *vtimer) {
-	c := &r.clock
-	switch tm.kind {
-	case tkSleep:
-		c.stop(tm)
-		r.wakeUp(tm.t, -1)
-	case tkChan:
-		if sg := popLive(&tm.m.recvq); sg != nil {
-			r.deliver(sg, c.takeTimer(tm), true)
-		}
-	case tkFunc:
-		c.stop(tm)
-		r.spawnFor(t, tm.t, tm.fn, true, unsafe.Pointer(tm))
-	case tkCtx:
-		c.stop(tm)
-		tm.ctx.cancel(t, true, true, errDeadline, tm.ctx.timeoutCause)
+// Access implements vclock.Host: the clock is clockCell.
+func (h clockHost) Access(write bool) {
+	if r := h.r; r.exploring {
+		r.strat.Access(uintptr(unsafe.Pointer(&clockCell)), 1, write)
 	}
 }
 
-// spawnFor starts fn on a new goroutine, a child of parent: an AfterFunc's
-// function. byClock: started by a tick (no block is under way, the child is
-// simply enabled); otherwise by t's block, like a go statement. A non-nil
-// key carries the happens-before edge from the AfterFunc call.
-func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Pointer) *thread {
-	c := r.newThread(parent, fn)
-	if byClock {
-		r.tickWoke++
-		r.race.Start(-1, c.idx)
-		if key != nil {
-			r.race.Observe(c.idx, key, races.RoleSend)
+// NewClockThread implements vclock.Host: the clock's pseudo-thread runs
+// the clock's blocks, and waits while no timer can fire eagerly.
+func (h clockHost) NewClockThread() int32 {
+	r := h.r
+	c := r.newThread(nil, nil)
+	c.isClock = true
+	c.fn = func() {
+		for {
+			r.event(c)
+			if r.clock.EagerBlock(c.idx) {
+				r.yield(c)
+			} else {
+				r.parkHere(c, "a timer", -1)
+			}
 		}
+	}
+	return c.idx
+}
+
+// SetRunnable implements vclock.Host.
+func (h clockHost) SetRunnable(g int32, runnable bool) {
+	r, c := h.r, h.r.threads[g]
+	if runnable {
+		c.status = stRunnable
+		c.on, c.onObj = "", -1
 		if r.exploring {
-			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
+			r.strat.Woken(c.idx, -1)
 		}
-		return c
+		return
 	}
-	r.race.Start(t.idx, c.idx)
+	c.status = stWaiting
+	c.on, c.onObj = "a timer", -1
 	if r.exploring {
-		r.strat.Spawned(c.idx)
+		r.strat.Disable(c.idx)
 	}
-	return c
+}
+
+// Runnable implements vclock.Host.
+func (h clockHost) Runnable(g int32) bool {
+	r := h.r
+	return int(g) < len(r.threads) && r.threads[g].status == stRunnable
+}
+
+// WokeMidBlock implements vclock.Host: a spawn branch; whatever the hook
+// does next (a sleep parks) is a point of its own, since a decision names
+// the event its block ends at.
+func (h clockHost) WokeMidBlock(g int32) {
+	t := h.r.threads[g]
+	h.r.wokeMidBlock(t)
+	h.r.event(t)
+}
+
+// Ready implements vclock.Host: a goroutine (not a pseudo-thread) that can
+// run.
+func (h clockHost) Ready(g int32) bool {
+	u := h.r.threads[g]
+	return !u.isClock && u.flushOf == nil && u.status == stRunnable && !u.frozen
 }

@@ -207,8 +207,8 @@ func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
 	}
 	c.children = nil
 	if c.timer != nil {
-		r.clock.stop(c.timer)
-		r.clockAccess(true)
+		r.clock.Stop(c.timer)
+		r.clock.Access(true)
 	}
 	for _, a := range c.afters {
 		r.spawnFor(t, a.owner, a.f, byClock, unsafe.Pointer(a))
@@ -287,11 +287,11 @@ func ContextWithDeadlineCause(parent context.Context, d time.Time, cause error) 
 	c.deadline, c.hasDeadline, c.timeoutCause = d, true, cause
 	f := c.cancelFunc(errCanceled)
 	if c.err == nil {
-		if dur := d.Sub(epoch.Add(r.clock.now)); dur <= 0 {
+		if dur := d.Sub(r.clock.Now()); dur <= 0 {
 			c.cancel(t, false, true, errDeadline, cause)
 		} else {
-			c.timer = &vtimer{kind: tkCtx, t: t, ctx: c}
-			r.startTimer(t, c.timer, dur)
+			c.timer = &vtimer{Action: timerAction{kind: tkCtx, t: t, ctx: c}}
+			r.clock.Start(t.idx, c.timer, dur)
 		}
 	}
 	return c, func() { f(nil) }

@@ -26,18 +26,28 @@
 // run.go is one execution (run) and goroutine.go its goroutines; the files
 // of the hooks: memory.go, chan.go, select.go, mutex.go, cond.go,
 // waitgroup.go, once.go, syncmap.go, atomic.go, timers.go, context.go
-// (syncstate.go for their state in an execution); clock.go and eager.go
-// for virtual time; tso.go (Load, Store, Wrote), fences.go and foreign.go
-// the hooks of the store buffers under -memory tso|pso, whose machine is
-// the component scheduler/internal/storebuf; deadlock.go; race detection
-// is the component scheduler/internal/races, feeding package eraser (run
-// is the host of both components: hosts.go); location.go naming memory
-// the same way in every execution, native.go for code outside any
-// execution; brute.go for the extra scheduling points of
+// (syncstate.go for their state in an execution); clock.go for what a
+// timer does; tso.go (Load, Store, Wrote), fences.go and foreign.go the
+// hooks of the store buffers under -memory tso|pso; deadlock.go;
+// location.go naming memory the same way in every execution, native.go
+// for code outside any execution, outside.go for goroutines started
+// before any; brute.go for the extra scheduling points of
 // Algorithm Brute; guide.go and timeline.go for guided executions and
 // their reports. audit.go lists what ends an atomic block under Go's
 // rules, operation by operation. testing.go and subtest.go are T, the test
 // handle, with go test's subtests, t.Parallel and -run/-skip.
+//
+// Four components live in packages of their own, each reaching the
+// execution only through a host interface that run (hosts.go) or an
+// adapter of this package implements: the store buffers of -memory
+// tso|pso (package scheduler/internal/storebuf), race detection (package
+// scheduler/internal/races, feeding package eraser), the virtual clock
+// (package scheduler/internal/vclock: virtual time, timers, ticks, eager
+// firing and its fairness bound; clock.go holds what a timer does at its
+// deadline and clockHost) and deadlock detection (package
+// scheduler/internal/deadlock: lock cycles, condition deadlocks, what each
+// goroutine waits for; deadlock.go holds deadlockHost, mutex.go
+// and endPath call its checks and add the findings).
 //
 // The strategy decides which goroutine runs each atomic block and keeps
 // the stack of branches (package scheduler/internal/exitblock, the

@@ -43,7 +43,7 @@ func (r *run) EventCount() int64 { return r.events }
 func (r *run) Running() int32 { return r.cur.idx }
 
 // BlockStarted implements sched.Engine.
-func (r *run) BlockStarted(t int32, depth int) { r.blockStarted(r.threads[t]) }
+func (r *run) BlockStarted(t int32, depth int) { r.clock.BlockStarted(t) }
 
 // Allocs implements sched.Engine.
 func (r *run) Allocs(t int32) int32 { return r.threads[t].allocs }
@@ -53,13 +53,12 @@ func (r *run) IsClock(t int32) bool { return r.threads[t].isClock }
 
 // Tick implements sched.Engine.
 func (r *run) Tick(t int32, enabled *sched.TSet) bool {
-	return r.advance(r.threadOf(t), func() bool { return !enabled.Empty() })
+	return r.clock.Advance(t, func() bool { return !enabled.Empty() })
 }
 
 // TimerPending implements sched.Engine.
 func (r *run) TimerPending() bool {
-	_, ok := r.clock.next()
-	return ok
+	return r.clock.CanFire()
 }
 
 // BranchPoint implements sched.Engine.

@@ -3,6 +3,9 @@ package engine
 import (
 	"runtime"
 	"sync"
+	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 )
 
 // Go starts f on a new controlled goroutine; it replaces the go statement.
@@ -122,4 +125,28 @@ func Gosched() {
 	if r.multi {
 		r.transfer(t, r.point(t, ptYield))
 	}
+}
+
+// spawnFor starts fn on a new goroutine, a child of parent: an AfterFunc's
+// function. byClock: started by a tick (no block is under way, the child is
+// simply enabled); otherwise by t's block, like a go statement. A non-nil
+// key carries the happens-before edge from the AfterFunc call.
+func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Pointer) *thread {
+	c := r.newThread(parent, fn)
+	if byClock {
+		r.clock.SpawnedByClock()
+		r.race.Start(-1, c.idx)
+		if key != nil {
+			r.race.Observe(c.idx, key, races.RoleSend)
+		}
+		if r.exploring {
+			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
+		}
+		return c
+	}
+	r.race.Start(t.idx, c.idx)
+	if r.exploring {
+		r.strat.Spawned(c.idx)
+	}
+	return c
 }

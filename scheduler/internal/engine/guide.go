@@ -46,7 +46,7 @@ type Guide struct {
 	div     string
 	hints   []hint // goroutines found blocked on a lock, learnt by earlier attempts
 	// The block that ended last, and how many of its recorded choices it
-	// took: the rest belong to the tick that follows it (see clock.go), if
+	// took: the rest belong to the tick that follows it (see package vclock), if
 	// time advances before the next block (-1: the next block has started).
 	owed, owedN int
 	steps       []result.TraceStep
@@ -211,7 +211,7 @@ func (g *Guide) choice(options []int32) (int32, bool, bool) {
 }
 
 // tickChoice returns the schedule's choice at a tick: which of the timers
-// due at the new instant fires next (or -1, see fireDue), recorded among the
+// due at the new instant fires next (or -1, see vclock's fireDue), recorded among the
 // choices of the block before the tick. recorded is false when the tick
 // comes after the schedule (the explorer chooses).
 // why says what does not fit when the recorded choice is not available.

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -121,6 +123,64 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 	r.strat.LockFailed(l.id, callerPC(4)) // past the drop-in type's method in package scheduler
 	r.end(EndAbort)
 	t.sleep()
+}
+
+// reverseLockChain looks for a lock cycle when t cannot acquire l (package
+// deadlock's LockChain). The position skips 5 frames (deadlock.go).
+func (r *run) reverseLockChain(t *thread, l *lockState, mode string) {
+	if f, key := r.deadlocks.LockChain(t, l, mode); f != nil {
+		f.Pos = callerPos(5)
+		r.addFinding(f, key)
+	}
+}
+
+// selfDeadlock: t wants a lock it holds itself (Go's locks are not
+// reentrant, and a writer cannot wait for itself as a reader). It can never
+// proceed; the path ends here.
+func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
+	if r.exploring && r.dd {
+		r.addFinding(r.deadlocks.SelfDeadlock(t, l, mode, callerPos(5)))
+	}
+	if !r.exploring {
+		r.diverged(t, "a replayed block deadlocked on its own lock")
+	}
+	r.stats.Schedules++
+	r.end(EndPath)
+	t.sleep()
+}
+
+// readerWriterCycle: t holds l for reading and asks again while a writer
+// waits for the readers to leave; the writer waits for t, t for the writer.
+func (r *run) readerWriterCycle(t *thread, l *lockState) {
+	if r.exploring && r.dd {
+		r.addFinding(r.deadlocks.ReaderWriterCycle(t, l, callerPos(5)))
+	}
+	if !r.exploring {
+		r.diverged(t, "a replayed block deadlocked on a read lock")
+	}
+	r.stats.Schedules++
+	r.end(EndPath)
+	t.sleep()
+}
+
+// lockName names l in reports: the variable that holds it, if known.
+func (r *run) lockName(l *lockState) string {
+	if l == nil {
+		return "?"
+	}
+	id := fmt.Sprintf("%s#%d", l.kind(), l.id)
+	if name := r.heap.describe(uintptr(l.addr)); name != "" {
+		return name + " (" + id + ")"
+	}
+	return id
+}
+
+func callerPC(skip int) uintptr {
+	var pc [1]uintptr
+	if runtime.Callers(skip+1, pc[:]) == 0 {
+		return 0
+	}
+	return pc[0]
 }
 
 // TryLock and the atomicity of blocks.

@@ -108,7 +108,7 @@ func (r *run) pollNative(parking *thread) {
 // by the block under way (which readied the channel) or the tick, or the
 // watch's action runs, as a tick's would.
 func (r *run) nativeDone(w *nativeWait) {
-	if !r.ticking {
+	if !r.clock.Ticking() {
 		for _, c := range w.cases[:len(w.cases)-1] {
 			r.dataAccess(c.Chan.UnsafePointer(), 1, true)
 		}
@@ -120,13 +120,12 @@ func (r *run) nativeDone(w *nativeWait) {
 		r.wakeUp(w.t, -1)
 		return
 	}
-	ticking := r.ticking
-	r.ticking = true
+	ticking := r.clock.SetTicking(true)
 	w.fire()
-	r.ticking = ticking
+	r.clock.SetTicking(ticking)
 }
 
-// awaitNative is the last resort of a tick (see advance): no goroutine can
+// awaitNative is the last resort of a tick (see vclock's Advance): no goroutine can
 // run and no timer is pending, but some wait on channels xbtest does not
 // control. It waits for one of them for real, for at most half the
 // watchdog period (the watchdog would take the wait for a goroutine stuck
@@ -179,11 +178,9 @@ func (r *run) awaitNative() bool {
 			break
 		}
 	}
-	ticking := r.ticking
-	r.ticking = true
-	r.tickWoke = 0
+	ticking := r.clock.SetTicking(true)
 	r.nativeDone(w)
-	r.ticking = ticking
+	r.clock.SetTicking(ticking)
 	return true
 }
 

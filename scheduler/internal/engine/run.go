@@ -19,7 +19,9 @@ import (
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/deadlock"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/vclock"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -105,8 +107,7 @@ type thread struct {
 	sb       storebuf.Goroutine
 	unfenced bool // the current event is a buffered access or a loop step: no drain
 	flushOf  *storebuf.Buf
-	isClock  bool // the virtual clock's pseudo-thread (eager.go)
-	ranAt    int  // r.switches when it last started a block or was woken (eager.go, "Fairness")
+	isClock  bool // the virtual clock's pseudo-thread (vclock, eager.go)
 }
 
 // waitResult is what a waking thread hands a parked one.
@@ -162,10 +163,8 @@ type run struct {
 	// brute: every synchronization operation starts with a branch point;
 	// opsSince counts the operations since the last scheduling point
 	// (brute.go).
-	brute     bool
-	opsSince  int
-	switches  int     // goroutine switches between blocks so far (eager.go, "Fairness")
-	lastBlock *thread // the goroutine of the block under way
+	brute    bool
+	opsSince int
 	// accessed: at access granularity, a shared access started a block
 	// since the last scheduling point (opPoint).
 	accessed bool
@@ -209,12 +208,11 @@ type run struct {
 	rand1 *randv1.Rand // this execution's math/rand source (see rand.go)
 	rand2 *randv2.Rand
 
-	natives  []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
-	quiet    int           // the context package runs on a vctx's cancellation: Err and Cause are no scheduling points
-	clock    clock         // virtual time (see clock.go)
-	ticking  bool          // a tick is firing timers: wake-ups carry no happens-before edge
-	tickWoke int           // goroutines the tick under way has woken or started
-	clockT   *thread       // the clock's pseudo-thread when timers fire eagerly (eager.go)
+	natives []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
+	quiet   int           // the context package runs on a vctx's cancellation: Err and Cause are no scheduling points
+
+	clock     vclock.Clock[timerAction]              // virtual time (package vclock, clock.go)
+	deadlocks deadlock.Detector[*thread, *lockState] // deadlock detection (package deadlock, deadlock.go)
 
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
@@ -254,7 +252,6 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.trace, r.maxSteps = cfg.Trace, cfg.MaxSteps
 	r.mem, r.access = cfg.Memory, cfg.Granularity == settings.Access
 	r.brute, r.opsSince, r.accessed = cfg.Brute, 0, false
-	r.switches, r.lastBlock = 0, nil
 	r.epoch = epochs.Add(1)
 	r.number = 0
 	r.threads = r.threads[:0]
@@ -275,12 +272,10 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	clear(r.chans)
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
-	r.clock.reset()
-	r.clockT = nil
+	r.clock.NewExecution(clockHost{r}, cfg.Timers.Horizon(), cfg.FairBlocks)
 	clear(r.natives)
 	r.natives = r.natives[:0]
 	r.quiet = 0
-	r.ticking = false
 	r.findings = r.findings[:0]
 	r.bound = checkpoint.NoStop
 	r.warnings = r.warnings[:0]
@@ -292,6 +287,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.t0 = nil
 	r.race.Reset(cfg.Race, r, cfg.Trace)
 	r.resetBuffers()
+	r.deadlocks.NewExecution(deadlockHost{r})
 }
 
 // runBody is the test goroutine's function.
@@ -313,7 +309,7 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 	}
 	t.r, t.idx, t.parent, t.fn, t.onObj = r, int32(len(r.threads)), parent, fn, -1
 	t.sb.Idx = t.idx
-	t.ranAt = r.switches
+	r.clock.Started(t.idx)
 	if !r.multi && len(r.threads) > 0 {
 		r.multi = true
 		r.multiA.Store(true)
@@ -477,7 +473,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		}
 		r.pollNative(parking)
 	}
-	r.syncClock(t)
+	r.clock.Sync(t.idx)
 	if r.exploring {
 		if r.guide != nil {
 			return r.guided(t, kind)
@@ -498,13 +494,13 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		return t
 	}
 	// A tick follows the block if the goroutine that runs next cannot run
-	// (see clock.go); its choices are recorded after the block's.
+	// (see package vclock); its choices are recorded after the block's.
 	last := r.k == len(r.replay)-1
 	switch {
 	case !last:
-		r.catchUp(t, r.replay[r.k+1].Thread)
+		r.clock.CatchUp(t.idx, r.replay[r.k+1].Thread, len(r.natives) > 0)
 	case !r.traceOnly:
-		r.catchUp(t, r.strat.StartThread())
+		r.clock.CatchUp(t.idx, r.strat.StartThread(), len(r.natives) > 0)
 		if r.choiceN < len(d.Choices) {
 			if cut := r.strat.Retick(r.choiceN); cut != nil {
 				d = cut
@@ -538,7 +534,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(t, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
-	r.blockStarted(r.threads[n])
+	r.clock.BlockStarted(n)
 	return r.threads[n]
 }
 
@@ -574,7 +570,7 @@ func (r *run) redirected() *thread {
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
-	r.blockStarted(r.threads[n])
+	r.clock.BlockStarted(n)
 	return r.threads[n]
 }
 
@@ -648,9 +644,7 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 // wakeUp makes a waiting thread runnable; relock is the lock it must take
 // again (a Cond waiter) if that lock is held, else -1.
 func (r *run) wakeUp(w *thread, relock int32) {
-	if r.ticking {
-		r.tickWoke++
-	} else {
+	if !r.clock.Woken(w.idx) {
 		r.race.Edge(idxOf(r.cur), w.idx)
 	}
 	if r.trace {
@@ -659,7 +653,6 @@ func (r *run) wakeUp(w *thread, relock int32) {
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
 	w.wait.woken = true
-	w.ranAt = r.switches
 	if r.exploring {
 		r.strat.Woken(w.idx, relock)
 	}
@@ -668,7 +661,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 // waker names who wakes a goroutine now, for the timeline: the running
 // goroutine, or the clock.
 func (r *run) waker() string {
-	if r.ticking || r.cur == nil || r.cur.isClock {
+	if r.clock.Ticking() || r.cur == nil || r.cur.isClock {
 		return "clock"
 	}
 	return r.cur.id()
@@ -868,7 +861,11 @@ func (r *run) endPath() {
 	if r.exploring {
 		r.stats.Schedules++
 		if r.dd {
-			r.checkStuck()
+			if f, key, internal := r.deadlocks.Stuck(); internal != "" {
+				r.internal = internal
+			} else if f != nil {
+				r.addFinding(f, key)
+			}
 		}
 		if r.cfg.OnPath != nil && r.guide == nil { // not minimisation's executions
 			r.cfg.OnPath(r.strat.CurrentPath(), r.strat.DelayedCount())
@@ -913,7 +910,7 @@ func (r *run) tooManySteps(t *thread) {
 	}
 	r.addFinding(&result.Finding{Kind: result.NonTermination, Pos: pos,
 		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
-		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+funcSite(t.fn))
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+deadlock.FuncSite(t.fn))
 	next := r.point(t, ptFreeze)
 	if next == t {
 		r.internalError(t, "a frozen goroutine was scheduled")

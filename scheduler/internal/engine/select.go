@@ -80,7 +80,7 @@ func (c *recvCase[T]) ready(r *run, m *chanState) bool {
 		return true
 	}
 	if m.timer != nil {
-		return r.clock.dueNow(m.timer)
+		return r.clock.Due(m.timer)
 	}
 	// Empty and no sender: a receive commits to nothing unless the channel
 	// was closed by code xbtest does not control.
@@ -98,8 +98,8 @@ func (c *recvCase[T]) store(v T) {
 }
 
 func (c *recvCase[T]) commit(r *run, m *chanState) bool {
-	if m.timer != nil && r.clock.dueNow(m.timer) {
-		c.store(as[T](r.clock.takeTimer(m.timer)))
+	if m.timer != nil && r.clock.Due(m.timer) {
+		c.store(as[T](r.clock.Take(m.timer)))
 		return true
 	}
 	if v, got := recvModel(r, r.cur, m, bidi(c.ch)); got {

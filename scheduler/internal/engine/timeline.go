@@ -207,7 +207,7 @@ func (g *Guide) traceRace(f *result.Finding, prevT int32, cur, prev uint32) {
 // in x) showed, with f the finding it led to (nil: none).
 func (x *Execution) Outcome(g *Guide, f *Finding) *result.ReplayOutcome {
 	out := &result.ReplayOutcome{Steps: g.steps, Diverged: g.div, FindingStep: -1, Blocks: len(g.blocks),
-		Locks: g.tl.locks, Waits: g.tl.waits, Marks: g.tl.marks, Final: x.r.finalStates()}
+		Locks: g.tl.locks, Waits: g.tl.waits, Marks: g.tl.marks, Final: x.r.deadlocks.FinalStates()}
 	if f != nil {
 		out.Reproduced = true
 		for i, ff := range x.r.findings {

@@ -6,7 +6,8 @@ import (
 	"unsafe"
 )
 
-// The time package on the virtual clock (see clock.go). The rewriter sends
+// The time package on the virtual clock (package scheduler/internal/vclock,
+// clock.go). The rewriter sends
 // time.Now, Since, Until, Sleep, After, Tick, NewTimer, NewTicker and
 // AfterFunc here, and the Stop and Reset methods of *time.Timer and
 // *time.Ticker through TimerOf and TickerOf. The values stay *time.Timer and
@@ -22,11 +23,11 @@ func TimeNow() time.Time {
 	if r == nil {
 		return time.Now()
 	}
-	t.unfenced = true // reading the clock is no fence (tso.go)
+	t.unfenced = true // reading the clock is no fence (package storebuf)
 	r.event(t)
 	t.unfenced = false
-	r.clockAccess(false)
-	return epoch.Add(r.clock.now)
+	r.clock.Access(false)
+	return r.clock.Now()
 }
 
 // TimeSince replaces time.Since.
@@ -47,21 +48,23 @@ func TimeSleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	tm := &vtimer{kind: tkSleep, t: t}
-	r.startTimer(t, tm, d)
+	tm := &vtimer{Action: timerAction{kind: tkSleep, t: t}}
+	r.clock.Start(t.idx, tm, d)
 	r.parkHere(t, "time.Sleep", -1)
 }
 
 // newChanTimer makes a timer whose C is a modelled channel. The channel is
 // unbuffered, as Go 1.23's timer channels look (len and cap are 0): the
-// scheduler hands the value to a receiver (see takeTimer), so Stop and Reset
-// never leave a stale value behind.
-func (r *run) newChanTimer(t *thread, d, period time.Duration, what string) *vtimer {
+// scheduler hands the value to a receiver (see vclock's Take), so Stop and
+// Reset never leave a stale value behind. anon: time.After's or time.Tick's,
+// which nobody can stop or reset.
+func newChanTimer(r *run, t *thread, d, period time.Duration, what string, anon bool) *vtimer {
 	ch := MakeChan[time.Time](0)
-	tm := &vtimer{kind: tkChan, t: t, ch: ch, m: r.model(chanPtr(ch)), period: period}
-	tm.m.what = " (" + what + ", made at " + callerPos(3) + ")"
-	tm.m.timer = tm
-	r.startTimer(t, tm, d)
+	m := r.model(chanPtr(ch))
+	tm := &vtimer{Action: timerAction{kind: tkChan, anon: anon, t: t, ch: ch, m: m}, Period: period}
+	m.what = " (" + what + ", made at " + callerPos(3) + ")"
+	m.timer = tm
+	r.clock.Start(t.idx, tm, d)
 	return tm
 }
 
@@ -71,9 +74,9 @@ func TimeNewTimer(d time.Duration) *time.Timer {
 	if r == nil {
 		return time.NewTimer(d)
 	}
-	tm := r.newChanTimer(t, d, 0, "time.Timer.C")
-	timer := &time.Timer{C: tm.ch}
-	r.clock.timers[timer] = tm
+	tm := newChanTimer(r, t, d, 0, "time.Timer.C", false)
+	timer := &time.Timer{C: tm.Action.ch}
+	r.clock.AddTimer(timer, tm)
 	return timer
 }
 
@@ -83,9 +86,7 @@ func TimeAfter(d time.Duration) <-chan time.Time {
 	if r == nil {
 		return time.After(d)
 	}
-	tm := r.newChanTimer(t, d, 0, "time.After")
-	tm.anon = true
-	return tm.ch
+	return newChanTimer(r, t, d, 0, "time.After", true).Action.ch
 }
 
 // TimeAfterFunc replaces time.AfterFunc: at the deadline f starts on a new
@@ -95,11 +96,11 @@ func TimeAfterFunc(d time.Duration, f func()) *time.Timer {
 	if r == nil {
 		return time.AfterFunc(d, f)
 	}
-	tm := &vtimer{kind: tkFunc, t: t, fn: f}
+	tm := &vtimer{Action: timerAction{kind: tkFunc, t: t, fn: f}}
 	r.race.Publish(t.idx, unsafe.Pointer(tm), races.RoleSend)
-	r.startTimer(t, tm, d)
+	r.clock.Start(t.idx, tm, d)
 	timer := &time.Timer{}
-	r.clock.timers[timer] = tm
+	r.clock.AddTimer(timer, tm)
 	return timer
 }
 
@@ -112,9 +113,9 @@ func TimeNewTicker(d time.Duration) *time.Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
 	}
-	tm := r.newChanTimer(t, d, d, "time.Ticker.C")
-	ticker := &time.Ticker{C: tm.ch}
-	r.clock.tickers[ticker] = tm
+	tm := newChanTimer(r, t, d, d, "time.Ticker.C", false)
+	ticker := &time.Ticker{C: tm.Action.ch}
+	r.clock.AddTicker(ticker, tm)
 	return ticker
 }
 
@@ -127,9 +128,7 @@ func TimeTick(d time.Duration) <-chan time.Time {
 	if r == nil {
 		return time.Tick(d)
 	}
-	tm := r.newChanTimer(t, d, d, "time.Tick")
-	tm.anon = true
-	return tm.ch
+	return newChanTimer(r, t, d, d, "time.Tick", true).Action.ch
 }
 
 // TimerCtl carries the methods of a *time.Timer that touch the clock:
@@ -139,13 +138,13 @@ type TimerCtl struct{ t *time.Timer }
 // TimerOf returns the controls of t.
 func TimerOf(t *time.Timer) TimerCtl { return TimerCtl{t} }
 
-// vtimerOf returns the virtual timer behind t in the current execution, or
-// nil (a real timer, made outside any execution).
-func (r *run) vtimerOf(t *time.Timer) *vtimer {
+// vtimerOf returns the virtual timer behind t in the execution r, or nil
+// (a real timer, made outside any execution).
+func vtimerOf(r *run, t *time.Timer) *vtimer {
 	if r == nil {
 		return nil
 	}
-	return r.clock.timers[t]
+	return r.clock.TimerOf(t)
 }
 
 // timerOp is the common frame of Stop and Reset: an operation on the timer's
@@ -153,13 +152,13 @@ func (r *run) vtimerOf(t *time.Timer) *vtimer {
 // As in Go 1.23 and later, nothing is ever buffered in the channel, so
 // neither leaves a stale value, and each reports whether the timer was
 // pending: a timer that is due but whose value nobody received still is.
-func (r *run) timerOp(t *thread, tm *vtimer, key unsafe.Pointer, op func() bool) bool {
+func timerOp(r *run, t *thread, tm *vtimer, key unsafe.Pointer, op func() bool) bool {
 	r.event(t)
-	if tm.m != nil {
-		key = tm.m.addr
+	if m := tm.Action.m; m != nil {
+		key = m.addr
 	}
 	r.dataAccess(key, 1, true)
-	r.clockAccess(true)
+	r.clock.Access(true)
 	was := op()
 	r.yield(t)
 	return was
@@ -168,23 +167,23 @@ func (r *run) timerOp(t *thread, tm *vtimer, key unsafe.Pointer, op func() bool)
 // Stop replaces (*time.Timer).Stop.
 func (c TimerCtl) Stop() bool {
 	r, t := enter()
-	tm := r.vtimerOf(c.t)
+	tm := vtimerOf(r, c.t)
 	if tm == nil {
 		return c.t.Stop()
 	}
-	return r.timerOp(t, tm, unsafe.Pointer(c.t), func() bool { return r.clock.stop(tm) })
+	return timerOp(r, t, tm, unsafe.Pointer(c.t), func() bool { return r.clock.Stop(tm) })
 }
 
 // Reset replaces (*time.Timer).Reset.
 func (c TimerCtl) Reset(d time.Duration) bool {
 	r, t := enter()
-	tm := r.vtimerOf(c.t)
+	tm := vtimerOf(r, c.t)
 	if tm == nil {
 		return c.t.Reset(d)
 	}
-	return r.timerOp(t, tm, unsafe.Pointer(c.t), func() bool {
-		was := tm.pending
-		r.clock.start(tm, d)
+	return timerOp(r, t, tm, unsafe.Pointer(c.t), func() bool {
+		was := tm.Pending()
+		r.clock.Reset(tm, d)
 		return was
 	})
 }
@@ -200,7 +199,7 @@ func (c TickerCtl) vt() (*run, *thread, *vtimer) {
 	if r == nil {
 		return nil, nil, nil
 	}
-	return r, t, r.clock.tickers[c.t]
+	return r, t, r.clock.TickerOf(c.t)
 }
 
 // Stop replaces (*time.Ticker).Stop.
@@ -210,7 +209,7 @@ func (c TickerCtl) Stop() {
 		c.t.Stop()
 		return
 	}
-	r.timerOp(t, tm, nil, func() bool { return r.clock.stop(tm) })
+	timerOp(r, t, tm, nil, func() bool { return r.clock.Stop(tm) })
 }
 
 // Reset replaces (*time.Ticker).Reset.
@@ -223,9 +222,9 @@ func (c TickerCtl) Reset(d time.Duration) {
 	if d <= 0 {
 		panic("non-positive interval for Ticker.Reset")
 	}
-	r.timerOp(t, tm, nil, func() bool {
-		tm.period = d
-		r.clock.start(tm, d)
+	timerOp(r, t, tm, nil, func() bool {
+		tm.Period = d
+		r.clock.Reset(tm, d)
 		return true
 	})
 }

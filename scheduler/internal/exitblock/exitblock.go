@@ -25,7 +25,7 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 //
 // The engine (package scheduler/internal/engine) calls the handlers, the
 // driver (package scheduler/internal/driver) Next; the files named below
-// (mutex.go, clock.go, eager.go, tso.go) are the engine's: LockFailed and
+// (mutex.go, clock.go, tso.go) are the engine's: LockFailed and
 // LockReleased in mutex.go, Exit, Boundary and Park in guide.go (dispatch),
 // Spawned in goroutine.go, Access in memory.go (and mutex.go, tso.go,
 // fences.go), Choose in run.go, ChooseTick in clock.go.
@@ -57,7 +57,7 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 //     choice point of a block has its own no_notify set (blockPlan), so a
 //     block with two notifies does not explore the same pair of choices twice.
 //   - Ticks. When nothing is enabled or delayed, virtual time advances to the
-//     next deadline and the timers due fire (clock.go), which may enable
+//     next deadline and the timers due fire (package scheduler/internal/vclock), which may enable
 //     threads again (loop). The order of equal deadlines is a choice point
 //     recorded with the block before the tick (ChooseTick).
 
@@ -301,7 +301,7 @@ func (ex *Explorer) Begin(e sched.Engine) int32 {
 // and remember the checkpoint (RetPt) and the state there. It returns -1
 // when the enabled set is empty: the path has ended.
 //
-// When the enabled set is empty, virtual time advances (a tick, clock.go):
+// When the enabled set is empty, virtual time advances (a tick, package scheduler/internal/vclock):
 // the timers of the earliest deadline fire and wake the goroutines that wait
 // for them, and the path goes on. It does so only when no thread is delayed
 // either. A delayed thread could run, so time could not pass yet; and the
@@ -355,7 +355,7 @@ func (ex *Explorer) loop() int32 {
 	b := &ex.blk
 	if prev := b.thread; prev < 0 || prev != t && !ex.eng.IsClock(prev) && !ex.ownFlusher(prev, t) {
 		// Another thread ran: whatever this one polls for may have come.
-		// (Not the clock: see eager.go, "Fairness".)
+		// (Not the clock: see scheduler/internal/vclock/eager.go, "Fairness".)
 		nt := ex.th(t)
 		nt.polls, nt.alonePolls = pollCount{}, pollCount{}
 	}
@@ -496,7 +496,7 @@ func (ex *Explorer) reenableDelayed() {
 	for i, d := range ex.st.delayed {
 		s := ex.delayedRW[i]
 		// A goroutine that gave way waits for a goroutine's block, not
-		// the clock's (eager.go, "Fairness").
+		// the clock's (scheduler/internal/vclock/eager.go, "Fairness").
 		if d.yield && !ex.eng.IsClock(b.thread) || !d.yield && (!ex.opt.ReadWrite || intersectsBlock(s, &b.rw)) {
 			ex.st.enabled.Add(d.t)
 			continue
@@ -650,7 +650,7 @@ func (ex *Explorer) Yielded() int32 {
 }
 
 // Polling alone. Virtual time advances only when no goroutine can run
-// (clock.go), so a goroutine that polls while every other one sleeps or
+// (package scheduler/internal/vclock), so a goroutine that polls while every other one sleeps or
 // waits for a timer (for atomic.LoadInt32(&stop) == 0 { runtime.Gosched() },
 // a select on a closed channel in a loop) would spin until -max-steps, where
 // in Go time passes meanwhile and the sleepers wake. A goroutine that
@@ -887,7 +887,7 @@ func (ex *Explorer) Choose(options []int32) (int32, bool) {
 }
 
 // ChooseTick picks the timer that fires first among equal deadlines at a
-// tick (or -1, see fireDue). The choices are recorded after the last
+// tick (or -1, see vclock's fireDue). The choices are recorded after the last
 // block's; a branch re-executes that block with a tick plan (the same
 // choices inside it, another one here). A tick that opens an execution (it
 // resumes from a failed lock acquisition with nothing enabled) has no block
@@ -904,7 +904,7 @@ func (ex *Explorer) ChooseTick(options []int32) int32 {
 
 func (ex *Explorer) pickTick(options []int32, d *sched.Decision, depth int, st *ebState, thread int32) int32 {
 	i := len(d.Choices)
-	var pick int32 // options include -1 (see the engine's fireDue, clock.go)
+	var pick int32 // options include -1 (see fireDue, package scheduler/internal/vclock)
 	if s := ex.opt.Sampler; s != nil {
 		pick = s.Option(options)
 		d.Choices = append(d.Choices, pick)
@@ -973,7 +973,7 @@ func (ex *Explorer) TickChosen(c int32) {
 	d.Choices = append(d.Choices, c)
 }
 
-// Ticked: virtual time advances after the last block of the path (clock.go),
+// Ticked: virtual time advances after the last block of the path (vclock),
 // which then cannot merge with the next one (the driver's mergePath).
 func (ex *Explorer) Ticked() {
 	if n := len(ex.path); n > 0 {
@@ -982,7 +982,7 @@ func (ex *Explorer) Ticked() {
 }
 
 // StartThread returns the thread the next execution resumes with, for a
-// replayed prefix to tick up to (see clock.go): the plan's, the first
+// replayed prefix to tick up to (see vclock's CatchUp): the plan's, the first
 // enabled, or the one whose lock acquisition failed; -1 if none.
 func (ex *Explorer) StartThread() int32 {
 	st := &ex.start.st

@@ -10,7 +10,7 @@ type Decision struct {
 	End     int64
 	Choices []int32
 	Mid     bool // ends at an event that is not a scheduling point (the last step of a finding's schedule)
-	Tick    bool // virtual time advanced after the block (see clock.go): it cannot merge with the next
+	Tick    bool // virtual time advanced after the block (see package scheduler/internal/vclock): it cannot merge with the next
 }
 
 // Blocked is a member of a lock's block set: a thread that will not be

@@ -134,7 +134,7 @@ type Strategy interface {
 	Chosen(c int32)
 	// ChooseTick picks which timer fires first among equal deadlines at
 	// a tick, a choice point recorded with the block before it
-	// (scheduler/internal/engine/clock.go).
+	// (package scheduler/internal/vclock).
 	ChooseTick(options []int32) int32
 	// TickChosen records a tick's choice the engine took itself.
 	TickChosen(c int32)
@@ -170,7 +170,7 @@ type Engine interface {
 	Running() int32
 	// BlockStarted: thread t runs the block that starts at path depth
 	// (the engine's fairness toward eager timers counts the blocks a
-	// runnable goroutine waits, scheduler/internal/engine/eager.go). A strategy calls it
+	// runnable goroutine waits, scheduler/internal/vclock/eager.go). A strategy calls it
 	// at every block start.
 	BlockStarted(t int32, depth int)
 	// Allocs is the number of heap objects thread t has registered so far:
@@ -178,11 +178,11 @@ type Engine interface {
 	// {t, Allocs(t)}, {t, Allocs(t)+1}, ...
 	Allocs(t int32) int32
 	// IsClock reports whether t is the virtual clock's pseudo-thread
-	// (eager timers, scheduler/internal/engine/eager.go), which does not count as another
+	// (eager timers, scheduler/internal/vclock/eager.go), which does not count as another
 	// goroutine running.
 	IsClock(t int32) bool
 	// Tick advances virtual time, firing the timers due, until enabled
-	// has a member (scheduler/internal/engine/clock.go); t is the thread whose code runs
+	// has a member (package scheduler/internal/vclock); t is the thread whose code runs
 	// it (-1: none). It reports false when no timer could fire.
 	Tick(t int32, enabled *TSet) bool
 	// TimerPending reports whether a timer is pending, so time can pass.
