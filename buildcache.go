@@ -116,7 +116,9 @@ func (rc *runCache) cachedBinary(r *runner, p instrument.Package) (string, bool)
 	if rc == nil {
 		return "", false
 	}
-	dst := filepath.Join(r.tmp, "bin")
+	// A directory of the package's own: the entry's file is named "test"
+	// whatever the package, and packages are fetched at once (-p).
+	dst := filepath.Join(r.tmp, "bin", sanitize(p.ImportPath)+".cached")
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return "", false
 	}
@@ -128,7 +130,7 @@ func (rc *runCache) cachedBinary(r *runner, p instrument.Package) (string, bool)
 	if !ok {
 		return "", false
 	}
-	final := filepath.Join(dst, sanitize(p.ImportPath)+".test")
+	final := filepath.Join(r.tmp, "bin", sanitize(p.ImportPath)+".test")
 	if err := os.Rename(bin, final); err != nil {
 		return "", false
 	}
