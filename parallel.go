@@ -11,6 +11,7 @@ import (
 	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/internal/runpattern"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // -parallel: one test's schedule tree explored by several processes.
@@ -62,6 +63,10 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 		// The workers of one shard of several machines': the first
 		// process would explore another part than its shard.
 		return r.runParallel(ctx, bin, p, want, r.opt.Run, done)
+	}
+	if r.s.Strategy == settings.PB {
+		// Its tree is not split (shard 0 would explore all of it).
+		return r.runWorker(ctx, bin, p, want, worker{run: r.opt.Run}, done)
 	}
 	first := worker{run: r.opt.Run, tag: "-first"}
 	if m := r.s.MaxSchedules; m == 0 || m > aloneFirst {
