@@ -67,7 +67,7 @@ func (r *runner) runPackage(ctx context.Context, plan *instrument.Plan, p instru
 		done(t)
 	}
 	if r.workers() > 1 {
-		res.interrupted, err = r.runParallel(ctx, bin, p, want, collect) // parallel.go
+		res.interrupted, err = r.parallelAfter(ctx, bin, p, want, collect) // parallel.go
 	} else {
 		res.interrupted, err = r.runWorker(ctx, bin, p, want, worker{shard: r.opt.Shard, run: r.opt.Run}, collect)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -34,6 +35,7 @@ import (
 
 // runCache is a run's state of the build cache.
 type runCache struct {
+	mu     sync.Mutex // packages are built at once (-p): guards what follows c
 	c      *buildcache.Cache
 	key    string
 	opt    instrument.Options
@@ -114,7 +116,9 @@ func (rc *runCache) cachedBinary(r *runner, p instrument.Package) (string, bool)
 	if rc == nil {
 		return "", false
 	}
-	dst := filepath.Join(r.tmp, "bin")
+	// A directory of the package's own: the entry's file is named "test"
+	// whatever the package, and packages are fetched at once (-p).
+	dst := filepath.Join(r.tmp, "bin", sanitize(p.ImportPath)+".cached")
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return "", false
 	}
@@ -126,11 +130,13 @@ func (rc *runCache) cachedBinary(r *runner, p instrument.Package) (string, bool)
 	if !ok {
 		return "", false
 	}
-	final := filepath.Join(dst, sanitize(p.ImportPath)+".test")
+	final := filepath.Join(r.tmp, "bin", sanitize(p.ImportPath)+".test")
 	if err := os.Rename(bin, final); err != nil {
 		return "", false
 	}
+	rc.mu.Lock()
 	rc.hits[p.ImportPath] = true
+	rc.mu.Unlock()
 	r.log.Debug("build cache: test binary", zap.String("package", p.ImportPath))
 	return final, true
 }
@@ -138,7 +144,12 @@ func (rc *runCache) cachedBinary(r *runner, p instrument.Package) (string, bool)
 // realize runs Prepare for a plan that came from the cache, when a
 // package's binary is not there after all.
 func (rc *runCache) realize(ctx context.Context, r *runner, plan *instrument.Plan) error {
-	if rc == nil || !rc.lazy {
+	if rc == nil {
+		return nil
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if !rc.lazy {
 		return nil
 	}
 	real, err := instrument.Prepare(ctx, rc.opt)
@@ -148,6 +159,16 @@ func (rc *runCache) realize(ctx context.Context, r *runner, plan *instrument.Pla
 	rc.lazy = false
 	*plan = *real
 	return nil
+}
+
+// hit reports whether p's test binary came from the cache.
+func (rc *runCache) hit(importPath string) bool {
+	if rc == nil {
+		return false
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.hits[importPath]
 }
 
 // storeBinary keeps p's test binary.

@@ -11,6 +11,7 @@ import (
 	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/internal/runpattern"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
 )
 
 // -parallel: one test's schedule tree explored by several processes.
@@ -27,6 +28,22 @@ import (
 // are those of one process; a test whose workers' trees differ (one learnt
 // where blocks must end in a subtree of its own, package shard) is
 // explored again by one process, and says so.
+//
+// Small trees are not split. Every shard runs the top of the tree (package
+// shard), so a tree of a few thousand schedules costs each worker about
+// as much as one process takes for all of it: on the corpus (198 tests,
+// most of them small) two workers per test took 1.7 times the CPU of one
+// and were no faster. So without -shard each test is first explored by one
+// process for up to aloneFirst schedules, the package's tests one after
+// another as without -parallel; a test that is not done by then is
+// explored again, from the start, by the workers (parallelAfter). Packages
+// run at once (-p) keep the cores busy meanwhile.
+
+// aloneFirst is how many schedules one process explores of a test before
+// the test is handed to the workers: what a big tree's workers then
+// explore again is a small part of it (TestMarkTypeII: 30,873 schedules),
+// and a tree explored within it gains little from splitting.
+const aloneFirst = 2000
 
 // workers is how many processes explore each package's tests at once.
 func (r *runner) workers() int {
@@ -36,10 +53,80 @@ func (r *runner) workers() int {
 	return max(r.opt.Parallel, 1)
 }
 
-// runParallel runs the tests want of the package's binary bin in
-// r.workers() processes and calls done with each test's merged result, on
-// this goroutine. It reports whether the run was interrupted.
-func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Package, want []string, done func(*Test)) (bool, error) {
+// parallelAfter runs the tests want of the package's binary bin: in one
+// process for up to aloneFirst schedules each, then those it did not
+// finish in r.workers() processes (runParallel). It calls done with each
+// test's result in the order of want, on this goroutine, and reports
+// whether the run was interrupted.
+func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Package, want []string, done func(*Test)) (bool, error) {
+	if r.opt.Shard.Active() {
+		// The workers of one shard of several machines': the first
+		// process would explore another part than its shard.
+		return r.runParallel(ctx, bin, p, want, r.opt.Run, done)
+	}
+	if r.s.Strategy == settings.PB {
+		// Its tree is not split (shard 0 would explore all of it).
+		return r.runWorker(ctx, bin, p, want, worker{run: r.opt.Run}, done)
+	}
+	first := worker{run: r.opt.Run, tag: "-first"}
+	if m := r.s.MaxSchedules; m == 0 || m > aloneFirst {
+		first.maxSchedules = aloneFirst
+	}
+	var held []*Test // the results after the first big test, in order
+	var big []string
+	interrupted, err := r.runWorker(ctx, bin, p, want, first, func(t *Test) {
+		capped := first.maxSchedules > 0 && t.Result != nil && !t.Result.Complete && t.Result.Bound == result.BoundSchedules
+		if capped {
+			big = append(big, t.Name)
+		}
+		if len(big) == 0 {
+			done(t)
+			return
+		}
+		held = append(held, t)
+	})
+	if err != nil {
+		return false, err
+	}
+	merged := map[string]*Test{}
+	if len(big) > 0 && !interrupted {
+		levels := runpattern.Split(r.opt.Run)
+		if len(levels) == 0 {
+			levels = []string{""}
+		}
+		quoted := make([]string, len(big))
+		for i, name := range big {
+			quoted[i] = regexp.QuoteMeta(name)
+		}
+		levels[0] = "^(" + strings.Join(quoted, "|") + ")$"
+		interrupted, err = r.runParallel(ctx, bin, p, big, strings.Join(levels, "/"), func(t *Test) {
+			if t.Result != nil {
+				t.Result.Notes = append(t.Result.Notes, fmt.Sprintf("-parallel %d: not done after %d schedules in one process; explored again by %d processes", r.workers(), aloneFirst, r.workers()))
+			}
+			merged[t.Name] = t
+		})
+		if err != nil {
+			return false, err
+		}
+	}
+	for _, t := range held {
+		if m := merged[t.Name]; m != nil {
+			t = m
+		} else if slices.Contains(big, t.Name) && t.Result != nil {
+			// Interrupted before the workers reported it: what the
+			// first process explored, no more.
+			t.Result.Bound = result.BoundInterrupted
+		}
+		done(t)
+	}
+	return interrupted, nil
+}
+
+// runParallel runs the tests want (selected by run, a -run pattern) of the
+// package's binary bin in r.workers() processes and calls done with each
+// test's merged result, on this goroutine. It reports whether the run was
+// interrupted.
+func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Package, want []string, run string, done func(*Test)) (bool, error) {
 	n := r.workers()
 	base := r.opt.Shard
 	if !base.Active() {
@@ -53,7 +140,7 @@ func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Packa
 	for w := range n {
 		wk := worker{
 			shard: result.Shard{Index: base.Index + base.Count*w, Count: base.Count * n, Cut: base.Cut},
-			run:   r.opt.Run,
+			run:   run,
 			tag:   fmt.Sprintf("-w%d", w),
 		}
 		if m := r.s.MaxSchedules; m > 0 {

@@ -79,6 +79,10 @@ type Options struct {
 	// Parallel is how many processes explore each test's tree at once
 	// (parallel.go); 0 or 1: one.
 	Parallel int
+	// ParallelPackages is how many packages are built and explored at
+	// once, as go test -p (packages.go; 0: GOMAXPROCS). They are reported
+	// in order all the same.
+	ParallelPackages int
 	// Log receives diagnostics of the rewrite, the build and the test
 	// binaries (nil: none).
 	Log *zap.Logger
@@ -121,8 +125,8 @@ type Status struct {
 // Results are what Run found.
 type Results struct {
 	Packages []*Package
-	// Interrupted: ctx was cancelled; the packages after the one under way
-	// were not explored.
+	// Interrupted: ctx was cancelled; the packages after the first one it
+	// interrupted are not reported.
 	Interrupted bool
 }
 
@@ -214,20 +218,7 @@ func Run(ctx context.Context, opt Options) (*Results, error) {
 	}
 	r.stems = replay.Stems(paths)
 	res := &Results{}
-	for _, p := range plan.Packages {
-		pkg := &Package{ImportPath: p.ImportPath, Dir: p.Dir, NoTests: !p.HasTests}
-		res.Packages = append(res.Packages, pkg)
-		if p.HasTests {
-			r.explore(ctx, plan, p, pkg)
-		}
-		if opt.PackageDone != nil {
-			opt.PackageDone(pkg)
-		}
-		if pkg.Interrupted || ctx.Err() != nil {
-			res.Interrupted = true
-			break
-		}
-	}
+	r.exploreAll(ctx, plan, res) // packages.go
 	return res, nil
 }
 
@@ -324,14 +315,12 @@ func (r *runner) warn(msg string) {
 	}
 }
 
-// explore runs one package's tests into pkg.
-func (r *runner) explore(ctx context.Context, plan *instrument.Plan, p instrument.Package, pkg *Package) {
+// explore runs one package's tests into pkg; testDone is told of each
+// test (after its schedule files are written), and adds it to pkg.
+func (r *runner) explore(ctx context.Context, plan *instrument.Plan, p instrument.Package, pkg *Package, testDone func(*Test)) {
 	run, err := r.runPackage(ctx, plan, p, func(t *Test) {
 		r.writeSchedules(p, t)
-		pkg.Tests = append(pkg.Tests, t)
-		if r.opt.TestDone != nil {
-			r.opt.TestDone(pkg, t)
-		}
+		testDone(t)
 	})
 	if err != nil {
 		pkg.Err = err
@@ -339,7 +328,7 @@ func (r *runner) explore(ctx context.Context, plan *instrument.Plan, p instrumen
 		return
 	}
 	pkg.BuildError, pkg.Interrupted, pkg.Elapsed = run.buildErr, run.interrupted, run.elapsed
-	pkg.CachedBuild = r.cache != nil && r.cache.hits[p.ImportPath]
+	pkg.CachedBuild = r.cache.hit(p.ImportPath)
 }
 
 // writeSchedules writes a schedule file for each of t's findings, and

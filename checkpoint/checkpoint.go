@@ -51,7 +51,10 @@ type Target interface {
 	Clean() (ok bool, why string)
 	// Save returns the exploration state a child hands back to its parent;
 	// Load merges it into the parent's (which is the state the child was
-	// forked with: only what the child changed travels).
+	// forked with: only what the child changed travels). Once a stop has
+	// been requested (StopRequested) the state Save returns must be whole,
+	// for any ancestor to load: after a stop the first process to leave
+	// hands its state straight to the zygote (stop.go).
 	Save() []byte
 	Load(state []byte) error
 	// Describe describes the findings (replays each one's schedule with

@@ -311,7 +311,7 @@ func (f *Fork) runChild(t Target, n int) {
 			break
 		}
 	}
-	leaveStopped(t.Save())
+	leaveStopped(t)
 }
 
 // collect waits for a child and merges what it hands back. A child that
@@ -388,7 +388,7 @@ func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 		ok := f.collect(t, c)
 		first = false
 		if !ok || t.Next() < d {
-			leaveStopped(t.Save())
+			leaveStopped(t)
 		}
 	}
 }

@@ -98,16 +98,25 @@ var finalSeq int
 
 // leaveStopped is the leave of an exploring process: after a stop, the
 // first to leave writes its state to finalPath instead of handing it to
-// its parent.
-func leaveStopped(state []byte) {
+// its parent. The stop is read before t saves its state, never after: a
+// state saved after a stop says exploration is over and is whole (Target's
+// Save), so any ancestor can take it, while one saved before is relative
+// to this process's parent and only the parent can. The request comes from
+// another process at any instant (the root's -timeout timer, Ctrl-C), so a
+// state saved first and then written here because the stop had arrived
+// meanwhile reached the zygote relative to a stack it does not have ("a
+// forked child kept 26 branches of 0").
+func leaveStopped(t Target) {
 	if s := shm; s != nil && finalPath != "" && StopRequested() != NoStop && s.final.CompareAndSwap(0, 1) {
+		state := t.Save()
 		if os.WriteFile(finalPath, state, 0o644) == nil {
 			s.final.Store(2)
 			syscall.Exit(0)
 		}
 		s.final.Store(0)
+		leave(state)
 	}
-	leave(state)
+	leave(t.Save())
 }
 
 // finalState returns the state a stopped process wrote, if one did.

@@ -100,3 +100,56 @@ func TestShardLearningItsOwnIsReported(t *testing.T) {
 	}
 	t.Logf("one process %d schedules, 2 shards %d, %d shard(s) learnt on their own", whole.Schedules, sum, learnt)
 }
+
+// Under pct and random the shards split the samples (sample i to shard i
+// mod n, each sample seeded by the seed and i): each runs its share, and
+// together they run exactly one process's samples, with its aborted
+// attempts and findings.
+func TestShardsSplitSamples(t *testing.T) {
+	progs := []struct {
+		name string
+		body func(*xb.T)
+	}{
+		{"splitSync", splitSync},
+		{"deadlockWait", deadlockWait}, // aborted attempts
+	}
+	for _, s := range []settings.Strategy{settings.PCT, settings.Random} {
+		for _, p := range progs {
+			cfg := withStrategy(xb.DefaultConfig(), s)
+			cfg.Seed, cfg.Samples = 3, 30
+			whole := xb.Explore(p.name, p.body, cfg)
+			want := findingCounts(whole)
+			if whole.Schedules != 30 || len(want) == 0 || whole.Internal != "" {
+				t.Fatalf("%s %s: %d samples, findings %v, internal %q", s, p.name, whole.Schedules, want, whole.Internal)
+			}
+			for _, n := range []int{2, 3} {
+				sum, aborted, got := 0, 0, map[string]int{}
+				var sizes []int
+				for i := range n {
+					cfg := cfg
+					cfg.Shard = result.Shard{Index: i, Count: n}
+					res := xb.Explore(p.name, p.body, cfg)
+					if res.Internal != "" || res.ShardLearnt != "" || res.Bound != result.BoundSamples {
+						t.Errorf("%s %s shard %d/%d: internal %q, learnt %q, bound %q", s, p.name, i, n, res.Internal, res.ShardLearnt, res.Bound)
+					}
+					if share := (30 - i + n - 1) / n; res.Schedules != share {
+						t.Errorf("%s %s shard %d/%d: %d samples, want its share %d", s, p.name, i, n, res.Schedules, share)
+					}
+					if share := (30 - i + n - 1) / n; res.Schedules != share {
+						t.Errorf("%s %s shard %d/%d: %d samples, want its share %d", s, p.name, i, n, res.Schedules, share)
+					}
+					sum += res.Schedules
+					aborted += res.Aborted
+					sizes = append(sizes, res.Schedules)
+					for k, c := range findingCounts(res) {
+						got[k] += c
+					}
+				}
+				if sum != whole.Schedules || aborted != whole.Aborted || !maps.Equal(got, want) {
+					t.Errorf("%s %s, %d shards: %d samples %v, %d aborted, findings %v; one process: %d, %d, %v",
+						s, p.name, n, sum, sizes, aborted, got, whole.Schedules, whole.Aborted, want)
+				}
+			}
+		}
+	}
+}

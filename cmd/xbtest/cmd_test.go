@@ -225,7 +225,9 @@ func TestTwoIncrements(t *testing.T) {
 `
 
 // A module outside the repository, with its own go.mod: xbtest finds its
-// deadlock and its lost update and leaves its files alone.
+// deadlock and its lost update and leaves its files alone. Its packages
+// are explored at once (-p 2) and printed in order, also when their test
+// binaries come from the build cache (the second run).
 func TestExternalModule(t *testing.T) {
 	dir := testkit.WriteModule(t, map[string]string{
 		"go.mod":        "module example.com/ext\n\ngo 1.22\n",
@@ -235,13 +237,30 @@ func TestExternalModule(t *testing.T) {
 		"lu/lu_test.go": extLostUpdateTest,
 		"doc/doc.go":    "// Package doc has no tests.\npackage doc\n",
 	})
+	cache := t.TempDir()
+	for run := range 2 {
+		externalModule(t, run, dir, cache)
+	}
+}
+
+func externalModule(t *testing.T, run int, dir, cache string) {
 	before := hashTree(t, dir)
 	tmp := t.TempDir() // the command's TMPDIR: it must be empty again afterwards
 	t.Setenv("TMPDIR", tmp)
 	out := t.TempDir()
-	status, stdout, stderr := runIn(t, dir, "-json", "-o", out, "./...")
+	status, stdout, stderr := runIn(t, dir, "-json", "-p", "2", "-cache", cache, "-o", out, "./...")
 	if status != exitFindings {
-		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+		t.Fatalf("run %d: status %d\n%s\n%s", run, status, stdout, stderr)
+	}
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var e struct{ Package string }
+		if json.Unmarshal([]byte(line), &e) == nil && e.Package != "" && (len(order) == 0 || order[len(order)-1] != e.Package) {
+			order = append(order, e.Package)
+		}
+	}
+	if want := []string{"example.com/ext/dl", "example.com/ext/doc", "example.com/ext/lu"}; !slices.Equal(order, want) {
+		t.Errorf("packages printed in the order %q, want %q, each whole", order, want)
 	}
 	ev := testkit.DecodeEvents(t, stdout).Relative("example.com/ext/")
 	found := map[string]*result.FindingEvent{}

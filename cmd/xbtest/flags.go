@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -37,6 +38,7 @@ type options struct {
 	shardCount int          // -shard-count n
 	shard      result.Shard // resolved from the flags and the environment (shard.go)
 	parallel   int          // -parallel n
+	pkgJobs    int          // -p n
 }
 
 const usage = `usage: xbtest [flags] [packages]
@@ -86,7 +88,8 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.StringVar(&o.html, "html", "", "write a report of the whole run to this HTML file: every package and test, the findings with their timelines, on the corpus the comparison with its manifest")
 	fs.StringVar(&o.shardFlag, "shard", "", "explore only part `i/n` of each test's schedule tree (0 <= i < n): n such runs together explore what one run does, and xbtest merge adds up their -json output; default from Bazel's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS or Kubernetes's JOB_COMPLETION_INDEX")
 	fs.IntVar(&o.shardCount, "shard-count", 0, "the number of shards when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job; or set XBTEST_SHARD_COUNT)")
-	fs.IntVar(&o.parallel, "parallel", 1, "explore each test's schedule tree with `n` processes at once (the tree is split as -shard splits it; counts and findings are those of one process). Not go test's -parallel, which bounds the parallel subtests run at once: xbtest explores every interleaving of parallel subtests whatever this is")
+	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "explore each test's schedule tree with `n` processes at once: a test not done after 2,000 schedules in one process is explored again by n, which split its tree as -shard splits it (pct and random split their samples); counts and findings are those of one process. Not go test's -parallel, which bounds the parallel subtests run at once: xbtest explores every interleaving of parallel subtests whatever this is")
+	fs.IntVarP(&o.pkgJobs, "p", "p", runtime.GOMAXPROCS(0), "build and explore `n` packages at once, as go test -p does (each with its -parallel processes); packages are reported in order, as go test prints them")
 	s.Minimise = def.Minimise
 	return fs
 }
@@ -168,6 +171,9 @@ func parseFlags(args []string, w io.Writer) (*options, error) {
 	if o.parallel < 1 {
 		return nil, fmt.Errorf("-parallel %d: must be at least 1", o.parallel)
 	}
+	if o.pkgJobs < 1 {
+		return nil, fmt.Errorf("-p %d: must be at least 1", o.pkgJobs)
+	}
 	sh, err := shardenv.Resolve(o.shardFlag, o.shardCount, os.Getenv)
 	if err != nil {
 		return nil, err
@@ -202,5 +208,6 @@ func (o *options) apiOptions(log *zap.Logger) xbtest.Options {
 		Timelines:        o.html != "",
 		Shard:            o.shard,
 		Parallel:         o.parallel,
+		ParallelPackages: o.pkgJobs,
 	}
 }

@@ -36,9 +36,10 @@ func descendants(pid int) []int {
 }
 
 // TestNoOrphans stops the command while it explores with fork checkpoints
-// (Ctrl-C, SIGKILL, its own -timeout) and checks that no process it started
-// survives it and that its temporary files are gone (after SIGKILL, once
-// the next run has started).
+// in two worker processes (-parallel 2; -shard 0/2 hands the test to the
+// workers at once) (Ctrl-C, SIGKILL, its own -timeout) and checks that no
+// process it started survives it and that its temporary files are gone
+// (after SIGKILL, once the next run has started).
 func TestNoOrphans(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the command")
@@ -51,7 +52,7 @@ func TestNoOrphans(t *testing.T) {
 	for _, how := range []string{"interrupt", "kill", "timeout"} {
 		t.Run(how, func(t *testing.T) {
 			tmp := t.TempDir()
-			args := []string{"-algo=exitblock", "-checkpoint=fork", "-json", "-o", filepath.Join(tmp, "out"), "./cmd/xbtest/testdata/long"}
+			args := []string{"-algo=exitblock", "-checkpoint=fork", "-parallel=2", "-shard=0/2", "-json", "-o", filepath.Join(tmp, "out"), "./cmd/xbtest/testdata/long"}
 			if how == "timeout" {
 				args = append([]string{"-timeout=4s"}, args...)
 			}
@@ -66,10 +67,10 @@ func TestNoOrphans(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			pid := cmd.Process.Pid
-			// Wait until the test binary has forked: the binary, the
-			// zygote and at least one child.
+			// Wait until the second worker's test binary has forked: the
+			// binaries, their zygotes and at least one child.
 			deadline := time.Now().Add(2 * time.Minute)
-			for len(descendants(pid)) < 3 {
+			for len(descendants(pid)) < 5 || !secondWorker(pid) {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatalf("the command did not start forking within 2 minutes\n%s", out.String())
@@ -122,6 +123,18 @@ func TestNoOrphans(t *testing.T) {
 			}
 		})
 	}
+}
+
+// secondWorker reports whether a process of the second worker (-parallel)
+// of the command pid runs: its results file is the worker's.
+func secondWorker(pid int) bool {
+	for _, p := range descendants(pid) {
+		env, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/environ")
+		if bytes.Contains(env, []byte("-w1-")) {
+			return true
+		}
+	}
+	return false
 }
 
 func killProcess(pid int) {

@@ -15,28 +15,32 @@ import (
 // is split and why the parts add up), and the driver counts only the
 // executions that are this shard's: the others' run too (the top of the
 // tree, which every shard runs), but their schedules, aborted attempts and
-// findings are left to the shard that counts them.
+// findings are left to the shard that counts them. A sampling strategy
+// (pct, random) splits its samples instead (sample.Part: shard i of n runs
+// samples i, i+n...; every shard also runs sample 0, counted by shard 0).
+// Preemption bounding is not split: its order is not a depth-first one,
+// so shard 0 explores the whole tree and the other shards nothing.
 
 // partitioned restricts s to cfg.Shard's part. A guided execution follows
 // its schedule whatever the part. Only a depth-first exploration is split
-// (package shard): pb's order and the samplers' paths are not the same
-// tree met in the same order.
+// by package shard: pb's order is not the same tree met in the same order,
+// and a sampler splits its samples itself (samplerOf).
 func partitioned(cfg *engine.Config, dir sched.Director, s sched.Strategy) sched.Strategy {
 	if dir != nil || !cfg.Shard.Active() {
 		return s
 	}
 	stack, ok := s.(shard.Stack)
 	if !ok || cfg.Strategy != settings.DFS {
-		return s // not split: shard 0 explores it all (shardIdle)
+		return s // pb: shard 0 explores it all (shardIdle); samples: samplerOf
 	}
 	return shard.Wrap(s, stack, shard.Options{Index: cfg.Shard.Index, Count: cfg.Shard.Count, Cut: cfg.Shard.Cut})
 }
 
 // shardIdle reports whether this shard has nothing to explore: the
-// strategy is not one whose tree can be split (a sampling one), so shard 0
+// strategy is one whose exploration is not split (pb), so shard 0
 // explores it all, and the parts still add up.
 func (d *driver) shardIdle() bool {
-	if !d.cfg.Shard.Active() {
+	if !d.cfg.Shard.Active() || d.cfg.Strategy.Samples() {
 		return false
 	}
 	if _, ok := d.strat.(*shard.Strategy); ok {
@@ -53,17 +57,30 @@ func (d *driver) shardIdle() bool {
 // shardCounts reports whether this shard counts the execution that just
 // ended (aborted: at a failed lock enter).
 func (d *driver) shardCounts(aborted bool) bool {
-	w, ok := d.strat.(*shard.Strategy)
-	return !ok || w.Ended(aborted)
+	if w, ok := d.strat.(*shard.Strategy); ok {
+		return w.Ended(aborted)
+	}
+	if d.cfg.Shard.Active() && d.cfg.Sampler != nil {
+		return d.cfg.Sampler.Counts()
+	}
+	return true
 }
 
 // noteShardLearnt notes that the execution that just ended, in this
-// shard's own part of the tree, taught the exploration something (before:
-// how much it knew before): the other shards do not know it, so their
-// trees are not this one's (package shard).
+// shard's own part of the tree (or one of its own samples), taught the
+// exploration something (before: how much it knew before): the other
+// shards do not know it, so their trees are not this one's (package
+// shard).
 func (d *driver) noteShardLearnt(before int) {
+	if d.known.Size() == before || d.shardLearnt != "" {
+		return
+	}
 	w, ok := d.strat.(*shard.Strategy)
-	if !ok || !w.Partitioned() || d.known.Size() == before || d.shardLearnt != "" {
+	own := ok && w.Partitioned()
+	if s, ok := d.cfg.Sampler.(interface{ Index() int }); ok && d.cfg.Shard.Active() {
+		own = s.Index() != 0 // every shard runs sample 0
+	}
+	if !own {
 		return
 	}
 	tried, mixed, racy := d.known.Counts()

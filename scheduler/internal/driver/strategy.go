@@ -45,14 +45,16 @@ type decision = sched.Decision
 
 // samplerOf returns the exploration's sampler (pct, random), made once: a
 // new pass of the store buffers (package storebuf) or a restart
-// goes on with the same samples count and sequence. nil for the tree walks.
+// goes on with the same samples count and sequence. Under -shard it runs
+// the shard's share of the samples (sample.Part). nil for the tree walks.
 func samplerOf(cfg *engine.Config) sched.Sampler {
 	if cfg.Sampler == nil {
+		part := sample.Part{Index: cfg.Shard.Index, Count: cfg.Shard.Count} // partition.go
 		switch cfg.Strategy {
 		case settings.Random:
-			cfg.Sampler = sample.NewRandom(cfg.Seed, cfg.Samples)
+			cfg.Sampler = sample.NewRandom(cfg.Seed, cfg.Samples, part)
 		case settings.PCT:
-			cfg.Sampler = sample.NewPCT(cfg.Seed, cfg.PCTDepth, cfg.Samples)
+			cfg.Sampler = sample.NewPCT(cfg.Seed, cfg.PCTDepth, cfg.Samples, part)
 		default:
 			return nil
 		}

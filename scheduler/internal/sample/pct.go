@@ -8,9 +8,10 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 // points uniformly among the k steps of a sample; the enabled thread of
 // highest priority runs, and when step k_i is taken, the priority of the
 // thread that took it drops to i. A step is a scheduling decision (a Pick:
-// a block boundary at which another thread was enabled). k is estimated,
-// as the paper does, by the length of the previous sample (the first
-// sample has no change point). The paper's guarantee: a bug of depth d
+// a block boundary at which another thread was enabled). k is estimated by
+// the length of the first sample, which has no change point (the paper
+// takes the previous sample's; the first's is known to every shard of the
+// samples, Part, so sample i depends only on the seed and i). The paper's guarantee: a bug of depth d
 // (d ordering constraints between events) among n threads and k steps is
 // found with probability at least 1/(n k^(d-1)) per sample. Choices at a
 // notify, select or timer choice point, which the paper's model does not
@@ -19,6 +20,7 @@ type PCT struct {
 	seed    uint64
 	depth   int
 	samples int
+	part    Part
 	i       int
 	r       rng
 
@@ -31,9 +33,9 @@ type PCT struct {
 var _ sched.Sampler = (*PCT)(nil)
 
 // NewPCT returns PCT for bugs of depth d (>= 1) with seed, stopping after
-// samples samples (0: never by itself).
-func NewPCT(seed uint64, d, samples int) *PCT {
-	s := &PCT{seed: seed, depth: max(d, 1), samples: samples}
+// samples samples (0: never by itself), of which it runs part's.
+func NewPCT(seed uint64, d, samples int, part Part) *PCT {
+	s := &PCT{seed: seed, depth: max(d, 1), samples: samples, part: part}
 	s.begin()
 	return s
 }
@@ -55,14 +57,22 @@ func (s *PCT) begin() {
 
 // StartSample implements sched.Sampler.
 func (s *PCT) StartSample() bool {
-	s.i++
+	if s.i == 0 {
+		s.k = max(s.step, 1)
+	}
+	s.i = s.part.next(s.i)
 	if s.samples > 0 && s.i >= s.samples {
 		return false
 	}
-	s.k = max(s.step, 1)
 	s.begin()
 	return true
 }
+
+// Counts implements sched.Sampler.
+func (s *PCT) Counts() bool { return s.part.counts(s.i) }
+
+// Index is the sample under way, from 0.
+func (s *PCT) Index() int { return s.i }
 
 // priority returns t's priority, giving it one at first sight: a random
 // one above depth, so the threads' order is a uniform permutation.

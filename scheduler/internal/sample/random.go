@@ -9,6 +9,7 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 type Random struct {
 	seed    uint64
 	samples int // the bound (0: none)
+	part    Part
 	i       int // the sample under way, from 0
 	r       rng
 }
@@ -16,20 +17,26 @@ type Random struct {
 var _ sched.Sampler = (*Random)(nil)
 
 // NewRandom returns a random walk of seed that stops after samples samples
-// (0: never by itself).
-func NewRandom(seed uint64, samples int) *Random {
-	return &Random{seed: seed, samples: samples, r: seeded(seed, 0)}
+// (0: never by itself), of which it runs part's.
+func NewRandom(seed uint64, samples int, part Part) *Random {
+	return &Random{seed: seed, samples: samples, part: part, r: seeded(seed, 0)}
 }
 
 // StartSample implements sched.Sampler.
 func (s *Random) StartSample() bool {
-	s.i++
+	s.i = s.part.next(s.i)
 	if s.samples > 0 && s.i >= s.samples {
 		return false
 	}
 	s.r = seeded(s.seed, s.i)
 	return true
 }
+
+// Counts implements sched.Sampler.
+func (s *Random) Counts() bool { return s.part.counts(s.i) }
+
+// Index is the sample under way, from 0.
+func (s *Random) Index() int { return s.i }
 
 // Pick implements sched.Sampler: uniform among enabled.
 func (s *Random) Pick(enabled *sched.TSet, cur int32) int32 {

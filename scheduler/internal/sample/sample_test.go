@@ -44,7 +44,7 @@ func equal(a, b []int32) bool {
 
 // The samples bound counts the first sample, which starts at construction.
 func TestSamplesBound(t *testing.T) {
-	for _, s := range []sched.Sampler{NewRandom(1, 3), NewPCT(1, 3, 3)} {
+	for _, s := range []sched.Sampler{NewRandom(1, 3, Part{}), NewPCT(1, 3, 3, Part{})} {
 		n := 1
 		for s.StartSample() {
 			n++
@@ -58,7 +58,7 @@ func TestSamplesBound(t *testing.T) {
 // Sample i depends only on the seed and i: the same seed repeats it, a
 // handed-over state (Save, Load) goes on with it.
 func TestSeeded(t *testing.T) {
-	a, b := NewRandom(5, 0), NewRandom(5, 0)
+	a, b := NewRandom(5, 0, Part{}), NewRandom(5, 0, Part{})
 	for range 3 {
 		if pa, pb := picks(a, 4, 20), picks(b, 4, 20); !equal(pa, pb) {
 			t.Fatalf("seed 5 twice: %v, %v", pa, pb)
@@ -66,15 +66,15 @@ func TestSeeded(t *testing.T) {
 		a.StartSample()
 		b.StartSample()
 	}
-	if equal(picks(NewRandom(5, 0), 4, 20), picks(NewRandom(6, 0), 4, 20)) {
+	if equal(picks(NewRandom(5, 0, Part{}), 4, 20), picks(NewRandom(6, 0, Part{}), 4, 20)) {
 		t.Error("seeds 5 and 6 pick the same 20 threads of 4")
 	}
-	p := NewPCT(9, 3, 0)
+	p := NewPCT(9, 3, 0, Part{})
 	picks(p, 3, 10)
 	p.StartSample()
 	var e sched.Enc
 	p.Save(&e)
-	q := NewPCT(9, 3, 0)
+	q := NewPCT(9, 3, 0, Part{})
 	q.Load(&sched.Dec{B: e.B})
 	if pp, pq := picks(p, 3, 10), picks(q, 3, 10); !equal(pp, pq) {
 		t.Errorf("after a hand-over: %v, want %v", pq, pp)
@@ -85,15 +85,15 @@ func TestSeeded(t *testing.T) {
 // long as it is enabled; with d = 2 and k steps, the thread that takes the
 // change point drops below every other, once.
 func TestPCTPriorities(t *testing.T) {
-	s := NewPCT(3, 1, 0)
+	s := NewPCT(3, 1, 0, Part{})
 	ps := picks(s, 5, 12)
 	for _, p := range ps {
 		if p != ps[0] {
 			t.Fatalf("d = 1 switched threads: %v", ps)
 		}
 	}
-	s = NewPCT(3, 2, 0)
-	picks(s, 5, 12) // k is learnt from this sample's 12 steps
+	s = NewPCT(3, 2, 0, Part{})
+	picks(s, 5, 12) // k is learnt from the first sample's 12 steps
 	switched := 0
 	for i := range 20 {
 		s.StartSample()
@@ -114,7 +114,7 @@ func TestPCTPriorities(t *testing.T) {
 			t.Errorf("sample %d: %v: %d switches with one change point", i+1, ps, switches)
 		}
 		if s.k != 12 {
-			t.Errorf("k = %d, want 12 (the previous sample's steps)", s.k)
+			t.Errorf("k = %d, want 12 (the first sample's steps)", s.k)
 		}
 	}
 	// A change point at step 1 finds no thread running; at steps 2 to 12

@@ -18,6 +18,10 @@ type Sampler interface {
 	// Option picks one of options at a notify, select or timer choice
 	// point (options has at least one member).
 	Option(options []int32) int32
+	// Counts reports whether the sample under way is this process's to
+	// count: a shard of the samples (package sample's Part) also runs
+	// sample 0, which every process needs, and leaves it to shard 0.
+	Counts() bool
 	// Save and Load hand the sampler's state between processes (fork
 	// checkpoints), as Strategy's do.
 	Save(e *Enc)
