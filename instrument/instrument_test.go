@@ -362,6 +362,27 @@ func TestBasic(t *testing.T) {
 	t.Run("LinesKept", func(t *testing.T) {
 		checkLines(t, readOverlay(t, plan))
 	})
+	t.Run("OpAssignTargetOnce", func(t *testing.T) {
+		// c.n++ evaluates its target once, as Go does: its address is
+		// taken once and both the load and the store go through it
+		// ({ p := &c.n; ...set(_xbLoad(p, pos) + 1) }), so the read of c
+		// is not reported twice.
+		for f, rewritten := range readOverlay(t, plan) {
+			if !strings.HasSuffix(f, "counter/counter.go") {
+				continue
+			}
+			b, err := os.ReadFile(rewritten)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(b)
+			if !strings.Contains(src, ":= &c.n; _xbAt(") || strings.Contains(src, "_xbAt(&c.n") {
+				t.Errorf("c.n++ in %s evaluates its target more than once:\n%s", f, src)
+			}
+			return
+		}
+		t.Error("counter.go is not in the overlay")
+	})
 	t.Run("UserFilesUntouched", func(t *testing.T) {
 		// The overlay replaces files; nothing of the rewrite is on disk.
 		matches, _ := filepath.Glob(filepath.Join(testdata("basic"), "*", "xbtest_gen*.go"))
