@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
@@ -76,6 +77,7 @@ func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Resul
 	cfg.Backer.Explore(d)
 	d.noteFlushPasses() // flushpass.go
 	res = d.res
+	res.Warnings = oneHoldEach(res.Warnings)
 	d.noteStrategy()
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.Schedules
@@ -282,7 +284,7 @@ func (d *driver) collect(r *engine.Execution) {
 	for _, h := range held {
 		if key := "held " + h.Started; !d.warned[key] {
 			d.warned[key] = true
-			d.res.Warnings = append(d.res.Warnings, fmt.Sprintf("the goroutine started at %s before the test (e.g. by package initialisation) was held while the test ran (at %s), so its interleavings with the test are not explored", h.Started, h.At))
+			d.res.Warnings = append(d.res.Warnings, fmt.Sprintf(heldStarted+"%s"+heldBefore+"was held while the test ran (at %s), so its interleavings with the test are not explored", h.Started, h.At))
 		}
 		d.res.Complete = false
 		if d.res.Bound == "" {
@@ -489,4 +491,30 @@ func publicFindings(fs []*engine.Finding) []*result.Finding {
 // waited for.
 func waitsForProgress(k result.Kind) bool {
 	return k == result.Deadlock || k == result.Leak || k == result.NonTermination
+}
+
+// The warning about a goroutine held while the test ran (collect) starts
+// with these, around where the goroutine was started.
+const (
+	heldStarted = "the goroutine started at "
+	heldBefore  = " before the test (e.g. by package initialisation) "
+)
+
+// oneHoldEach keeps the first warning about each goroutine held while the
+// test ran: processes of a fork tree each hold it afresh (a forked child
+// runs it again from where the fork found it), perhaps at another hook.
+func oneHoldEach(warnings []string) []string {
+	seen := map[string]bool{}
+	out := warnings[:0:0]
+	for _, w := range warnings {
+		if rest, ok := strings.CutPrefix(w, heldStarted); ok {
+			site, _, _ := strings.Cut(rest, heldBefore)
+			if seen[site] {
+				continue
+			}
+			seen[site] = true
+		}
+		out = append(out, w)
+	}
+	return out
 }
