@@ -91,6 +91,13 @@ func checkGroup(t testing.TB, flags string, entries []*manifestEntry) (string, s
 		// Two worker processes per test (-parallel): the counts and
 		// verdicts of one process, which the manifest pins.
 		args = append(args, "-parallel", "2")
+	} else {
+		// The other groups (the long suite) run as one process, one
+		// package at a time: the default group checks -parallel, and
+		// the long suite shares CI's two cores with the scheduler's and
+		// instrument's long tests (with the GOMAXPROCS defaults CI took
+		// 21 minutes, over its 20).
+		args = append(args, "-parallel", "1", "-p", "1")
 	}
 	if corpusCache != "" {
 		args = append(args, "-cache", corpusCache)
