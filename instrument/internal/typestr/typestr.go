@@ -276,23 +276,16 @@ func (s *Imports) nameable(t types.Type, seen map[types.Type]bool) error {
 			return fmt.Errorf("untyped %s", t)
 		}
 		return nil
-	case *types.Alias:
-		if err := s.objNameable(t.Obj()); err != nil {
+	case *types.Alias, *types.Named:
+		// Both name an object and may carry type arguments.
+		n := t.(interface {
+			Obj() *types.TypeName
+			TypeArgs() *types.TypeList
+		})
+		if err := s.objNameable(n.Obj()); err != nil {
 			return err
 		}
-		if ta := t.TypeArgs(); ta != nil {
-			for i := range ta.Len() {
-				if err := s.nameable(ta.At(i), seen); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	case *types.Named:
-		if err := s.objNameable(t.Obj()); err != nil {
-			return err
-		}
-		if ta := t.TypeArgs(); ta != nil {
+		if ta := n.TypeArgs(); ta != nil {
 			for i := range ta.Len() {
 				if err := s.nameable(ta.At(i), seen); err != nil {
 					return err
