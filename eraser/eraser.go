@@ -154,6 +154,11 @@ type Detector struct {
 	syncs   map[SyncKey]clock
 	sets    map[string][]int32 // interned lock sets, shared by records
 	scratch []int32
+	// cache maps recently accessed words to their index in pool; an
+	// entry is valid in the execution its gen names (Reset moves gen on
+	// instead of clearing it).
+	cache [256]cacheEntry
+	gen   uint32
 	// unprotected lists the locations that broke the locking discipline
 	// without a race (HB mode), in the order found.
 	unprotected []Unprotected
@@ -166,6 +171,12 @@ type Unprotected struct {
 	Addr uintptr
 	Prev Access // an earlier access of another goroutine
 	Cur  Access // the access that emptied the lockset
+}
+
+type cacheEntry struct {
+	addr uintptr
+	li   int32
+	gen  uint32
 }
 
 type threadState struct {
@@ -209,7 +220,7 @@ type location struct {
 
 // New returns a detector for one execution.
 func New(mode Mode) *Detector {
-	return &Detector{mode: mode, locs: map[uintptr]int32{}, syncs: map[SyncKey]clock{}, sets: map[string][]int32{}}
+	return &Detector{mode: mode, locs: map[uintptr]int32{}, syncs: map[SyncKey]clock{}, sets: map[string][]int32{}, gen: 1}
 }
 
 // Mode returns the detector's mode.
@@ -226,6 +237,10 @@ func (d *Detector) Reset() {
 		*ts = threadState{vc: ts.vc[:0], held: ts.held[:0]}
 	}
 	clear(d.locs)
+	if d.gen++; d.gen == 0 {
+		// After 2^32 executions, entries of generation 1 could look valid.
+		d.cache, d.gen = [len(d.cache)]cacheEntry{}, 1
+	}
 	for i := range d.pool {
 		l := &d.pool[i]
 		*l = location{cset: l.cset[:0], recs: l.recs[:0]}
@@ -433,12 +448,17 @@ func (d *Detector) Access(t int32, addr, size uintptr, write, atomic bool, pos u
 	if size == 0 {
 		size = 1
 	}
+	// The words of one access share everything but the address.
+	ts := d.thread(t)
+	cur := record{Access: Access{Thread: t, Write: write, Atomic: atomic, Pos: pos}, epoch: ts.vc.get(t)}
+	cur.prot = d.protection(ts, write, atomic)
+	if len(ts.held) > 0 {
+		cur.Locks = d.heldIDs(ts)
+	}
 	var races []Race
 	n := (size + word - 1) / word
 	for i := uintptr(0); i < min(n, maxWords); i++ {
-		if r, ok := d.access(t, addr+i*word, write, atomic, pos); ok {
-			races = append(races, r)
-		}
+		races = d.access(ts, addr+i*word, &cur, races)
 	}
 	return races
 }
@@ -447,8 +467,13 @@ func (d *Detector) Access(t int32, addr, size uintptr, write, atomic bool, pos u
 // follow no locking discipline but are ordered by happens-before (HB mode).
 func (d *Detector) Unprotected() []Unprotected { return d.unprotected }
 
-func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32) (Race, bool) {
-	ts := d.thread(t)
+// location returns the state of the word at addr, through a small cache
+// in front of the map: most accesses are to words accessed just before.
+func (d *Detector) location(addr uintptr) *location {
+	e := &d.cache[(addr/word)%uintptr(len(d.cache))]
+	if e.gen == d.gen && e.addr == addr {
+		return &d.pool[e.li]
+	}
 	li, ok := d.locs[addr]
 	if !ok {
 		li = int32(len(d.pool))
@@ -459,22 +484,32 @@ func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32)
 		}
 		d.locs[addr] = li
 	}
-	loc := &d.pool[li]
-	cur := record{Access: Access{Thread: t, Write: write, Atomic: atomic, Pos: pos}, epoch: ts.vc.get(t)}
-	cur.prot = d.protection(ts, write, atomic)
-	if len(ts.held) > 0 {
-		cur.Locks = d.heldIDs(ts)
-	}
-	d.lockset(loc, t, &cur)
+	*e = cacheEntry{addr: addr, li: li, gen: d.gen}
+	return &d.pool[li]
+}
 
-	var race Race
-	found := false
+// access checks the access cur (of the goroutine ts) to the word at addr
+// and appends the race it completes, if any, to races.
+func (d *Detector) access(ts *threadState, addr uintptr, cur *record, races []Race) []Race {
+	loc := d.location(addr)
+	t := cur.Thread
+	if loc.state == Exclusive && loc.owner == t {
+		// Only t accessed it so far: no race, no change of Eraser's
+		// state; only t's records, which no check compares with t.
+		if cur.Write && !cur.Atomic {
+			loc.recs = loc.recs[:0]
+		}
+		loc.remember(cur)
+		return races
+	}
+	d.lockset(loc, t, cur)
+
 	switch d.mode {
 	case HB:
-		if prev, ok := d.unordered(ts, &cur, loc); ok {
+		if prev := d.unordered(ts, cur, loc); prev != nil {
 			if !loc.reported {
-				race = Race{Addr: addr, Prev: prev.Access, Cur: cur.Access}
-				loc.reported, found = true, true
+				races = append(races, Race{Addr: addr, Prev: prev.Access, Cur: cur.Access})
+				loc.reported = true
 			}
 		} else if loc.state == SharedModified && len(loc.cset) == 0 && !loc.noted && !loc.reported {
 			// The discipline is broken, but happens-before orders the
@@ -486,7 +521,7 @@ func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32)
 			}
 			d.unprotected = append(d.unprotected, u)
 		}
-		if write && !atomic {
+		if cur.Write && !cur.Atomic {
 			// A plain write conflicts with every access of another
 			// goroutine. Unless it raced (and the location is reported),
 			// every access recorded so far happens before it, so a later
@@ -496,14 +531,14 @@ func (d *Detector) access(t int32, addr uintptr, write, atomic bool, pos uint32)
 		}
 	case Lockset:
 		if loc.state == SharedModified && len(loc.cset) == 0 && !loc.reported {
-			if prev := d.locksetPartner(&cur, loc); prev != nil {
-				race = Race{Addr: addr, Prev: prev.Access, Cur: cur.Access}
-				loc.reported, found = true, true
+			if prev := d.locksetPartner(cur, loc); prev != nil {
+				races = append(races, Race{Addr: addr, Prev: prev.Access, Cur: cur.Access})
+				loc.reported = true
 			}
 		}
 	}
-	loc.remember(&cur)
-	return race, found
+	loc.remember(cur)
+	return races
 }
 
 // lockset advances Eraser's state machine of loc for the access cur of t.
@@ -532,7 +567,7 @@ func (d *Detector) lockset(loc *location, t int32, cur *record) {
 // unordered finds an earlier access of another goroutine that conflicts
 // with cur (one of them a write, not both atomic) and does not happen
 // before it: a race. The most recent such access is returned.
-func (d *Detector) unordered(ts *threadState, cur *record, loc *location) (record, bool) {
+func (d *Detector) unordered(ts *threadState, cur *record, loc *location) *record {
 	var best *record
 	for i := range loc.recs {
 		r := &loc.recs[i]
@@ -546,10 +581,7 @@ func (d *Detector) unordered(ts *threadState, cur *record, loc *location) (recor
 			best = r
 		}
 	}
-	if best == nil {
-		return record{}, false
-	}
-	return *best, true
+	return best
 }
 
 // locksetPartner names the access of another goroutine that pure Eraser
