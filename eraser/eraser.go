@@ -151,9 +151,13 @@ type Detector struct {
 	threads []*threadState    // reused across executions
 	locs    map[uintptr]int32 // index into pool
 	pool    []location        // reused across executions
-	syncs   map[SyncKey]clock
-	sets    map[string][]int32 // interned lock sets, shared by records
-	scratch []int32
+	syncs   map[SyncKey]int32 // index into syncClocks
+	// syncClocks are the objects' clocks, their storage reused across
+	// executions (a clock per object per execution was most of the
+	// detector's allocations).
+	syncClocks []clock
+	sets       map[string][]int32 // interned lock sets, shared by records
+	scratch    []int32
 	// cache maps recently accessed words to their index in pool; an
 	// entry is valid in the execution its gen names (Reset moves gen on
 	// instead of clearing it).
@@ -220,7 +224,7 @@ type location struct {
 
 // New returns a detector for one execution.
 func New(mode Mode) *Detector {
-	return &Detector{mode: mode, locs: map[uintptr]int32{}, syncs: map[SyncKey]clock{}, sets: map[string][]int32{}, gen: 1}
+	return &Detector{mode: mode, locs: map[uintptr]int32{}, syncs: map[SyncKey]int32{}, sets: map[string][]int32{}, gen: 1}
 }
 
 // Mode returns the detector's mode.
@@ -247,6 +251,7 @@ func (d *Detector) Reset() {
 	}
 	d.pool = d.pool[:0]
 	clear(d.syncs)
+	d.syncClocks = d.syncClocks[:0]
 	d.unprotected = d.unprotected[:0]
 }
 
@@ -288,15 +293,26 @@ func (d *Detector) Edge(from, to int32) {
 // another goroutine orders it after everything t did so far.
 func (d *Detector) Publish(t int32, k SyncKey) {
 	ts := d.thread(t)
-	d.syncs[k] = d.syncs[k].join(ts.vc)
+	i, ok := d.syncs[k]
+	if !ok {
+		i = int32(len(d.syncClocks))
+		if len(d.syncClocks) < cap(d.syncClocks) {
+			d.syncClocks = d.syncClocks[:i+1]
+			d.syncClocks[i] = d.syncClocks[i][:0]
+		} else {
+			d.syncClocks = append(d.syncClocks, nil)
+		}
+		d.syncs[k] = i
+	}
+	d.syncClocks[i] = d.syncClocks[i].join(ts.vc)
 	ts.vc = ts.vc.tick(t)
 }
 
 // Observe acquires the clock of the object k into t.
 func (d *Detector) Observe(t int32, k SyncKey) {
-	if c, ok := d.syncs[k]; ok {
+	if i, ok := d.syncs[k]; ok {
 		ts := d.thread(t)
-		ts.vc = ts.vc.join(c)
+		ts.vc = ts.vc.join(d.syncClocks[i])
 	}
 }
 

@@ -1194,13 +1194,23 @@ func (r *run) waitAck() bool {
 		<-r.ack
 		return true
 	}
+	if ackTimer == nil {
+		ackTimer = time.NewTimer(r.cfg.Watchdog)
+	} else {
+		ackTimer.Reset(r.cfg.Watchdog)
+	}
 	select {
 	case <-r.ack:
+		ackTimer.Stop()
 		return true
-	case <-time.After(r.cfg.Watchdog):
+	case <-ackTimer.C:
 		return false
 	}
 }
+
+// ackTimer bounds waitAck. One serves the process (one execution runs at a
+// time): a timer per wait was an allocation per goroutine per execution.
+var ackTimer *time.Timer
 
 // abandon gives up on a goroutine that cannot be stopped and taints the
 // process.
