@@ -40,6 +40,7 @@ type stateFingerprint struct {
 	vars     []engine.PackageVar
 	sums     []uint64
 	tooLarge bool
+	now      []uint64 // changed's sums, kept: it runs after every execution
 }
 
 var fingerprintSeed = maphash.MakeSeed()
@@ -52,15 +53,17 @@ func packageState() *stateFingerprint {
 		return nil
 	}
 	fp := &stateFingerprint{vars: vars}
-	fp.sums, fp.tooLarge = fp.compute()
+	fp.sums, fp.tooLarge = fp.compute(nil)
 	return fp
 }
 
-func (fp *stateFingerprint) compute() ([]uint64, bool) {
+// compute appends the variables' sums to sums[:0]; it reports whether
+// the state was too large to hash.
+func (fp *stateFingerprint) compute(sums []uint64) ([]uint64, bool) {
 	h := &hasher{memo: map[memoKey]uint64{}, onPath: map[memoKey]bool{}, budget: fingerprintBudget}
-	sums := make([]uint64, len(fp.vars))
-	for i, g := range fp.vars {
-		sums[i] = h.value(g.Value)
+	sums = sums[:0]
+	for _, g := range fp.vars {
+		sums = append(sums, h.value(g.Value))
 	}
 	return sums, h.budget < 0
 }
@@ -71,7 +74,8 @@ func (fp *stateFingerprint) changed() string {
 	if fp.tooLarge {
 		return "package-level state is too large to compare after every execution"
 	}
-	sums, tooLarge := fp.compute()
+	sums, tooLarge := fp.compute(fp.now)
+	fp.now = sums
 	if tooLarge {
 		return "package-level state grew too large to compare after every execution"
 	}
