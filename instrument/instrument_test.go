@@ -442,7 +442,7 @@ func checkLines(t *testing.T, overlay map[string]string) {
 			if p.Filename != orig {
 				return true
 			}
-			if _, generated := map[string]bool{"Go": true, "Step": true, "Alloc": true, "Pointer": true, "Sizeof": true,
+			if _, generated := map[string]bool{"Go": true, "Step": true, "Cold": true, "Alloc": true, "Pointer": true, "Sizeof": true,
 				"RunTest": true, "T": true, "Send": true, "Recv": true, "Recv2": true, "Close": true, "MakeChan": true, "Select": true,
 				"SendCase": true, "RecvCase": true, "set": true, "ok": true, "c": true, "v": true, "next": true, "val": true, "New": true,
 				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "RegisterExprs": true, "RegisterRacy": true, "int32": true, "string": true, "Rand": true, "RandV2": true, "MapsKeys": true, "MapsValues": true, "MapsAll": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated || clockName(id.Name) {

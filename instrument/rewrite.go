@@ -318,9 +318,15 @@ func (r *fileRW) stmt(s ast.Stmt, inList bool) {
 	case *ast.SendStmt:
 		r.send(s)
 	case *ast.IncDecStmt:
+		n := r.ed.Len()
 		r.incDec(s, inList)
+		r.coldPath(s, n, inList)
 	case *ast.AssignStmt:
+		n := r.ed.Len()
 		r.assign(s, inList)
+		if s.Tok != token.DEFINE {
+			r.coldPath(s, n, inList)
+		}
 	case *ast.GoStmt:
 		r.goStmt(s)
 	case *ast.DeferStmt:

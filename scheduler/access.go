@@ -107,3 +107,9 @@ func ReleaseFence() { engine.ReleaseFence() }
 // (under -memory tso|pso) before a call into code that is not rewritten,
 // which reads memory without seeing them.
 func DrainBeforeForeignCall() { engine.DrainBeforeForeignCall() }
+
+// Cold reports whether no access needs reporting now (the active
+// execution has one goroutine, or there is none): the rewriter runs a
+// statement that calls nothing as written when Cold, so that it tests the
+// flag once, not at each of its accesses.
+func Cold() bool { return atomic.LoadUint32(hotWord) == 0 }

@@ -60,6 +60,15 @@ func (ed *Editor) Src(n ast.Node) Part {
 	return Part{s: ed.Off(n.Pos()), e: ed.Off(n.End()), isSrc: true}
 }
 
+// Text is the original text of n, without the edits inside it.
+func (ed *Editor) Text(n ast.Node) string {
+	return string(ed.src[ed.Off(n.Pos()):ed.Off(n.End())])
+}
+
+// Len is the number of edits made so far: an edit made after Len returned
+// n has an index of n or more.
+func (ed *Editor) Len() int { return len(ed.edits) }
+
 // SrcRange refers to the original text between two positions.
 func (ed *Editor) SrcRange(from, to token.Pos) Part {
 	return Part{s: ed.Off(from), e: ed.Off(to), isSrc: true}

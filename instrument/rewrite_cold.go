@@ -1,0 +1,110 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"github.com/xbtest/xbtest/instrument/internal/edit"
+)
+
+// The cold path of a statement.
+//
+// Every reported access tests the scheduler's hot flag (scheduler.Read):
+// until the execution has a second goroutine there is nothing to report.
+// A test per access costs a sequential loop more than the accesses
+// themselves, since the call on the hot side makes the compiler keep
+// registers free around each one. A statement that calls nothing cannot
+// start a goroutine or reach a scheduling point, so the flag cannot change
+// while it runs: tested once, before it, it decides for all its accesses.
+// Such a statement, when the rewrite changed it, becomes
+//
+//	if xb.Cold() { original } else { rewritten }
+//
+// on its own line, so positions stay the original's. Under -memory tso|pso
+// the helpers carry values through the store buffers and a cold path would
+// bypass them; there the statement is left as rewritten.
+
+// coldPath gives s, a statement of a list whose rewrite made the edits
+// from the n-th on, its cold path, if it may have one.
+func (r *fileRW) coldPath(s ast.Stmt, n int, inList bool) {
+	if !inList || r.u.gen.buffered || r.ed.Len() == n {
+		return
+	}
+	if r.fset.Position(s.Pos()).Line != r.fset.Position(s.End()).Line || !r.callFree(s) {
+		return
+	}
+	r.ed.Replace(s, edit.Lit(r.X("Cold")+"() { "+r.ed.Text(s)+" } else { "), r.ed.Src(s), edit.Lit(" }"))
+	r.ed.Insert(s.Pos(), "if ")
+}
+
+// callFree reports whether s calls nothing (no function, method, conversion
+// or builtin; no channel operation) and names only this package's objects,
+// using values of plain types only (basic types, pointers, slices, maps;
+// a struct or an array only as the operand of a selector or an index): its
+// original text means what it meant, whatever the rewrite replaced
+// elsewhere (sync types, other packages' identifiers), and copies no value
+// the rewrite treats specially (structs and arrays may hold sync types).
+func (r *fileRW) callFree(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.IncDecStmt:
+		return r.plainExpr(s.X, false)
+	case *ast.AssignStmt:
+		for _, e := range append(append([]ast.Expr(nil), s.Lhs...), s.Rhs...) {
+			if !r.plainExpr(e, false) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// plainExpr is callFree for an expression; operand says whether e is the
+// operand of a selector or an index, whose value is not copied.
+func (r *fileRW) plainExpr(e ast.Expr, operand bool) bool {
+	tv, found := r.info.Types[e]
+	if id, isIdent := e.(*ast.Ident); isIdent && id.Name == "_" {
+		return true
+	}
+	if !found {
+		return false
+	}
+	if tv.Value != nil {
+		return true // a constant
+	}
+	if !operand && !plainType(tv.Type) {
+		return false
+	}
+	switch e := e.(type) {
+	case *ast.Ident:
+		v, ok := r.info.Uses[e].(*types.Var)
+		return ok && v.Pkg() == r.u.pkg.Types
+	case *ast.ParenExpr:
+		return r.plainExpr(e.X, operand)
+	case *ast.BinaryExpr:
+		return r.plainExpr(e.X, false) && r.plainExpr(e.Y, false)
+	case *ast.UnaryExpr:
+		return e.Op != token.ARROW && e.Op != token.AND && r.plainExpr(e.X, false)
+	case *ast.StarExpr:
+		return r.plainExpr(e.X, false)
+	case *ast.SelectorExpr:
+		sel := r.info.Selections[e]
+		return sel != nil && sel.Kind() == types.FieldVal && sel.Obj().Pkg() == r.u.pkg.Types && r.plainExpr(e.X, true)
+	case *ast.IndexExpr:
+		if r.isInstance(e.X) {
+			return false
+		}
+		return r.plainExpr(e.X, true) && r.plainExpr(e.Index, false)
+	}
+	return false
+}
+
+// plainType reports whether t is a basic type, a pointer, a slice or a map.
+func plainType(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Basic, *types.Pointer, *types.Slice, *types.Map:
+		return true
+	}
+	return false
+}
