@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
 )
 
 // Package state across executions.
@@ -96,6 +97,7 @@ type hasher struct {
 
 var (
 	schedulerPkg = reflect.TypeFor[engine.Mutex]().PkgPath()
+	objectsPkg   = reflect.TypeFor[syncobj.WaitGroup]().PkgPath()
 	locationPtr  = reflect.TypeFor[*time.Location]()
 )
 
@@ -195,7 +197,7 @@ func (h *hasher) value(v reflect.Value) uint64 {
 		return mix(mix(k, maphash.String(fingerprintSeed, e.Type().String())), h.value(e))
 	case reflect.Struct:
 		x := k
-		own := t.PkgPath() == schedulerPkg
+		own := t.PkgPath() == schedulerPkg || t.PkgPath() == objectsPkg
 		for i := range v.NumField() {
 			f := v.Field(i)
 			if tag := t.Field(i).Tag.Get("xbtest"); own && (tag == "-" || f.Type().PkgPath() != "sync/atomic" && tag != "state") {

@@ -7,12 +7,20 @@
 // # Who calls it
 //
 // Rewritten code calls package scheduler, whose hooks and drop-in types
-// forward here: the exported functions and types of this package named as
-// there (Read, Go, Send, Mutex, AddInt32, TimeSleep, T...) are the runtime
-// API, with the contracts package scheduler documents. Package scheduler's
-// drop-in types are structs around this package's, at the same address
-// (Cond's L holds them: DropInLock sees through them); Hot and LoadHot let
+// forward here or to package scheduler/internal/syncobj: the exported
+// functions and types of this package named as there (Read, Go, Send,
+// Mutex, AddInt32, TimeSleep, T...) are the runtime API, with the
+// contracts package scheduler documents. Package scheduler's drop-in types
+// are structs around this package's, at the same address (a Cond's L
+// holds them: syncobj.DropInLock sees through them); Hot and LoadHot let
 // scheduler.Load inline the fast path of Load.
+//
+// The drop-in objects of package syncobj (WaitGroup, Once, Cond) are built
+// on this package's primitives (primitives.go: G, the calling goroutine,
+// and its methods, with the order an operation calls them in and why), as
+// loom's sync is on its rt. This package never imports syncobj: it keeps
+// syncobj's per-execution state as an opaque ObjectTables, and a Cond
+// releases the engine's locks through G.ReleaseForWait and G.HeldLock.
 //
 // The driver calls the rest (drive.go): an Execution runs one execution
 // under a sched.Strategy and a Config and says how it ended (EndReason)
@@ -24,9 +32,10 @@
 // # Inside
 //
 // run.go is one execution (run) and goroutine.go its goroutines; the files
-// of the hooks: memory.go, chan.go, select.go, mutex.go, cond.go,
-// waitgroup.go, once.go, syncmap.go, atomic.go, timers.go, context.go
-// (syncstate.go for their state in an execution); clock.go for what a
+// of the hooks: memory.go, chan.go, select.go, mutex.go, syncmap.go,
+// atomic.go, timers.go, context.go (syncstate.go for the locks' state in
+// an execution); primitives.go for what package syncobj's objects call;
+// clock.go for what a
 // timer does; tso.go (Load, Store, Wrote), fences.go and foreign.go the
 // hooks of the store buffers under -memory tso|pso; deadlock.go;
 // location.go naming memory the same way in every execution, native.go

@@ -201,7 +201,8 @@ type run struct {
 	dead     atomic.Bool
 
 	heap  heapIndex
-	sync  syncTables // the states of synchronization objects (syncstate.go)
+	sync  syncTables   // the states of this package's synchronization objects (syncstate.go)
+	objs  ObjectTables // the drop-in objects' states (package syncobj, primitives.go)
 	chans map[unsafe.Pointer]any
 	nobj  int32
 
@@ -269,6 +270,9 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.dead.Store(false)
 	r.heap.reset()
 	r.sync.reset()
+	if r.objs != nil {
+		r.objs.Reset()
+	}
 	clear(r.chans)
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
@@ -1028,10 +1032,10 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 }
 
 // ownFrame reports whether a stack frame belongs to xbtest: its runtime
-// (package scheduler's hooks and this engine), or the helpers the rewriter
-// generates into user packages (named _xb...).
+// (package scheduler's hooks, this engine and the drop-in objects), or the
+// helpers the rewriter generates into user packages (named _xb...).
 func ownFrame(fn string) bool {
-	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) {
+	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) {
 		return true
 	}
 	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")

@@ -1,0 +1,25 @@
+// Package syncobj holds the semantics of xbtest's drop-in synchronization
+// objects under an execution: what a WaitGroup, a Once and a Cond do when
+// the engine runs one goroutine at a time, where their operations end
+// atomic blocks, what they tell the explorer and the race detector. As
+// loom's sync is built on its rt, this package is built on the primitives
+// of package scheduler/internal/engine (engine.G's methods, listed with
+// their contracts in the engine's primitives.go): it imports the engine,
+// never the reverse; the engine keeps this package's per-execution state
+// as an opaque engine.ObjectTables and names its frames only by package
+// path (own frames, operation names in schedules).
+//
+// Rewritten code does not call it directly: package scheduler's drop-in
+// types are structs around this package's (or aliases, as Cond), whose
+// methods forward here and inline. Every operation starts with
+// engine.Enter: outside any execution (package initialisation, code
+// outside the test body) an object behaves as the native one it holds;
+// each has exactly the size of the type it replaces, so that layouts code
+// relies on stay the same under xbtest.
+//
+// Files: waitgroup.go, once.go (Once, OnceFunc, OnceValue, OnceValues),
+// cond.go (Cond; a Cond over the scheduler's Mutex or RWMutex releases it
+// and starts waiting in one step, through the engine's ReleaseForWait),
+// tables.go (the per-execution states). The engine's audit.go lists, for
+// each operation, whether it ends an atomic block and why.
+package syncobj
