@@ -104,7 +104,7 @@ func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) { return syncobj.
 // operation on the map (a read or a write of the whole map, then a block
 // boundary). Range visits keys in insertion order, so that an execution can
 // be replayed.
-type Map struct{ e engine.Map }
+type Map struct{ e syncobj.Map }
 
 // Load returns the value stored for key.
 func (m *Map) Load(key any) (value any, ok bool) { return m.e.Load(key) }
@@ -146,7 +146,7 @@ func (m *Map) Clear() { m.e.Clear() }
 // sync.Pool has it. A Pool may drop its items at any time; this one keeps
 // them, last in first out, within one execution and drops them between
 // executions, so that executions are reproducible.
-type Pool = engine.Pool
+type Pool = syncobj.Pool
 
 // A Cond's L holds the drop-in locks above, which package syncobj sees
 // through to the engine's.

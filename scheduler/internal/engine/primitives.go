@@ -6,40 +6,13 @@ import (
 
 	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
+	"github.com/xbtest/xbtest/settings"
 )
 
-// The primitives of an execution that a drop-in synchronization object is
-// built on (package scheduler/internal/syncobj), as loom's rt is for its
-// sync: the object keeps its own semantics and per-execution state, and
-// reaches the execution only through these. They are methods of G, the
-// calling goroutine, which Enter returns.
-//
-// An operation of an object, in this order:
-//
-//  1. g := Enter(); nil means no execution is under way or the caller is
-//     not a controlled goroutine: behave as the native object does.
-//  2. g.OpPoint(), then g.Event(): the scheduling point an operation may
-//     start with (Algorithm Brute; at access granularity after an access),
-//     then the operation's event, which numbers it (a replayed block ends
-//     at an event number) and fences the goroutine's store buffer. The
-//     point comes first so that it has an event number of its own.
-//  3. What the explorer must know of the object: g.DataAccess for data the
-//     operation reads or writes (a counter, a buffer), g.SyncEnter for a
-//     lock enter or another synchronization a new goroutine could
-//     interfere with. Before the operation's effect, as a block's
-//     read/write set is what it did before it ended.
-//  4. The effect, with the happens-before edges of the Go memory model
-//     (g.Races(): Publish on a release, Observe on an acquire, naming the
-//     goroutine by g.Index()).
-//  5. The end of the block: g.EndBlock() after a release or anything else
-//     that counts as a lock exit (thesis 2.3), or g.Park(on, id) to wait:
-//     whoever makes the condition true calls g.Wake(w, relock) on the
-//     waiter before its own EndBlock. A choice between waiters (Signal,
-//     select) is g.Choose, which the explorer branches on.
-//
-// Per-execution state (who waits, counters) lives in the object package's
-// tables (g.Objects), keyed by the object's address and forgotten with the
-// execution; g.NewObject numbers an object for block sets and reports.
+// The primitives the drop-in objects of package scheduler/internal/syncobj
+// are built on: their list, and the order an operation calls them in, are
+// the package doc's ("Primitives of the drop-in objects").
 
 // G is a controlled goroutine of an execution, as a drop-in object sees it.
 type G = thread
@@ -134,6 +107,40 @@ func (t *G) MadeByBody(addr unsafe.Pointer) bool {
 // ChangedState says that the execution changed package state that the
 // driver's fingerprint may not see (why, for the driver's report).
 func (t *G) ChangedState(why string) { t.r.changed = why }
+
+// Wrote notes that t wrote shared memory (an atomic store): progress, for
+// the step bound's report of a goroutine that spins without it.
+func (t *G) Wrote() { t.wroteAt = t.steps }
+
+// Epoch numbers the execution, uniquely in the process: state an object
+// keeps in itself rather than in the tables (a Pool's items) is dropped
+// when it changes.
+func (t *G) Epoch() uint64 { return t.r.epoch }
+
+// RelaxedCASStart starts a compare-and-swap that -cas relaxed makes no
+// fence (under -memory pso, with stores pending): its scheduling point and
+// event without a fence, and, if a store to the variable itself is
+// pending, a block boundary and that store's commit (package storebuf,
+// "Fences"). It reports false, having done nothing, when the CAS is an
+// ordinary atomic operation, a full fence; otherwise the caller goes on
+// from step 3 of an operation.
+func (t *G) RelaxedCASStart(addr unsafe.Pointer, size uintptr) bool {
+	r := t.r
+	if r.cfg.CAS != settings.RelaxedCAS || r.mem != settings.PSO || t.sb.Pending == 0 {
+		return false
+	}
+	r.opPoint(t)
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+	if storebuf.BufferedAt(&t.sb, uintptr(addr), size) {
+		// As a fence does: a block boundary first, so that flushes and
+		// other goroutines can run while the stores are pending.
+		r.yield(t)
+		r.buf.DrainAt(&t.sb, uintptr(addr), size)
+	}
+	return true
+}
 
 // Cond over this package's locks. Until Mutex and RWMutex move to package
 // syncobj, a Cond's L that is one of them is released and relocked here.

@@ -1,6 +1,7 @@
 // Package syncobj holds the semantics of xbtest's drop-in synchronization
-// objects under an execution: what a WaitGroup, a Once and a Cond do when
-// the engine runs one goroutine at a time, where their operations end
+// objects under an execution: what a WaitGroup, a Once, a Cond, the
+// sync/atomic functions and types, a Map and a Pool do when the engine
+// runs one goroutine at a time, where their operations end
 // atomic blocks, what they tell the explorer and the race detector. As
 // loom's sync is built on its rt, this package is built on the primitives
 // of package scheduler/internal/engine (engine.G's methods, listed with
@@ -20,6 +21,8 @@
 // Files: waitgroup.go, once.go (Once, OnceFunc, OnceValue, OnceValues),
 // cond.go (Cond; a Cond over the scheduler's Mutex or RWMutex releases it
 // and starts waiting in one step, through the engine's ReleaseForWait),
+// atomic.go (sync/atomic; a compare-and-swap that -cas relaxed makes no
+// fence starts with the engine's RelaxedCASStart), syncmap.go (Map, Pool),
 // tables.go (the per-execution states). The engine's audit.go lists, for
 // each operation, whether it ends an atomic block and why.
 package syncobj
