@@ -40,8 +40,8 @@
 //
 // Every hook forwards to the execution engine, package
 // scheduler/internal/engine, or, for the drop-in objects built on the
-// engine's primitives (WaitGroup, Once, Cond, the atomics, Map, Pool), to
-// package scheduler/internal/syncobj, and is small enough for the compiler
+// engine's primitives (Mutex, RWMutex, WaitGroup, Once, Cond, the
+// atomics, Map, Pool), to package scheduler/internal/syncobj, and is small enough for the compiler
 // to inline into rewritten code, so that a hook costs what the engine's
 // fast path costs (Read, Write, Load and Step test one flag until the
 // execution has a second goroutine). Where the implementing package's own

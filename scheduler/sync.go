@@ -3,14 +3,13 @@ package scheduler
 import (
 	"sync"
 
-	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
 )
 
 // The drop-in types of package sync.
 
 // Mutex is a drop-in replacement for sync.Mutex, of the same size.
-type Mutex struct{ e engine.Mutex }
+type Mutex struct{ e syncobj.Mutex }
 
 // Lock locks m.
 func (m *Mutex) Lock() { m.e.Lock() }
@@ -24,7 +23,7 @@ func (m *Mutex) Unlock() { m.e.Unlock() }
 
 // RWMutex is a drop-in replacement for sync.RWMutex. Like Go's, it prefers
 // writers: once a writer waits for the readers to leave, new readers wait.
-type RWMutex struct{ e engine.RWMutex }
+type RWMutex struct{ e syncobj.RWMutex }
 
 // Lock locks rw for writing.
 func (rw *RWMutex) Lock() { rw.e.Lock() }
@@ -149,7 +148,7 @@ func (m *Map) Clear() { m.e.Clear() }
 type Pool = syncobj.Pool
 
 // A Cond's L holds the drop-in locks above, which package syncobj sees
-// through to the engine's.
+// through to its own.
 func init() {
 	syncobj.DropInLock = func(l sync.Locker) sync.Locker {
 		switch l := l.(type) {

@@ -28,7 +28,7 @@ import (
 // Not seen: state of packages that are not instrumented (the standard
 // library's caches), and the contents of files, which no snapshot restores.
 // The scheduler's own synchronization objects are left out (a Mutex starts
-// every execution afresh, see the engine's mutex.go), except what is the program's data:
+// every execution afresh, see the engine's locks.go), except what is the program's data:
 // the values of atomics, a Once's done flag, a sync.Map's entries (fields
 // of the scheduler's types tagged `xbtest:"state"`).
 
@@ -96,7 +96,7 @@ type hasher struct {
 }
 
 var (
-	schedulerPkg = reflect.TypeFor[engine.Mutex]().PkgPath()
+	schedulerPkg = reflect.TypeFor[engine.T]().PkgPath()
 	objectsPkg   = reflect.TypeFor[syncobj.WaitGroup]().PkgPath()
 	locationPtr  = reflect.TypeFor[*time.Location]()
 )

@@ -9,17 +9,18 @@
 // Rewritten code calls package scheduler, whose hooks and drop-in types
 // forward here or to package scheduler/internal/syncobj: the exported
 // functions and types of this package named as there (Read, Go, Send,
-// Mutex, AddInt32, TimeSleep, T...) are the runtime API, with the
-// contracts package scheduler documents. Package scheduler's drop-in types
-// are structs around this package's, at the same address (a Cond's L
+// TimeSleep, T...) are the runtime API, with the contracts package
+// scheduler documents. Package scheduler's drop-in types are structs
+// around this package's or syncobj's, at the same address (a Cond's L
 // holds them: syncobj.DropInLock sees through them); Hot and LoadHot let
 // scheduler.Load inline the fast path of Load.
 //
-// The drop-in objects of package syncobj (WaitGroup, Once, Cond, the
-// atomics, Map, Pool) are built on this package's primitives, as loom's
-// sync is on its rt (below). This package never imports syncobj: it keeps
-// syncobj's per-execution state as an opaque ObjectTables and names its
-// frames by package path only (own frames, operation names).
+// The drop-in objects of package syncobj (Mutex, RWMutex, WaitGroup, Once,
+// Cond, the atomics, Map, Pool) are built on this package's primitives, as
+// loom's sync is on its rt (below). This package never imports syncobj:
+// it keeps syncobj's per-execution state as an opaque ObjectTables, a
+// lock's state as its lock bookkeeping (Lock), and names syncobj's frames
+// by package path only (own frames, operation names).
 //
 // The driver calls the rest (drive.go): an Execution runs one execution
 // under a sched.Strategy and a Config and says how it ended (EndReason)
@@ -68,8 +69,21 @@
 //   - Wrote(): the goroutine wrote shared memory (progress, for the step
 //     bound). RelaxedCASStart(addr, size): the start of a compare-and-swap
 //     that -cas relaxed makes no fence (false: an ordinary one).
-//   - ReleaseForWait(l), HeldLock(l): a Cond over this package's Mutex or
-//     RWMutex, released in one step with the wait, and relocked.
+//   - Lock(addr, rw) *Lock: the lock bookkeeping of a Mutex or RWMutex
+//     (who holds it, a writer waiting for readers), which deadlock
+//     detection, the race detector's locksets and the timeline read; its
+//     methods ID, Writer, Pending, SetPending, Readers, ReadBy, Clocks.
+//   - A lock enter: AcquireFailed(l, mode) when it is held (the block is
+//     abandoned, or a self-deadlock ends the path), TakeWrite(l) or
+//     TakeRead(l), then Acquired(l, read) (a boundary where a TryLock or a
+//     mixed RWMutex makes one). A lock exit: ReleaseWrite(l) or
+//     ReleaseRead(l), then LockExit(l); Released(l) for a release that is
+//     no exit (Cond.Wait). TriedLock(l), SeenRW(l, read), MixedRW(l):
+//     what moves block boundaries (the exploration may start over
+//     knowing it). SelfDeadlock(l, mode), ReverseLockChain(l, mode),
+//     DetectsDeadlocks(): a writer that starts waiting for readers. The
+//     three checks take their positions at a fixed depth: call them
+//     straight from the lock's method.
 //
 // An operation calls them in this order: Enter; OpPoint, then Event (the
 // point first, so that it has an event number of its own); DataAccess or
@@ -83,8 +97,9 @@
 // # Inside
 //
 // run.go is one execution (run) and goroutine.go its goroutines; the files
-// of the hooks: memory.go, chan.go, select.go, mutex.go, timers.go,
-// context.go (syncstate.go for the locks' state in an execution);
+// of the hooks: memory.go, chan.go, select.go, timers.go, context.go;
+// locks.go the lock bookkeeping (the locks' state in an execution) and
+// where lock operations end blocks;
 // primitives.go for what package syncobj's objects call; clock.go for what
 // a timer does; tso.go (Load, Store, Wrote), fences.go and foreign.go the
 // hooks of the store buffers under -memory tso|pso; deadlock.go;
@@ -105,7 +120,7 @@
 // firing and its fairness bound; clock.go holds what a timer does at its
 // deadline and clockHost) and deadlock detection (package
 // scheduler/internal/deadlock: lock cycles, condition deadlocks, what each
-// goroutine waits for; deadlock.go holds deadlockHost, mutex.go
+// goroutine waits for; deadlock.go holds deadlockHost, locks.go
 // and endPath call its checks and add the findings).
 //
 // The strategy decides which goroutine runs each atomic block and keeps

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sync"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/races"
@@ -142,42 +141,88 @@ func (t *G) RelaxedCASStart(addr unsafe.Pointer, size uintptr) bool {
 	return true
 }
 
-// Cond over this package's locks. Until Mutex and RWMutex move to package
-// syncobj, a Cond's L that is one of them is released and relocked here.
+// Locks. The drop-in Mutex and RWMutex (package syncobj) keep their state
+// in the engine's lock bookkeeping, Lock, which deadlock detection, the
+// race detector's locksets and the timeline read; where a lock operation
+// ends a block, and what an exploration learns of that (locks.go: TryLock
+// and the atomicity of blocks, a waiting writer), is the engine's too. A
+// lock enter: Lock, SyncEnter, AcquireFailed if it is held (the block is
+// abandoned), TakeWrite or TakeRead, the race detector's Locked, Acquired.
+// A lock exit: ReleaseWrite or ReleaseRead, then LockExit.
 
-// ReleaseForWait releases l for a Cond.Wait if it is this package's Mutex
-// or RWMutex (held for writing; "fatal error: sync: unlock of unlocked
-// mutex" if not) and reports whether it was: releasing it and starting to
-// wait are then one step.
-func (t *G) ReleaseForWait(l sync.Locker) bool {
-	s, ok := t.r.dropInLock(l)
-	if !ok {
-		return false
-	}
-	// As in Go, whoever locked it (mutexes have no owner).
-	if s.writer == nil || s.pending {
-		t.r.fatal(t, "sync: unlock of unlocked mutex")
-	}
-	t.r.releaseWriter(t, s)
-	t.r.released(s)
-	return true
+// Lock is a Mutex or RWMutex during one execution.
+type Lock = lockState
+
+// Lock returns this execution's state of the Mutex (rw false) or RWMutex
+// at addr.
+func (t *G) Lock(addr unsafe.Pointer, rw bool) *Lock { return t.r.lockOf(addr, rw) }
+
+// ID names the lock in block sets and reports.
+func (l *Lock) ID() int32 { return l.id }
+
+// Writer is the goroutine holding l for writing (or, with Pending, waiting
+// for the readers to leave), or nil.
+func (l *Lock) Writer() *G { return l.writer }
+
+// Pending reports whether l's writer waits for the readers to leave.
+func (l *Lock) Pending() bool { return l.pending }
+
+// SetPending says whether l's writer waits for the readers to leave.
+func (l *Lock) SetPending(p bool) { l.pending = p }
+
+// Readers is the number of goroutines holding l for reading.
+func (l *Lock) Readers() int { return len(l.readers) }
+
+// ReadBy reports whether t holds l for reading.
+func (l *Lock) ReadBy(t *G) bool { return l.owns2(t) }
+
+// Clocks are l's happens-before clocks, for the race detector's Locked
+// and Unlocked.
+func (l *Lock) Clocks() *races.LockClocks { return &l.clocks }
+
+// TakeWrite makes t l's writer, holding it.
+func (t *G) TakeWrite(l *Lock) {
+	l.writer = t
+	t.hold(l)
 }
 
-// HeldLock returns the id of l if it is this package's Mutex or RWMutex and
-// held for writing (a woken Cond waiter must take it again), else -1.
-func (t *G) HeldLock(l sync.Locker) int32 {
-	if s, ok := t.r.dropInLock(l); ok && s.writer != nil {
-		return s.id
-	}
-	return -1
-}
+// TakeRead makes t hold l for reading once more.
+func (t *G) TakeRead(l *Lock) { l.addReader(t) }
 
-func (r *run) dropInLock(l sync.Locker) (*lockState, bool) {
-	switch l := l.(type) {
-	case *Mutex:
-		return r.lockOf(unsafe.Pointer(l), false), true
-	case *RWMutex:
-		return r.lockOf(unsafe.Pointer(l), true), true
-	}
-	return nil, false
-}
+// ReleaseWrite releases l's writer (whoever it is: Go's mutexes have no
+// owner), with the happens-before edge of the release.
+func (t *G) ReleaseWrite(l *Lock) { t.r.releaseWriter(t, l) }
+
+// ReleaseRead releases one read hold of l, t's own if it has one (Go lets
+// another goroutine release a read lock), with its happens-before edge.
+func (t *G) ReleaseRead(l *Lock) { t.r.releaseReader(t, l) }
+
+// Acquired ends a successful lock enter: a block boundary if the lock is
+// tried somewhere, or for a read lock of an RWMutex that is also
+// write-locked (locks.go).
+func (t *G) Acquired(l *Lock, read bool) { t.r.acquired(t, l, read) }
+
+// LockExit is the thesis's lock_exit after a release: the lock's block
+// set is re-enabled and the block ends.
+func (t *G) LockExit(l *Lock) { t.r.lockExit(t, l) }
+
+// Released tells the explorer that l was released without a lock exit (a
+// Cond.Wait letting go of c.L, which waits in the same step).
+func (t *G) Released(l *Lock) { t.r.released(l) }
+
+// TriedLock: a TryLock observes l (locks.go); the exploration may start
+// over knowing it.
+func (t *G) TriedLock(l *Lock) { t.r.triedLock(t, l) }
+
+// SeenRW records a read or write lock enter of an RWMutex; the
+// exploration may start over knowing it is both (locks.go).
+func (t *G) SeenRW(l *Lock, read bool) { t.r.seenRW(t, l, read) }
+
+// MixedRW reports whether the RWMutex l is known to be both read- and
+// write-locked: its enters are then writes to it for ExitBlock-RW.
+func (t *G) MixedRW(l *Lock) bool { return t.r.mixedRW(l) }
+
+// DetectsDeadlocks reports whether lock cycles are looked for now (deadlock
+// detection is on and the execution explores): a writer that starts
+// waiting for readers calls ReverseLockChain then.
+func (t *G) DetectsDeadlocks() bool { return t.r.exploring && t.r.dd }

@@ -146,10 +146,10 @@ const (
 type run struct {
 	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
 	guide    *Guide         // a guided execution's schedule (guide.go), or nil
-	known    *Learnt        // what the exploration learnt about block boundaries (mutex.go)
+	known    *Learnt        // what the exploration learnt about block boundaries (locks.go)
 	stats    *Stats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
-	restart  bool // the exploration must start over, knowing more (mutex.go)
+	restart  bool // the exploration must start over, knowing more (locks.go)
 	cfg      *Config
 	trace    bool  // cfg.Trace, read at every event
 	maxSteps int64 // cfg.MaxSteps
@@ -201,7 +201,7 @@ type run struct {
 	dead     atomic.Bool
 
 	heap  heapIndex
-	sync  syncTables   // the states of this package's synchronization objects (syncstate.go)
+	sync  syncTables   // the locks' states (locks.go)
 	objs  ObjectTables // the drop-in objects' states (package syncobj, primitives.go)
 	chans map[unsafe.Pointer]any
 	nobj  int32
@@ -452,7 +452,7 @@ const (
 	ptFreeze                    // the thread exceeded the step bound
 	ptYield                     // runtime.Gosched: a boundary that gives way (internal/exitblock, "Fairness")
 	// ptPass: a read lock of an RWMutex not known to be write-locked too
-	// (mutex.go, "A waiting writer"). It ends no block while exploring, but
+	// (locks.go, "A waiting writer"). It ends no block while exploring, but
 	// counts as a scheduling point of schedules, so that a schedule recorded
 	// when the lock was known to be (the point ended a block, or was passed
 	// by one) is followed by a guided execution that has not learnt it yet.

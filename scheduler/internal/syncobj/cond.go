@@ -25,11 +25,22 @@ func (c *Cond) nat() *sync.Cond {
 	return c.native
 }
 
-// DropInLock returns the engine's Mutex or RWMutex inside one of package
-// scheduler's drop-in locks (a struct around it, at the same address), or
-// l itself. Package scheduler sets it when it is initialised: rewritten
-// code puts its drop-in types, not the engine's, in a Cond's L.
+// DropInLock returns the Mutex or RWMutex of this package inside one of
+// package scheduler's drop-in locks (a struct around it, at the same
+// address), or l itself. Package scheduler sets it when it is initialised:
+// rewritten code puts its drop-in types, not this package's, in a Cond's L.
 var DropInLock = func(l sync.Locker) sync.Locker { return l }
+
+// lockOf returns the state of c.L if it is one of the scheduler's locks.
+func (c *Cond) lockOf(g *engine.G) (*engine.Lock, bool) {
+	switch l := DropInLock(c.L).(type) {
+	case *Mutex:
+		return g.Lock(unsafe.Pointer(l), false), true
+	case *RWMutex:
+		return g.Lock(unsafe.Pointer(l), true), true
+	}
+	return nil, false
+}
 
 // Wait unlocks c.L, waits for Signal or Broadcast, and locks c.L again.
 // When c.L is a Mutex or RWMutex of the scheduler, releasing it and
@@ -46,7 +57,13 @@ func (c *Cond) Wait() {
 	s := condOf(g, c)
 	g.SyncEnter(unsafe.Pointer(c), false)
 	s.waiters = append(s.waiters, g)
-	if g.ReleaseForWait(DropInLock(c.L)) {
+	if l, ok := c.lockOf(g); ok {
+		// c.L.Unlock: as in Go, whoever locked it (mutexes have no owner).
+		if l.Writer() == nil || l.Pending() {
+			g.Fatal("sync: unlock of unlocked mutex")
+		}
+		g.ReleaseWrite(l)
+		g.Released(l)
 		g.Park("cond", s.id)
 	} else {
 		c.L.Unlock()
@@ -69,7 +86,12 @@ func (s *condState) isWaiting(g *engine.G) bool {
 
 // relock returns the id of the lock a woken waiter must take again if that
 // lock is held (the waiter then joins its block set), else -1.
-func (c *Cond) relock(g *engine.G) int32 { return g.HeldLock(DropInLock(c.L)) }
+func (c *Cond) relock(g *engine.G) int32 {
+	if l, ok := c.lockOf(g); ok && l.Writer() != nil {
+		return l.ID()
+	}
+	return -1
+}
 
 // Signal wakes one waiting goroutine. Which one is a choice the explorer
 // branches on, like notify in Fig 2.9; the first choice is Go's (the

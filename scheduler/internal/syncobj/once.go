@@ -19,10 +19,10 @@ import (
 // it (fork checkpoints) rather than from a state the program never starts in.
 //
 // Like sync.Once (and of its size) it is a done flag and a mutex; outside
-// any execution the mutex behaves as the native one.
+// any execution the mutex is the native one.
 type Once struct {
 	done atomic.Uint32
-	m    engine.Mutex
+	m    Mutex
 }
 
 // Do calls f if and only if Do is being called for the first time for this
@@ -33,8 +33,8 @@ func (o *Once) Do(f func()) {
 		if o.done.Load() != 0 {
 			return
 		}
-		o.m.Lock() // outside any execution, the native mutex's Lock
-		defer o.m.Unlock()
+		o.m.native.Lock()
+		defer o.m.native.Unlock()
 		if o.done.Load() == 0 {
 			defer o.done.Store(1)
 			f()
