@@ -20,7 +20,7 @@ var regressions = []struct {
 }{
 	// Every explorer missed a TryLock that fails against a lock taken by
 	// TryLock when a Lock followed (a failed Lock abandoned the block back
-	// to before the TryLock); fixed in scheduler/internal/engine/mutex.go.
+	// to before the TryLock); fixed in scheduler/internal/engine/locks.go.
 	{102, "trylock", "missed-outcome (every -algo)"},
 	// ExitBlock-RW missed a TryLock failing against a held lock: the
 	// release and the lock enter were not writes of the lock.
@@ -33,7 +33,7 @@ var regressions = []struct {
 	{1003279, "trylock", "missed-outcome (exitblock-rw, -rwdd)"},
 	// A waiting RWMutex writer blocks new readers, so a recursive RLock
 	// deadlocks; -dd and -rwdd missed the lock cycle (issue 18; a read
-	// lock of an RWMutex also write-locked ends a block now, mutex.go).
+	// lock of an RWMutex also write-locked ends a block now, locks.go).
 	{1000204, "recursive-rlock", "missed-finding lock-cycle (exitblock-dd, -rwdd)"},
 	{1000415, "recursive-rlock", "missed-finding lock-cycle (exitblock-dd, -rwdd)"},
 }

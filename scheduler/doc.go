@@ -39,14 +39,17 @@
 // # What is behind them
 //
 // Every hook forwards to the execution engine, package
-// scheduler/internal/engine, and is small enough for the compiler to inline
-// into rewritten code, so that a hook costs what the engine's fast path
-// costs (Read, Write, Load and Step test one flag until the execution has a
-// second goroutine). Where the engine's own type can serve, the name here
-// is an alias of it (Cond and Pool, whose exported fields L and New
-// rewritten code sets; T, TB, Pos, Case); the other drop-in types are
-// structs around the engine's, at the same address, so that the engine
-// knows them by their addresses as it knows everything else.
+// scheduler/internal/engine, or, for the drop-in objects built on the
+// engine's primitives (Mutex, RWMutex, WaitGroup, Once, Cond, the
+// atomics, Map, Pool), to package scheduler/internal/syncobj, and is small enough for the compiler
+// to inline into rewritten code, so that a hook costs what the engine's
+// fast path costs (Read, Write, Load and Step test one flag until the
+// execution has a second goroutine). Where the implementing package's own
+// type can serve, the name here is an alias of it (Cond and Pool, whose
+// exported fields L and New rewritten code sets; T, TB, Pos, Case); the
+// other drop-in types are structs around the implementation's, at the same
+// address, so that the engine knows them by their addresses as it knows
+// everything else.
 //
 // The engine runs one execution at a time; the driver,
 // scheduler/internal/driver, repeats executions under an exploration

@@ -3,13 +3,13 @@ package scheduler
 import (
 	"sync"
 
-	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
 )
 
 // The drop-in types of package sync.
 
 // Mutex is a drop-in replacement for sync.Mutex, of the same size.
-type Mutex struct{ e engine.Mutex }
+type Mutex struct{ e syncobj.Mutex }
 
 // Lock locks m.
 func (m *Mutex) Lock() { m.e.Lock() }
@@ -23,7 +23,7 @@ func (m *Mutex) Unlock() { m.e.Unlock() }
 
 // RWMutex is a drop-in replacement for sync.RWMutex. Like Go's, it prefers
 // writers: once a writer waits for the readers to leave, new readers wait.
-type RWMutex struct{ e engine.RWMutex }
+type RWMutex struct{ e syncobj.RWMutex }
 
 // Lock locks rw for writing.
 func (rw *RWMutex) Lock() { rw.e.Lock() }
@@ -47,16 +47,17 @@ func (rw *RWMutex) RUnlock() { rw.e.RUnlock() }
 func (rw *RWMutex) RLocker() sync.Locker { return rw.e.RLocker() }
 
 // Cond is a drop-in replacement for sync.Cond, of the same size. L comes
-// first, as in sync.Cond; its state during an execution is in the run's
-// tables (the engine's syncstate.go).
-type Cond = engine.Cond
+// first, as in sync.Cond; its state during an execution is in the
+// execution's tables (package syncobj's tables.go).
+type Cond = syncobj.Cond
 
 // NewCond returns a new Cond with Locker l.
-func NewCond(l sync.Locker) *Cond { return engine.NewCond(l) }
+func NewCond(l sync.Locker) *Cond { return syncobj.NewCond(l) }
 
 // WaitGroup is a drop-in replacement for sync.WaitGroup, of the same size;
-// its state during an execution is in the run's tables (the engine's syncstate.go).
-type WaitGroup struct{ e engine.WaitGroup }
+// its state during an execution is in the execution's tables (package
+// syncobj's tables.go).
+type WaitGroup struct{ e syncobj.WaitGroup }
 
 // Add adds delta to the counter; a negative delta is a release and ends an
 // atomic block like a lock exit.
@@ -83,26 +84,26 @@ func (wg *WaitGroup) Go(f func()) { wg.e.Go(f) }
 //
 // Like sync.Once (and of its size) it is a done flag and a mutex; outside
 // any execution the mutex is the native one.
-type Once struct{ e engine.Once }
+type Once struct{ e syncobj.Once }
 
 // Do calls f if and only if Do is being called for the first time for this
 // Once. Its completion (unlocking the internal mutex) ends an atomic block.
 func (o *Once) Do(f func()) { o.e.Do(f) }
 
 // OnceFunc returns a function that invokes f only once.
-func OnceFunc(f func()) func() { return engine.OnceFunc(f) }
+func OnceFunc(f func()) func() { return syncobj.OnceFunc(f) }
 
 // OnceValue returns a function that invokes f only once and returns its value.
-func OnceValue[T any](f func() T) func() T { return engine.OnceValue(f) }
+func OnceValue[T any](f func() T) func() T { return syncobj.OnceValue(f) }
 
 // OnceValues returns a function that invokes f only once and returns its values.
-func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) { return engine.OnceValues(f) }
+func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) { return syncobj.OnceValues(f) }
 
 // Map is a drop-in replacement for sync.Map. Every method is one atomic
 // operation on the map (a read or a write of the whole map, then a block
 // boundary). Range visits keys in insertion order, so that an execution can
 // be replayed.
-type Map struct{ e engine.Map }
+type Map struct{ e syncobj.Map }
 
 // Load returns the value stored for key.
 func (m *Map) Load(key any) (value any, ok bool) { return m.e.Load(key) }
@@ -144,12 +145,12 @@ func (m *Map) Clear() { m.e.Clear() }
 // sync.Pool has it. A Pool may drop its items at any time; this one keeps
 // them, last in first out, within one execution and drops them between
 // executions, so that executions are reproducible.
-type Pool = engine.Pool
+type Pool = syncobj.Pool
 
-// A Cond's L holds the drop-in locks above, which the engine sees through
-// to its own.
+// A Cond's L holds the drop-in locks above, which package syncobj sees
+// through to its own.
 func init() {
-	engine.DropInLock = func(l sync.Locker) sync.Locker {
+	syncobj.DropInLock = func(l sync.Locker) sync.Locker {
 		switch l := l.(type) {
 		case *Mutex:
 			return &l.e

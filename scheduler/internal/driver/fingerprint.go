@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
 )
 
 // Package state across executions.
@@ -27,7 +28,7 @@ import (
 // Not seen: state of packages that are not instrumented (the standard
 // library's caches), and the contents of files, which no snapshot restores.
 // The scheduler's own synchronization objects are left out (a Mutex starts
-// every execution afresh, see the engine's mutex.go), except what is the program's data:
+// every execution afresh, see the engine's locks.go), except what is the program's data:
 // the values of atomics, a Once's done flag, a sync.Map's entries (fields
 // of the scheduler's types tagged `xbtest:"state"`).
 
@@ -99,7 +100,8 @@ type hasher struct {
 }
 
 var (
-	schedulerPkg = reflect.TypeFor[engine.Mutex]().PkgPath()
+	schedulerPkg = reflect.TypeFor[engine.T]().PkgPath()
+	objectsPkg   = reflect.TypeFor[syncobj.WaitGroup]().PkgPath()
 	locationPtr  = reflect.TypeFor[*time.Location]()
 )
 
@@ -199,7 +201,7 @@ func (h *hasher) value(v reflect.Value) uint64 {
 		return mix(mix(k, maphash.String(fingerprintSeed, e.Type().String())), h.value(e))
 	case reflect.Struct:
 		x := k
-		own := t.PkgPath() == schedulerPkg
+		own := t.PkgPath() == schedulerPkg || t.PkgPath() == objectsPkg
 		for i := range v.NumField() {
 			f := v.Field(i)
 			if tag := t.Field(i).Tag.Get("xbtest"); own && (tag == "-" || f.Type().PkgPath() != "sync/atomic" && tag != "state") {

@@ -22,14 +22,14 @@ package engine
 //	                                failure is observable to the one that tries     failed attempts included, end blocks, and
 //	                                                                               taking or releasing it (Unlock, Cond.Wait)
 //	                                                                               is a write of it for ExitBlock-RW
-//	                                                                               (mutex.go, TryLock); the failed attempt
+//	                                                                               (locks.go, TryLock); the failed attempt
 //	                                                                               was UNSAFE before: difftest seeds 102,
 //	                                                                               120, 70, 1002042, 1003279
 //	RWMutex.Lock, readers present   yes: the writer waits and blocks new readers    not undone: parks (a block end)
 //	RWMutex.Lock, writer present    no: fails, undone                               abandoned block, block set
 //	RWMutex.RLock (free)            yes if the lock is also write-locked: a writer  UNSAFE before: now a boundary once the lock
 //	                                may start waiting while it is held, and then    is seen both read- and write-locked
-//	                                the holder's next RLock blocks                  (mutex.go, "A waiting writer");
+//	                                the holder's next RLock blocks                  (locks.go, "A waiting writer");
 //	                                                                               corpus/gosync TestRecursiveRLock
 //	RWMutex.RLock, writer waiting   no: fails, undone (a reader already holding     abandoned block; a lock-cycle finding when
 //	                                it deadlocks)                                   the reader holds it (readerWriterCycle)

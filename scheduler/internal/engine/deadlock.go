@@ -7,16 +7,17 @@ import (
 
 // The engine's side of deadlock detection (package
 // scheduler/internal/deadlock, thesis 2.5): the detector reads goroutines
-// and locks through deadlockHost; mutex.go calls its lock checks where an
-// acquisition fails, endPath its condition-deadlock check.
+// and locks through deadlockHost; the drop-in locks (package syncobj) call
+// its lock checks where an acquisition fails (locks.go: AcquireFailed,
+// ReverseLockChain, SelfDeadlock), endPath its condition-deadlock check.
 //
 // The lock-cycle findings' positions skip 5 frames: callerPos, the engine's
-// check (reverseLockChain, selfDeadlock), its caller in the engine, the
-// engine's lock method and package scheduler's drop-in method that forwards
-// to it. Called from acquireFailed that reaches the caller of Lock; called
-// straight from RWMutex.Lock (a writer waiting for readers) it reaches one
-// frame further, the caller's caller, as it did before the forwarders
-// existed (the corpus's expected positions record it).
+// check (ReverseLockChain, SelfDeadlock), its caller (AcquireFailed), the
+// lock's method in package syncobj and package scheduler's drop-in method
+// that forwards to it. Called from AcquireFailed that reaches the caller of
+// Lock; called straight from RWMutex.Lock (a writer waiting for readers)
+// it reaches one frame further, the caller's caller, as it did before the
+// forwarders existed (the corpus's expected positions record it).
 
 // deadlockHost is the execution as deadlock detection reads it
 // (deadlock.Host): an adapter, so that run's own methods stay the

@@ -7,12 +7,20 @@
 // # Who calls it
 //
 // Rewritten code calls package scheduler, whose hooks and drop-in types
-// forward here: the exported functions and types of this package named as
-// there (Read, Go, Send, Mutex, AddInt32, TimeSleep, T...) are the runtime
-// API, with the contracts package scheduler documents. Package scheduler's
-// drop-in types are structs around this package's, at the same address
-// (Cond's L holds them: DropInLock sees through them); Hot and LoadHot let
+// forward here or to package scheduler/internal/syncobj: the exported
+// functions and types of this package named as there (Read, Go, Send,
+// TimeSleep, T...) are the runtime API, with the contracts package
+// scheduler documents. Package scheduler's drop-in types are structs
+// around this package's or syncobj's, at the same address (a Cond's L
+// holds them: syncobj.DropInLock sees through them); Hot and LoadHot let
 // scheduler.Load inline the fast path of Load.
+//
+// The drop-in objects of package syncobj (Mutex, RWMutex, WaitGroup, Once,
+// Cond, the atomics, Map, Pool) are built on this package's primitives, as
+// loom's sync is on its rt (below). This package never imports syncobj:
+// it keeps syncobj's per-execution state as an opaque ObjectTables, a
+// lock's state as its lock bookkeeping (Lock), and names syncobj's frames
+// by package path only (own frames, operation names).
 //
 // The driver calls the rest (drive.go): an Execution runs one execution
 // under a sched.Strategy and a Config and says how it ended (EndReason)
@@ -21,13 +29,79 @@
 // an exploration keeps across its executions; RunNative runs a test body
 // outside any execution.
 //
+// # Primitives of the drop-in objects
+//
+// A drop-in object (package syncobj) keeps its own semantics and
+// per-execution state and reaches the execution only through these
+// (primitives.go), methods of G, the calling goroutine:
+//
+//   - Enter() *G: the calling goroutine; nil outside any execution (or on
+//     a goroutine xbtest does not control): behave as the native object.
+//   - OpPoint(): the scheduling point an operation may start with
+//     (Algorithm Brute; at access granularity, after an access).
+//   - Event(): the operation's scheduling event: numbers it (a replayed
+//     block ends at an event number), fences the store buffer, counts a
+//     step.
+//   - DataAccess(addr, size, write): the explorer's note of data the
+//     operation reads or writes (a counter, a buffer, an atomic).
+//   - SyncEnter(addr, always): the explorer's note of a lock enter or
+//     another synchronization a new goroutine could interfere with.
+//   - Races() *races.Races, Index(): the happens-before edges (Publish on a
+//     release, Observe on an acquire, the channel and map roles) and the
+//     goroutine's name in them.
+//   - EndBlock(): the end of the atomic block (a lock exit or an operation
+//     that counts as one).
+//   - Park(on, id): wait until woken; on and the object's id describe the
+//     wait in deadlock reports and the timeline. Wake(w, relock): make a
+//     parked goroutine runnable (relock: the lock a Cond waiter takes
+//     again, if held, else -1). WokeMidBlock(): the woken one may run
+//     before the rest of the waker's block (a branch, as after go).
+//   - Choose(options) int32: a choice the explorer branches on (which
+//     waiter a Signal wakes), recorded in schedules.
+//   - Fatal(msg): Go's "fatal error:" (unlock of an unlocked mutex): a
+//     finding at the first caller outside xbtest; the execution ends.
+//   - NewObject() int32: an object's id in this execution. Objects(mk):
+//     the object package's per-execution tables (ObjectTables, reset with
+//     each execution). Epoch(): the execution's number in the process,
+//     for state kept in the object itself (a Pool's items).
+//   - MadeByBody(addr), ChangedState(why): whether memory is the test
+//     body's; package state the driver's fingerprint may not see changed.
+//   - Wrote(): the goroutine wrote shared memory (progress, for the step
+//     bound). RelaxedCASStart(addr, size): the start of a compare-and-swap
+//     that -cas relaxed makes no fence (false: an ordinary one).
+//   - Lock(addr, rw) *Lock: the lock bookkeeping of a Mutex or RWMutex
+//     (who holds it, a writer waiting for readers), which deadlock
+//     detection, the race detector's locksets and the timeline read; its
+//     methods ID, Writer, Pending, SetPending, Readers, ReadBy, Clocks.
+//   - A lock enter: AcquireFailed(l, mode) when it is held (the block is
+//     abandoned, or a self-deadlock ends the path), TakeWrite(l) or
+//     TakeRead(l), then Acquired(l, read) (a boundary where a TryLock or a
+//     mixed RWMutex makes one). A lock exit: ReleaseWrite(l) or
+//     ReleaseRead(l), then LockExit(l); Released(l) for a release that is
+//     no exit (Cond.Wait). TriedLock(l), SeenRW(l, read), MixedRW(l):
+//     what moves block boundaries (the exploration may start over
+//     knowing it). SelfDeadlock(l, mode), ReverseLockChain(l, mode),
+//     DetectsDeadlocks(): a writer that starts waiting for readers. The
+//     three checks take their positions at a fixed depth: call them
+//     straight from the lock's method.
+//
+// An operation calls them in this order: Enter; OpPoint, then Event (the
+// point first, so that it has an event number of its own); DataAccess or
+// SyncEnter, before the effect (a block's read/write set is what it did
+// before it ended); the effect with its happens-before edges; then
+// EndBlock after a release or anything else that counts as a lock exit
+// (thesis 2.3), or Park to wait. Whoever makes a waiter's condition true
+// calls Wake before its own EndBlock, so that the explorer sees the waiter
+// enabled at the boundary.
+//
 // # Inside
 //
 // run.go is one execution (run) and goroutine.go its goroutines; the files
-// of the hooks: memory.go, chan.go, select.go, mutex.go, cond.go,
-// waitgroup.go, once.go, syncmap.go, atomic.go, timers.go, context.go
-// (syncstate.go for their state in an execution); clock.go for what a
-// timer does; tso.go (Load, Store, Wrote), fences.go and foreign.go the
+// of the hooks: memory.go, chan.go, select.go, timers.go, context.go;
+// locks.go the lock bookkeeping (the locks' state in an execution) and
+// where lock operations end blocks;
+// primitives.go for what package syncobj's objects call; clock.go for what
+// a timer does; tso.go (Load, Store, Wrote), fences.go and foreign.go the
 // hooks of the store buffers under -memory tso|pso; deadlock.go;
 // location.go naming memory the same way in every execution, native.go
 // for code outside any execution, outside.go for goroutines started
@@ -46,7 +120,7 @@
 // firing and its fairness bound; clock.go holds what a timer does at its
 // deadline and clockHost) and deadlock detection (package
 // scheduler/internal/deadlock: lock cycles, condition deadlocks, what each
-// goroutine waits for; deadlock.go holds deadlockHost, mutex.go
+// goroutine waits for; deadlock.go holds deadlockHost, locks.go
 // and endPath call its checks and add the findings).
 //
 // The strategy decides which goroutine runs each atomic block and keeps

@@ -6,6 +6,7 @@ import (
 
 	"github.com/xbtest/xbtest/scheduler/internal/driver"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
 )
 
 // The engine under the driver: what an execution's failures of its own
@@ -24,7 +25,7 @@ func TestPanicInsideTheSchedulerIsAnInternalError(t *testing.T) {
 		}
 	})
 	res := driver.Explore("fault", func(t *engine.T) {
-		var mu engine.Mutex
+		var mu syncobj.Mutex
 		for range 2 {
 			engine.Go(func() { mu.Lock(); mu.Unlock() })
 		}
@@ -42,7 +43,7 @@ func TestDivergenceIsReported(t *testing.T) {
 	calls := 0
 	res := driver.Explore("diverge", func(t *engine.T) {
 		calls++
-		var mu engine.Mutex
+		var mu syncobj.Mutex
 		n := 2
 		if calls > 1 {
 			n = 1 // the program behaves differently on the same schedule

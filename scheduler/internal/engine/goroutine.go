@@ -150,3 +150,14 @@ func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Po
 	}
 	return c
 }
+
+// wokeMidBlock: the signaller woke a waiter whose lock nobody holds (it
+// signalled without holding c.L, which Go allows and Java's notify does
+// not), so the waiter may run before the rest of the signaller's block; the
+// explorer branches there as after a go statement (internal/exitblock, "Spawn branches").
+func (r *run) wokeMidBlock(t *thread) {
+	if r.exploring {
+		r.strat.EnabledMidBlock()
+	}
+	r.transfer(t, r.point(t, ptWake))
+}

@@ -146,10 +146,10 @@ const (
 type run struct {
 	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
 	guide    *Guide         // a guided execution's schedule (guide.go), or nil
-	known    *Learnt        // what the exploration learnt about block boundaries (mutex.go)
+	known    *Learnt        // what the exploration learnt about block boundaries (locks.go)
 	stats    *Stats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
-	restart  bool // the exploration must start over, knowing more (mutex.go)
+	restart  bool // the exploration must start over, knowing more (locks.go)
 	cfg      *Config
 	trace    bool  // cfg.Trace, read at every event
 	maxSteps int64 // cfg.MaxSteps
@@ -201,7 +201,8 @@ type run struct {
 	dead     atomic.Bool
 
 	heap  heapIndex
-	sync  syncTables // the states of synchronization objects (syncstate.go)
+	sync  syncTables   // the locks' states (locks.go)
+	objs  ObjectTables // the drop-in objects' states (package syncobj, primitives.go)
 	chans map[unsafe.Pointer]any
 	nobj  int32
 
@@ -269,6 +270,9 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.dead.Store(false)
 	r.heap.reset()
 	r.sync.reset()
+	if r.objs != nil {
+		r.objs.Reset()
+	}
 	clear(r.chans)
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
@@ -448,7 +452,7 @@ const (
 	ptFreeze                    // the thread exceeded the step bound
 	ptYield                     // runtime.Gosched: a boundary that gives way (internal/exitblock, "Fairness")
 	// ptPass: a read lock of an RWMutex not known to be write-locked too
-	// (mutex.go, "A waiting writer"). It ends no block while exploring, but
+	// (locks.go, "A waiting writer"). It ends no block while exploring, but
 	// counts as a scheduling point of schedules, so that a schedule recorded
 	// when the lock was known to be (the point ended a block, or was passed
 	// by one) is followed by a guided execution that has not learnt it yet.
@@ -1028,10 +1032,10 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 }
 
 // ownFrame reports whether a stack frame belongs to xbtest: its runtime
-// (package scheduler's hooks and this engine), or the helpers the rewriter
-// generates into user packages (named _xb...).
+// (package scheduler's hooks, this engine and the drop-in objects), or the
+// helpers the rewriter generates into user packages (named _xb...).
 func ownFrame(fn string) bool {
-	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) {
+	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) {
 		return true
 	}
 	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")

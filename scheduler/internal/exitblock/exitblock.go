@@ -25,9 +25,9 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 //
 // The engine (package scheduler/internal/engine) calls the handlers, the
 // driver (package scheduler/internal/driver) Next; the files named below
-// (mutex.go, clock.go, tso.go) are the engine's: LockFailed and
-// LockReleased in mutex.go, Exit, Boundary and Park in guide.go (dispatch),
-// Spawned in goroutine.go, Access in memory.go (and mutex.go, tso.go,
+// (locks.go, clock.go, tso.go) are the engine's: LockFailed and
+// LockReleased in locks.go, Exit, Boundary and Park in guide.go (dispatch),
+// Spawned in goroutine.go, Access in memory.go (and locks.go, tso.go,
 // fences.go), Choose in run.go, ChooseTick in clock.go.
 //
 // Three decisions the thesis leaves to its implementation (3.3.1) are made as
@@ -50,7 +50,7 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 //     made without holding the Cond's lock is the same case (Java's notify
 //     holds the monitor): the waiter it wakes can run at once.
 //   - Waiting writers. A read lock of an RWMutex that is also write-locked
-//     ends a block (mutex.go, "A waiting writer"): a writer that waits for
+//     ends a block (locks.go, "A waiting writer"): a writer that waits for
 //     the readers blocks new ones, which a reader can observe.
 //   - Choice points. A Cond.Signal with several waiters and a select with
 //     several ready cases are explored like notify in Fig 2.9, but each

@@ -5,14 +5,16 @@ import (
 	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"runtime"
-	"sync"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
 // lockState is the scheduler's model of a Mutex or RWMutex during one
-// execution (see syncstate.go).
+// execution (see syncTables below): the lock bookkeeping that deadlock
+// detection, the race detector's locksets and the timeline read, and the
+// explorer's name for the lock. The drop-in locks (package syncobj) see it
+// as Lock, through its methods and G's (primitives.go).
 type lockState struct {
 	id    int32 // names the lock in the explorer's block sets
 	rw    bool
@@ -33,6 +35,48 @@ type lockState struct {
 type readHold struct {
 	t *thread
 	n int32
+}
+
+// The drop-in locks (package syncobj) have exactly the size of those they
+// replace and hold the native one, which works when no execution is under
+// way; what the scheduler knows of a lock during an execution lives here,
+// in tables of the execution keyed by the lock's address, and is forgotten
+// with the execution. (The other drop-in objects keep theirs in package
+// syncobj's tables, which the execution holds as its ObjectTables.)
+
+// syncTables are the per-execution states of the locks.
+type syncTables struct {
+	locks map[unsafe.Pointer]*lockState
+	// states handed out, reused by later executions
+	lockPool []*lockState
+	nlocks   int
+}
+
+func (s *syncTables) reset() {
+	if s.locks == nil {
+		s.locks = map[unsafe.Pointer]*lockState{}
+	}
+	clear(s.locks)
+	s.nlocks = 0
+}
+
+// lockOf returns this execution's state of the Mutex or RWMutex at addr.
+func (r *run) lockOf(addr unsafe.Pointer, rw bool) *lockState {
+	s := &r.sync
+	if l := s.locks[addr]; l != nil {
+		return l
+	}
+	if s.nlocks == len(s.lockPool) {
+		s.lockPool = append(s.lockPool, new(lockState))
+	}
+	l := s.lockPool[s.nlocks]
+	s.nlocks++
+	readers, clk := l.readers[:0], l.clocks
+	clk.W.Reset()
+	clk.R.Reset()
+	*l = lockState{id: r.newObj(), rw: rw, addr: addr, readers: readers, clocks: clk}
+	s.locks[addr] = l
+	return l
 }
 
 func (r *run) newObj() int32 { r.nobj++; return r.nobj }
@@ -98,15 +142,17 @@ func (t *thread) drop(l *lockState) {
 	}
 }
 
-// acquireFailed handles a lock enter that cannot proceed. A thread that
+// AcquireFailed handles a lock enter that cannot proceed. A thread that
 // holds the lock for writing can never get it (Go's locks are not
 // reentrant), nor can a reader asking again while a writer waits for it to
 // leave; otherwise the block is abandoned and the thread joins the lock's
-// block set.
-func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
+// block set. Call it from the drop-in lock's method: the position of the
+// blocked enter is past that method and package scheduler's forwarder.
+func (t *G) AcquireFailed(l *Lock, mode string) {
+	r := t.r
 	switch {
 	case l.writer == t:
-		r.selfDeadlock(t, l, mode)
+		t.SelfDeadlock(l, mode)
 	case l.pending && l.owns2(t):
 		r.readerWriterCycle(t, l)
 	}
@@ -117,7 +163,7 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 		r.guide.traceWant(t, l)
 	}
 	if r.dd {
-		r.reverseLockChain(t, l, mode)
+		t.ReverseLockChain(l, mode)
 	}
 	r.stats.Aborted++
 	r.strat.LockFailed(l.id, callerPC(4)) // past the drop-in type's method in package scheduler
@@ -125,19 +171,23 @@ func (r *run) acquireFailed(t *thread, l *lockState, mode string) {
 	t.sleep()
 }
 
-// reverseLockChain looks for a lock cycle when t cannot acquire l (package
-// deadlock's LockChain). The position skips 5 frames (deadlock.go).
-func (r *run) reverseLockChain(t *thread, l *lockState, mode string) {
+// ReverseLockChain looks for a lock cycle when t cannot acquire l (package
+// deadlock's LockChain). The position skips 5 frames (deadlock.go): call it
+// from the drop-in lock's method or from AcquireFailed.
+func (t *G) ReverseLockChain(l *Lock, mode string) {
+	r := t.r
 	if f, key := r.deadlocks.LockChain(t, l, mode); f != nil {
 		f.Pos = callerPos(5)
 		r.addFinding(f, key)
 	}
 }
 
-// selfDeadlock: t wants a lock it holds itself (Go's locks are not
+// SelfDeadlock: t wants a lock it holds itself (Go's locks are not
 // reentrant, and a writer cannot wait for itself as a reader). It can never
-// proceed; the path ends here.
-func (r *run) selfDeadlock(t *thread, l *lockState, mode string) {
+// proceed; the path ends here. Call it from the drop-in lock's method
+// (the position skips 5 frames) or from AcquireFailed.
+func (t *G) SelfDeadlock(l *Lock, mode string) {
+	r := t.r
 	if r.exploring && r.dd {
 		r.addFinding(r.deadlocks.SelfDeadlock(t, l, mode, callerPos(5)))
 	}
@@ -359,73 +409,6 @@ func (r *run) released(l *lockState) {
 	}
 }
 
-// Mutex is a drop-in replacement for sync.Mutex, of the same size.
-type Mutex struct {
-	native sync.Mutex
-}
-
-// Lock locks m.
-func (m *Mutex) Lock() {
-	r, t := enter()
-	if r == nil {
-		m.native.Lock()
-		return
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(m), false)
-	r.syncEnter(unsafe.Pointer(m), false)
-	if l.writer != nil {
-		r.acquireFailed(t, l, "Lock")
-	}
-	l.writer = t
-	t.hold(l)
-	r.race.Locked(t.idx, &l.clocks, true)
-	r.acquired(t, l, false)
-}
-
-// TryLock tries to lock m and reports whether it succeeded.
-func (m *Mutex) TryLock() bool {
-	r, t := enter()
-	if r == nil {
-		return m.native.TryLock()
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(m), false)
-	// The outcome observes the lock, so the attempt is a write to it even
-	// without -sync-deps.
-	r.syncEnter(unsafe.Pointer(m), true)
-	r.triedLock(t, l)
-	if l.writer != nil {
-		r.yield(t) // a failed attempt ends a block too (see above)
-		return false
-	}
-	l.writer = t
-	t.hold(l)
-	r.race.Locked(t.idx, &l.clocks, true)
-	r.acquired(t, l, false) // a TryLock elsewhere may observe it held (see above)
-	return true
-}
-
-// Unlock unlocks m; as in Go, it may be called by another goroutine than
-// the one that locked it.
-func (m *Mutex) Unlock() {
-	r, t := enter()
-	if r == nil {
-		m.native.Unlock()
-		return
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(m), false)
-	if l.writer == nil {
-		r.fatal(t, "sync: unlock of unlocked mutex")
-	}
-	r.releaseWriter(t, l)
-	r.lockExit(t, l)
-}
-
 func (r *run) releaseWriter(t *thread, l *lockState) {
 	r.race.Unlocked(t.idx, &l.clocks, true)
 	h := l.writer
@@ -436,175 +419,7 @@ func (r *run) releaseWriter(t *thread, l *lockState) {
 	}
 }
 
-// RWMutex is a drop-in replacement for sync.RWMutex. Like Go's, it prefers
-// writers: once a writer waits for the readers to leave, new readers wait.
-type RWMutex struct {
-	native sync.RWMutex
-}
-
-// Lock locks rw for writing.
-func (rw *RWMutex) Lock() {
-	r, t := enter()
-	if r == nil {
-		rw.native.Lock()
-		return
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(rw), true)
-	r.seenRW(t, l, false)
-	// Who enters a mixed RWMutex first is observable (a waiting writer
-	// blocks new readers), so the enter is a write to it for ExitBlock-RW
-	// even without -sync-deps.
-	r.syncEnter(unsafe.Pointer(rw), r.mixedRW(l))
-	if l.writer != nil {
-		// Another writer holds the lock or waits for readers: as with a
-		// Mutex, the block is abandoned.
-		r.acquireFailed(t, l, "Lock")
-	}
-	l.writer = t
-	t.hold(l)
-	if len(l.readers) == 0 {
-		r.race.Locked(t.idx, &l.clocks, true)
-		r.acquired(t, l, false)
-		return
-	}
-	// The writer announces itself: from now on readers wait. That is
-	// observable by other goroutines, so unlike a failed acquisition it is
-	// not undone; the writer waits, like a Cond waiter, for the readers to
-	// leave.
-	if l.owns2(t) {
-		r.selfDeadlock(t, l, "Lock")
-	}
-	l.pending = true
-	if r.exploring && r.dd {
-		r.reverseLockChain(t, l, "Lock")
-	}
-	r.parkHere(t, "rwmutex (writer waiting for readers)", l.id)
-	r.race.Locked(t.idx, &l.clocks, true)
-	r.acquired(t, l, false)
-}
-
-// owns2 reports whether t holds l as a reader.
-func (l *lockState) owns2(t *thread) bool {
-	for _, h := range l.readers {
-		if h.t == t {
-			return true
-		}
-	}
-	return false
-}
-
-// TryLock tries to lock rw for writing.
-func (rw *RWMutex) TryLock() bool {
-	r, t := enter()
-	if r == nil {
-		return rw.native.TryLock()
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(rw), true)
-	r.syncEnter(unsafe.Pointer(rw), true)
-	r.triedLock(t, l)
-	if l.writer != nil || len(l.readers) > 0 {
-		r.yield(t) // a failed attempt ends a block too (see above)
-		return false
-	}
-	l.writer = t
-	t.hold(l)
-	r.race.Locked(t.idx, &l.clocks, true)
-	r.acquired(t, l, false)
-	return true
-}
-
-// Unlock unlocks rw for writing.
-func (rw *RWMutex) Unlock() {
-	r, t := enter()
-	if r == nil {
-		rw.native.Unlock()
-		return
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(rw), true)
-	if l.writer == nil || l.pending {
-		r.fatal(t, "sync: Unlock of unlocked RWMutex")
-	}
-	r.releaseWriter(t, l)
-	r.lockExit(t, l)
-}
-
-// RLock locks rw for reading.
-func (rw *RWMutex) RLock() {
-	r, t := enter()
-	if r == nil {
-		rw.native.RLock()
-		return
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(rw), true)
-	r.seenRW(t, l, true)
-	// Who enters a mixed RWMutex first is observable (a waiting writer
-	// blocks new readers), so the enter is a write to it for ExitBlock-RW
-	// even without -sync-deps.
-	r.syncEnter(unsafe.Pointer(rw), r.mixedRW(l))
-	if l.writer != nil {
-		r.acquireFailed(t, l, "RLock")
-	}
-	l.addReader(t)
-	r.race.Locked(t.idx, &l.clocks, false)
-	r.acquired(t, l, true)
-}
-
-func (l *lockState) addReader(t *thread) {
-	for i := range l.readers {
-		if l.readers[i].t == t {
-			l.readers[i].n++
-			t.hold(l)
-			return
-		}
-	}
-	l.readers = append(l.readers, readHold{t, 1})
-	t.hold(l)
-}
-
-// TryRLock tries to lock rw for reading.
-func (rw *RWMutex) TryRLock() bool {
-	r, t := enter()
-	if r == nil {
-		return rw.native.TryRLock()
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(rw), true)
-	r.syncEnter(unsafe.Pointer(rw), true)
-	r.triedLock(t, l)
-	if l.writer != nil {
-		r.yield(t) // a failed attempt ends a block too (see above)
-		return false
-	}
-	l.addReader(t)
-	r.race.Locked(t.idx, &l.clocks, false)
-	r.acquired(t, l, true)
-	return true
-}
-
-// RUnlock undoes a single RLock call.
-func (rw *RWMutex) RUnlock() {
-	r, t := enter()
-	if r == nil {
-		rw.native.RUnlock()
-		return
-	}
-	r.opPoint(t)
-	r.event(t)
-	l := r.lockOf(unsafe.Pointer(rw), true)
-	if len(l.readers) == 0 {
-		r.fatal(t, "sync: RUnlock of unlocked RWMutex")
-	}
-	// Go lets another goroutine release a read lock; take t's own hold if
-	// it has one.
+func (r *run) releaseReader(t *thread, l *lockState) {
 	i := 0
 	for j := range l.readers {
 		if l.readers[j].t == t {
@@ -621,18 +436,26 @@ func (rw *RWMutex) RUnlock() {
 	if h == t {
 		t.lastLock = l
 	}
-	if len(l.readers) == 0 && l.pending {
-		// The last reader left: the waiting writer holds the lock now.
-		l.pending = false
-		r.wakeUp(l.writer, -1)
-	}
-	r.lockExit(t, l)
 }
 
-// RLocker returns a Locker that locks rw for reading.
-func (rw *RWMutex) RLocker() sync.Locker { return (*rlocker)(rw) }
+// owns2 reports whether t holds l as a reader.
+func (l *lockState) owns2(t *thread) bool {
+	for _, h := range l.readers {
+		if h.t == t {
+			return true
+		}
+	}
+	return false
+}
 
-type rlocker RWMutex
-
-func (r *rlocker) Lock()   { (*RWMutex)(r).RLock() }
-func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
+func (l *lockState) addReader(t *thread) {
+	for i := range l.readers {
+		if l.readers[i].t == t {
+			l.readers[i].n++
+			t.hold(l)
+			return
+		}
+	}
+	l.readers = append(l.readers, readHold{t, 1})
+	t.hold(l)
+}

@@ -1,32 +1,49 @@
-package engine
+package syncobj
 
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // sync/atomic. Each operation is performed on the real variable (so code
 // xbtest does not control sees it), recorded as an access of the variable (a
 // load reads, everything else writes; under -sync-deps every operation
 // writes), and ends an atomic block: it is a tiny synchronized region.
-// Compare-and-swaps go through casOp (fences.go), which -cas relaxed makes
-// no fence.
+// Compare-and-swaps go through casOp, which -cas relaxed makes no fence.
 
 // atomically runs op as one atomic operation on the variable at addr.
 func atomically[V, R any](addr *V, write bool, op func() R) R {
-	r, t := enter()
-	if r == nil {
+	g := engine.Enter()
+	if g == nil {
 		return op()
 	}
-	r.opPoint(t)
-	r.event(t)
+	g.OpPoint()
+	g.Event()
 	if write {
-		t.wroteAt = t.steps
+		g.Wrote()
 	}
-	r.dataAccess(unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
-	r.race.Atomic(t.idx, unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
+	g.DataAccess(unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
+	g.Races().Atomic(g.Index(), unsafe.Pointer(addr), unsafe.Sizeof(*addr), write)
 	v := op()
-	r.yield(t)
+	g.EndBlock()
+	return v
+}
+
+// casOp runs a compare-and-swap of the variable at addr: as every atomic
+// operation (a full fence), unless -cas relaxed makes it none (the
+// engine's RelaxedCASStart: under -memory pso, with stores pending).
+func casOp[V any](addr *V, op func() bool) bool {
+	g := engine.Enter()
+	if g == nil || !g.RelaxedCASStart(unsafe.Pointer(addr), unsafe.Sizeof(*addr)) {
+		return atomically(addr, true, op)
+	}
+	g.Wrote()
+	g.DataAccess(unsafe.Pointer(addr), unsafe.Sizeof(*addr), true)
+	g.Races().Atomic(g.Index(), unsafe.Pointer(addr), unsafe.Sizeof(*addr), true)
+	v := op()
+	g.EndBlock()
 	return v
 }
 

@@ -1,10 +1,12 @@
-package engine
+package syncobj
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 )
 
 // Map is a drop-in replacement for sync.Map. Every method is one atomic
@@ -22,19 +24,19 @@ type Map struct {
 // is allKeys. f reports whether it wrote (stored or deleted); write says
 // whether the operation may (for the explorer's read/write sets).
 func (m *Map) op(write bool, key any, f func() (wrote bool)) {
-	r, t := enter()
-	if r != nil {
-		r.opPoint(t)
-		r.event(t)
-		r.dataAccess(unsafe.Pointer(m), 1, write)
+	g := engine.Enter()
+	if g != nil {
+		g.OpPoint()
+		g.Event()
+		g.DataAccess(unsafe.Pointer(m), 1, write)
 	}
 	m.mu.Lock()
 	wrote := f()
 	m.mu.Unlock()
-	if r != nil {
+	if g != nil {
 		_, all := key.(allKeys)
-		r.race.MapAccess(t.idx, unsafe.Pointer(m), key, all, wrote)
-		r.yield(t)
+		g.Races().MapAccess(g.Index(), unsafe.Pointer(m), key, all, wrote)
+		g.EndBlock()
 	}
 }
 
@@ -173,11 +175,11 @@ type poolState struct {
 }
 
 func (p *Pool) op(f func(s *poolState)) {
-	r, t := enter()
-	if r != nil {
-		r.opPoint(t)
-		r.event(t)
-		r.dataAccess(unsafe.Pointer(p), 1, true)
+	g := engine.Enter()
+	if g != nil {
+		g.OpPoint()
+		g.Event()
+		g.DataAccess(unsafe.Pointer(p), 1, true)
 	}
 	s := p.state.Load()
 	if s == nil {
@@ -185,13 +187,13 @@ func (p *Pool) op(f func(s *poolState)) {
 		s = p.state.Load()
 	}
 	s.mu.Lock()
-	if r != nil && p.epoch != r.epoch {
-		p.epoch, s.items = r.epoch, nil
+	if g != nil && p.epoch != g.Epoch() {
+		p.epoch, s.items = g.Epoch(), nil
 	}
 	f(s)
 	s.mu.Unlock()
-	if r != nil {
-		r.yield(t)
+	if g != nil {
+		g.EndBlock()
 	}
 }
 
@@ -201,8 +203,8 @@ func (p *Pool) Put(x any) {
 	if x == nil {
 		return
 	}
-	if r, t := enter(); r != nil {
-		r.race.Publish(t.idx, ifaceData(x), races.RolePool)
+	if g := engine.Enter(); g != nil {
+		g.Races().Publish(g.Index(), ifaceData(x), races.RolePool)
 	}
 	p.op(func(s *poolState) { s.items = append(s.items, x) })
 }
@@ -221,8 +223,8 @@ func (p *Pool) Get() any {
 		}
 	})
 	if x != nil {
-		if r, t := enter(); r != nil {
-			r.race.Observe(t.idx, ifaceData(x), races.RolePool)
+		if g := engine.Enter(); g != nil {
+			g.Races().Observe(g.Index(), ifaceData(x), races.RolePool)
 		}
 	} else if p.New != nil {
 		x = p.New()

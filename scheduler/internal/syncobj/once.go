@@ -1,11 +1,11 @@
-package engine
+package syncobj
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 )
 
 // Once is a drop-in replacement for sync.Once, built like Go's: a done flag
@@ -28,8 +28,8 @@ type Once struct {
 // Do calls f if and only if Do is being called for the first time for this
 // Once. Its completion (unlocking the internal mutex) ends an atomic block.
 func (o *Once) Do(f func()) {
-	r, t := enter()
-	if r == nil {
+	g := engine.Enter()
+	if g == nil {
 		if o.done.Load() != 0 {
 			return
 		}
@@ -41,34 +41,35 @@ func (o *Once) Do(f func()) {
 		}
 		return
 	}
-	r.opPoint(t)
-	r.event(t)
-	r.dataAccess(unsafe.Pointer(&o.done), 4, false)
+	g.OpPoint()
+	g.Event()
+	g.DataAccess(unsafe.Pointer(&o.done), 4, false)
 	if o.done.Load() != 0 {
-		r.race.Observe(t.idx, unsafe.Pointer(o), races.RoleObject)
+		g.Races().Observe(g.Index(), unsafe.Pointer(o), races.RoleObject)
 		return
 	}
-	// Whoever ran f, its effects happen before Do returns.
+	// Whoever ran f, its effects happen before Do returns. (The deferred
+	// calls run on g, in its execution, unless that one is over.)
 	defer func() {
-		if r2, t2 := enter(); r2 == r {
-			r.race.Observe(t2.idx, unsafe.Pointer(o), races.RoleObject)
+		if engine.Enter() == g {
+			g.Races().Observe(g.Index(), unsafe.Pointer(o), races.RoleObject)
 		}
 	}()
 	o.m.Lock()
 	defer o.m.Unlock()
 	if o.done.Load() == 0 {
 		defer func() {
-			if r2, t2 := enter(); r2 == r {
-				r.event(t2)
-				r.dataAccess(unsafe.Pointer(&o.done), 4, true)
-				r.race.Publish(t2.idx, unsafe.Pointer(o), races.RoleObject)
+			if engine.Enter() == g {
+				g.Event()
+				g.DataAccess(unsafe.Pointer(&o.done), 4, true)
+				g.Races().Publish(g.Index(), unsafe.Pointer(o), races.RoleObject)
 				o.done.Store(1)
-				if kind, _ := r.heap.classify(uintptr(unsafe.Pointer(o))); kind != sched.RegionHeap {
+				if !g.MadeByBody(unsafe.Pointer(o)) {
 					// A Once the body did not make (a package's, or
 					// one OnceValue keeps): the next execution would
 					// not run its function. The fingerprint may not
 					// reach it (a closure holds it), so say so.
-					r.changed = "a sync.Once made before the test body ran was completed by it"
+					g.ChangedState("a sync.Once made before the test body ran was completed by it")
 				}
 			}
 		}()

@@ -1,13 +1,15 @@
-package engine
+package syncobj
 
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // Cond is a drop-in replacement for sync.Cond, of the same size. L comes
-// first, as in sync.Cond; its state during an execution is in the run's
-// tables (syncstate.go).
+// first, as in sync.Cond; its state during an execution is in the
+// execution's tables (tables.go).
 type Cond struct {
 	L      sync.Locker
 	native *sync.Cond // for use outside any execution, made on first use
@@ -29,13 +31,13 @@ func (c *Cond) nat() *sync.Cond {
 // rewritten code puts its drop-in types, not this package's, in a Cond's L.
 var DropInLock = func(l sync.Locker) sync.Locker { return l }
 
-// lockOf returns the model of c.L if it is one of the scheduler's locks.
-func (c *Cond) lockOf(r *run) (*lockState, bool) {
+// lockOf returns the state of c.L if it is one of the scheduler's locks.
+func (c *Cond) lockOf(g *engine.G) (*engine.Lock, bool) {
 	switch l := DropInLock(c.L).(type) {
 	case *Mutex:
-		return r.lockOf(unsafe.Pointer(l), false), true
+		return g.Lock(unsafe.Pointer(l), false), true
 	case *RWMutex:
-		return r.lockOf(unsafe.Pointer(l), true), true
+		return g.Lock(unsafe.Pointer(l), true), true
 	}
 	return nil, false
 }
@@ -45,37 +47,37 @@ func (c *Cond) lockOf(r *run) (*lockState, bool) {
 // starting to wait are one step, as Java's wait is in the thesis ("count as
 // lock_exit"); with another Locker they are two, as in Go's implementation.
 func (c *Cond) Wait() {
-	r, t := enter()
-	if r == nil {
+	g := engine.Enter()
+	if g == nil {
 		c.nat().Wait()
 		return
 	}
-	r.opPoint(t)
-	r.event(t)
-	s := r.condOf(c)
-	r.syncEnter(unsafe.Pointer(c), false)
-	s.waiters = append(s.waiters, t)
-	if l, ok := c.lockOf(r); ok {
+	g.OpPoint()
+	g.Event()
+	s := condOf(g, c)
+	g.SyncEnter(unsafe.Pointer(c), false)
+	s.waiters = append(s.waiters, g)
+	if l, ok := c.lockOf(g); ok {
 		// c.L.Unlock: as in Go, whoever locked it (mutexes have no owner).
-		if l.writer == nil || l.pending {
-			r.fatal(t, "sync: unlock of unlocked mutex")
+		if l.Writer() == nil || l.Pending() {
+			g.Fatal("sync: unlock of unlocked mutex")
 		}
-		r.releaseWriter(t, l)
-		r.released(l)
-		r.parkHere(t, "cond", s.id)
+		g.ReleaseWrite(l)
+		g.Released(l)
+		g.Park("cond", s.id)
 	} else {
 		c.L.Unlock()
-		if s.isWaiting(t) {
-			r.event(t)
-			r.parkHere(t, "cond", s.id)
+		if s.isWaiting(g) {
+			g.Event()
+			g.Park("cond", s.id)
 		}
 	}
 	c.L.Lock()
 }
 
-func (s *condState) isWaiting(t *thread) bool {
+func (s *condState) isWaiting(g *engine.G) bool {
 	for _, w := range s.waiters {
-		if w == t {
+		if w == g {
 			return true
 		}
 	}
@@ -84,9 +86,9 @@ func (s *condState) isWaiting(t *thread) bool {
 
 // relock returns the id of the lock a woken waiter must take again if that
 // lock is held (the waiter then joins its block set), else -1.
-func (c *Cond) relock(r *run) int32 {
-	if l, ok := c.lockOf(r); ok && l.writer != nil {
-		return l.id
+func (c *Cond) relock(g *engine.G) int32 {
+	if l, ok := c.lockOf(g); ok && l.Writer() != nil {
+		return l.ID()
 	}
 	return -1
 }
@@ -95,67 +97,59 @@ func (c *Cond) relock(r *run) int32 {
 // branches on, like notify in Fig 2.9; the first choice is Go's (the
 // longest waiting).
 func (c *Cond) Signal() {
-	r, t := enter()
-	if r == nil {
+	g := engine.Enter()
+	if g == nil {
 		c.nat().Signal()
 		return
 	}
-	r.opPoint(t)
-	r.event(t)
-	s := r.condOf(c)
-	r.syncEnter(unsafe.Pointer(c), false)
+	g.OpPoint()
+	g.Event()
+	s := condOf(g, c)
+	g.SyncEnter(unsafe.Pointer(c), false)
 	if len(s.waiters) == 0 {
 		return
 	}
 	opts := make([]int32, len(s.waiters))
 	for i, w := range s.waiters {
-		opts[i] = w.idx
+		opts[i] = w.Index()
 	}
-	pick := r.choice(t, opts)
+	pick := g.Choose(opts)
 	for i, w := range s.waiters {
-		if w.idx == pick {
+		if w.Index() == pick {
 			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
-			relock := c.relock(r)
-			r.wakeUp(w, relock)
+			relock := c.relock(g)
+			g.Wake(w, relock)
 			if relock < 0 {
-				r.wokeMidBlock(t)
+				// The signaller did not hold c.L (which Go allows
+				// and Java's notify does not): the waiter may run
+				// before the rest of its block.
+				g.WokeMidBlock()
 			}
 			return
 		}
 	}
 }
 
-// wokeMidBlock: the signaller woke a waiter whose lock nobody holds (it
-// signalled without holding c.L, which Go allows and Java's notify does
-// not), so the waiter may run before the rest of the signaller's block; the
-// explorer branches there as after a go statement (internal/exitblock, "Spawn branches").
-func (r *run) wokeMidBlock(t *thread) {
-	if r.exploring {
-		r.strat.EnabledMidBlock()
-	}
-	r.transfer(t, r.point(t, ptWake))
-}
-
 // Broadcast wakes all waiting goroutines.
 func (c *Cond) Broadcast() {
-	r, t := enter()
-	if r == nil {
+	g := engine.Enter()
+	if g == nil {
 		c.nat().Broadcast()
 		return
 	}
-	r.opPoint(t)
-	r.event(t)
-	s := r.condOf(c)
-	r.syncEnter(unsafe.Pointer(c), false)
+	g.OpPoint()
+	g.Event()
+	s := condOf(g, c)
+	g.SyncEnter(unsafe.Pointer(c), false)
 	ws := s.waiters
 	s.waiters = nil
 	free := false
 	for _, w := range ws {
-		relock := c.relock(r)
-		r.wakeUp(w, relock)
+		relock := c.relock(g)
+		g.Wake(w, relock)
 		free = free || relock < 0
 	}
 	if free {
-		r.wokeMidBlock(t)
+		g.WokeMidBlock()
 	}
 }
