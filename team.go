@@ -3,6 +3,7 @@ package xbtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -19,8 +20,7 @@ import (
 type teamTest struct {
 	name    string
 	members int           // started, member 0 included
-	reports map[int]*Test // by member
-	ended   map[int]time.Time
+	reports map[int]*Test // by member (numbered in the run, not the test)
 }
 
 // runTeam runs the tests want of the package's binary bin as a team (see
@@ -55,10 +55,10 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 	report := func(m int, t *Test) {
 		tt := byName(t.Name)
 		if tt == nil { // reported without a start (not explored)
-			tt = &teamTest{name: t.Name, members: 1, reports: map[int]*Test{}, ended: map[int]time.Time{}}
+			tt = &teamTest{name: t.Name, members: 1, reports: map[int]*Test{}}
 			tests = append(tests, tt)
 		}
-		tt.reports[m], tt.ended[m] = t, time.Now()
+		tt.reports[m] = t
 		if m == 0 && cur == tt {
 			cur = nil
 		}
@@ -79,7 +79,7 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 	}
 	member(0, want, r.opt.Run, func(name string) {
 		events <- func() {
-			cur = &teamTest{name: name, members: 1, reports: map[int]*Test{}, ended: map[int]time.Time{}}
+			cur = &teamTest{name: name, members: 1, reports: map[int]*Test{}}
 			tests = append(tests, cur)
 		}
 	})
@@ -90,7 +90,9 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 		case f := <-events:
 			f()
 		case <-tick.C:
-			if cur != nil && running < r.workers() && ctx.Err() == nil && claims.ReadSchedules(claims.Path(dir, cur.name, 0)) >= joinAfter {
+			// A member that is done has met every part of the tree: a
+			// new one would find them all claimed.
+			if cur != nil && len(cur.reports) == 0 && running < r.workers() && ctx.Err() == nil && claims.ReadSchedules(claims.Path(dir, cur.name, 0)) >= joinAfter {
 				levels := runpattern.Split(r.opt.Run)
 				if len(levels) == 0 {
 					levels = []string{""}
@@ -128,20 +130,20 @@ func (r *runner) teamResult(ctx context.Context, bin string, p instrument.Packag
 	var ts []*Test
 	var results []*result.Result
 	var last time.Time
-	for m := range tt.reports {
-		last = later(last, tt.ended[m])
-	}
-	for m := range tt.members {
+	for _, m := range slices.Sorted(maps.Keys(tt.reports)) { // member 0 first, the others in the order they joined
 		t := tt.reports[m]
-		if t == nil {
-			continue
-		}
 		ts = append(ts, t)
 		if res := t.Result; res != nil {
 			for i := range res.Team {
-				res.Team[i].Elapsed, res.Team[i].Idle = res.Elapsed, last.Sub(tt.ended[m])
+				res.Team[i].Elapsed = res.Elapsed
+				last = later(last, res.Team[i].End)
 			}
 			results = append(results, res)
+		}
+	}
+	for _, res := range results {
+		for i := range res.Team {
+			res.Team[i].Idle = last.Sub(res.Team[i].End)
 		}
 	}
 	if len(ts) == 0 {

@@ -234,9 +234,11 @@ type Member struct {
 	// explored; Left: those it met that another member had claimed.
 	Subtrees int `json:"subtrees"`
 	Left     int `json:"left"`
-	// Elapsed is how long it explored the test; Idle how long before
-	// the last member it was done (it had nothing left to claim).
+	// Elapsed is how long it explored the test, End when it was done;
+	// Idle how long before the last member it was done (it had nothing
+	// left to claim).
 	Elapsed time.Duration `json:"elapsed"`
+	End     time.Time     `json:"end"`
 	Idle    time.Duration `json:"idle"`
 }
 

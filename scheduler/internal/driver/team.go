@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"time"
+
 	"github.com/xbtest/xbtest/internal/claims"
 	"github.com/xbtest/xbtest/result"
 )
@@ -92,5 +94,5 @@ func (d *driver) teamResult(res *result.Result, subtrees, left int) {
 		return
 	}
 	res.ShardLearnt = d.shardLearnt
-	res.Team = []result.Member{{Schedules: res.Schedules, Subtrees: subtrees, Left: left}}
+	res.Team = []result.Member{{Schedules: res.Schedules, Subtrees: subtrees, Left: left, End: time.Now()}}
 }

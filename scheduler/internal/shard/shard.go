@@ -44,6 +44,48 @@
 // of its own the others do not learn. The engine reports that
 // (result.Result.ShardLearnt), and the command does not add such parts up
 // as if they agreed.
+//
+// Teams (-parallel). A static split leaves a process idle when its parts
+// are smaller than another's, and ExitBlock's trees are skewed (the
+// subtrees where the last goroutine runs early are tiny), so the processes
+// of one machine share a shard's part dynamically instead: they form a
+// team (Options.Claim), and each crossing of the shard's, each schedule of
+// the top and each attempt aborted there, is explored and counted by the
+// first member to meet it, which claims it in a table the members share
+// (package internal/claims: one compare-and-swap on a shared page per
+// claim, no messages). Every member meets the same crossings in the same
+// order, since each runs the whole top, so the k-th is the same node in
+// every member and has exactly one owner: the parts add up as the static
+// split's do, whoever took which. A member busy below a crossing claims
+// nothing meanwhile; the others go on through the top and claim the
+// crossings after it, so none is idle while a crossing is left, and the
+// members end at most one subtree apart. A member that joins late (the
+// command starts the others once a test is big, package xbtest's
+// parallel.go) runs past what is claimed, each such crossing cut short at
+// once, and claims from where the first member has got to: nothing is
+// explored twice.
+//
+// Why claims of crossings rather than work stealing proper (a busy
+// process donating a branch of its stack, the path to a node and the
+// explorer's sets there, to an idle one, which would spare every member
+// but the first the top). A branch is a sound unit: ExitBlock's subtree
+// below it depends only on its path and its sets (enabled, delayed and
+// blocked threads, the plan of a re-executed block), nothing of its
+// siblings'. But the branch must leave the donor between two executions,
+// through a channel to the command that the driver polls; under fork
+// checkpoints the branches low on the stack, the ones worth giving, are
+// held by the process's parents, which hand them down only by exiting;
+// the counts of the top, schedules and aborted attempts, would have to
+// move with the branches; and a process that learns where blocks must end
+// restarts the whole tree, which every member must do at the same
+// execution. Claims need none of that: a member's exploration is the
+// depth-first one with some crossings cut, so fork hand-over, restarts
+// (a table per restart: every member restarts at the same execution, in
+// the top) and -shard (the team claims among the shard's crossings only)
+// work as they do for shards. What they cost is the top, which every
+// member runs: a few per cent of a big tree at the default Cut (package
+// xbtest starts more members only on a test past a few thousand
+// schedules).
 package shard
 
 import (
