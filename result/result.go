@@ -231,7 +231,8 @@ type Result struct {
 type Member struct {
 	Schedules int `json:"schedules"`
 	// Subtrees: parts of the tree below the split it claimed and
-	// explored; Left: those it met that another member had claimed.
+	// explored; Left: those it met that another member had claimed (or
+	// another shard's, under -shard).
 	Subtrees int `json:"subtrees"`
 	Left     int `json:"left"`
 	// Elapsed is how long it explored the test, End when it was done;
