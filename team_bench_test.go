@@ -48,6 +48,7 @@ func BenchmarkTeam(b *testing.B) {
 				}
 				b.ReportMetric((childrenCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(last.Result.Schedules), "schedules")
+				b.Logf("%s -parallel %d: %+v", c.test, p, last.Result.Team)
 				for i, m := range last.Result.Team {
 					b.ReportMetric(float64(m.Schedules), fmt.Sprintf("sched-m%d", i))
 					b.ReportMetric(float64(m.Subtrees), fmt.Sprintf("parts-m%d", i))
