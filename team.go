@@ -167,14 +167,15 @@ func (r *runner) teamResult(ctx context.Context, bin string, p instrument.Packag
 
 // teamNote says how a team shared a test.
 func teamNote(n int, team []result.Member) string {
-	var sched, sub, idle []string
+	var sched, sub, cpu, idle []string
 	for _, m := range team {
 		sched = append(sched, fmt.Sprint(m.Schedules))
 		sub = append(sub, fmt.Sprint(m.Subtrees))
+		cpu = append(cpu, m.CPU.Round(time.Millisecond).String())
 		idle = append(idle, m.Idle.Round(time.Millisecond).String())
 	}
-	return fmt.Sprintf("-parallel %d: explored by %d processes together (after %d schedules in one); schedules each %s, parts of the tree claimed %s, idle at the end %s",
-		n, len(team), joinAfter, strings.Join(sched, "+"), strings.Join(sub, "+"), strings.Join(idle, ", "))
+	return fmt.Sprintf("-parallel %d: explored by %d processes together (after %d schedules in one); schedules each %s, parts of the tree claimed %s, CPU %s, idle at the end %s",
+		n, len(team), joinAfter, strings.Join(sched, "+"), strings.Join(sub, "+"), strings.Join(cpu, "+"), strings.Join(idle, ", "))
 }
 
 func later(a, b time.Time) time.Time {

@@ -15,8 +15,10 @@ import (
 // before the timer starts), cpu-s/op the CPU time of the test binaries.
 // The machine may be loaded, so it also reports what shows the balance
 // whatever the load: the schedules each process explored (sched-m0,
-// sched-m1), the parts of the tree each claimed, and how long each was
-// idle before the last was done (idle-ms-m0, idle-ms-m1).
+// sched-m1), the parts of the tree each claimed, the CPU time each took
+// (cpu-s-m0, cpu-s-m1: on idle cores the first's is about the wall time,
+// the second joining it and ending with it), and how long each was idle
+// before the last was done (idle-ms-m0, idle-ms-m1).
 //
 //	go test . -run '^$' -bench Team -benchtime 3x
 func BenchmarkTeam(b *testing.B) {
@@ -50,6 +52,7 @@ func BenchmarkTeam(b *testing.B) {
 				b.ReportMetric(float64(last.Result.Schedules), "schedules")
 				b.Logf("%s -parallel %d: %+v", c.test, p, last.Result.Team)
 				for i, m := range last.Result.Team {
+					b.ReportMetric(m.CPU.Seconds(), fmt.Sprintf("cpu-s-m%d", i))
 					b.ReportMetric(float64(m.Schedules), fmt.Sprintf("sched-m%d", i))
 					b.ReportMetric(float64(m.Subtrees), fmt.Sprintf("parts-m%d", i))
 					b.ReportMetric(float64(m.Idle.Milliseconds()), fmt.Sprintf("idle-ms-m%d", i))

@@ -235,10 +235,12 @@ type Member struct {
 	// another shard's, under -shard).
 	Subtrees int `json:"subtrees"`
 	Left     int `json:"left"`
-	// Elapsed is how long it explored the test, End when it was done;
-	// Idle how long before the last member it was done (it had nothing
-	// left to claim).
+	// Elapsed is how long it explored the test, CPU the processor time
+	// it took (its forked processes' included: on idle cores its part of
+	// the wall time), End when it was done; Idle how long before the
+	// last member it was done (it had nothing left to claim).
 	Elapsed time.Duration `json:"elapsed"`
+	CPU     time.Duration `json:"cpu"`
 	End     time.Time     `json:"end"`
 	Idle    time.Duration `json:"idle"`
 }

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"syscall"
 	"time"
 
 	"github.com/xbtest/xbtest/internal/claims"
@@ -24,6 +25,7 @@ import (
 type team struct {
 	member int
 	dir    string
+	cpu0   time.Duration         // processCPU when it joined
 	tables map[int]*claims.Table // by d.restarts; nil where it could not be opened
 }
 
@@ -32,7 +34,7 @@ func (d *driver) joinTeam() {
 	if d.cfg.Team == nil {
 		return
 	}
-	d.team = &team{member: d.cfg.Team.Member, dir: d.cfg.Team.Dir, tables: map[int]*claims.Table{}}
+	d.team = &team{member: d.cfg.Team.Member, dir: d.cfg.Team.Dir, tables: map[int]*claims.Table{}, cpu0: processCPU()}
 	d.cfg.Claim = d.claim
 }
 
@@ -94,5 +96,14 @@ func (d *driver) teamResult(res *result.Result, subtrees, left int) {
 		return
 	}
 	res.ShardLearnt = d.shardLearnt
-	res.Team = []result.Member{{Schedules: res.Schedules, Subtrees: subtrees, Left: left, End: time.Now()}}
+	res.Team = []result.Member{{Schedules: res.Schedules, Subtrees: subtrees, Left: left, CPU: processCPU() - d.team.cpu0, End: time.Now()}}
+}
+
+// processCPU is the processor time of this process and of the forked
+// processes it has waited for.
+func processCPU() time.Duration {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
 }
