@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/internal/runpattern"
@@ -20,7 +21,8 @@ import (
 // time, in one test body), so more cores need more processes. Under the
 // depth-first strategy they form a team (runTeam): member 0 explores the
 // package's tests one after another, as one process does; once a test has
-// counted joinAfter schedules, more processes of the test binary join it,
+// counted joinAfter schedules (or run for joinAfterTime), more processes
+// of the test binary join it,
 // up to Options.Parallel at once, each running that test alone. The
 // members share the test's tree through claims (package
 // scheduler/internal/shard, Options.Claim; the driver's team.go): every
@@ -51,8 +53,14 @@ import (
 
 // joinAfter is how many schedules a test counts in one process before
 // others join it: a tree explored within it gains little from more
-// members (TestMarkTypeII: 30,873 schedules).
-var joinAfter = 2000
+// members (TestMarkTypeII: 30,873 schedules). joinAfterTime joins a test
+// that has run that long whatever it counted (fork checkpoints, long
+// executions): a member's start and its run through the top cost a few
+// tenths of a second.
+var (
+	joinAfter     = 2000
+	joinAfterTime = 2 * time.Second
+)
 
 // workers is how many processes explore each package's tests at once.
 func (r *runner) workers() int {

@@ -19,13 +19,15 @@ import (
 // teamTest is one test of a team's run: its members' reports.
 type teamTest struct {
 	name    string
+	start   time.Time     // when member 0 started it
 	members int           // started, member 0 included
 	reports map[int]*Test // by member (numbered in the run, not the test)
 }
 
 // runTeam runs the tests want of the package's binary bin as a team (see
 // the comment at the top of parallel.go): member 0 runs them in order,
-// and a test that has counted joinAfter schedules is joined by more
+// and a test that has counted joinAfter schedules (or run for
+// joinAfterTime) is joined by more
 // members, up to r.workers() processes at once. It calls done with each
 // test's result in the order of want, on this goroutine, and reports
 // whether the run was interrupted.
@@ -79,7 +81,7 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 	}
 	member(0, want, r.opt.Run, func(name string) {
 		events <- func() {
-			cur = &teamTest{name: name, members: 1, reports: map[int]*Test{}}
+			cur = &teamTest{name: name, start: time.Now(), members: 1, reports: map[int]*Test{}}
 			tests = append(tests, cur)
 		}
 	})
@@ -92,7 +94,8 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 		case <-tick.C:
 			// A member that is done has met every part of the tree: a
 			// new one would find them all claimed.
-			if cur != nil && len(cur.reports) == 0 && running < r.workers() && ctx.Err() == nil && claims.ReadSchedules(claims.Path(dir, cur.name, 0)) >= joinAfter {
+			if cur != nil && len(cur.reports) == 0 && running < r.workers() && ctx.Err() == nil &&
+				(time.Since(cur.start) >= joinAfterTime || claims.ReadSchedules(claims.Path(dir, cur.name, 0)) >= joinAfter) {
 				levels := runpattern.Split(r.opt.Run)
 				if len(levels) == 0 {
 					levels = []string{""}
@@ -174,8 +177,8 @@ func teamNote(n int, team []result.Member) string {
 		cpu = append(cpu, m.CPU.Round(time.Millisecond).String())
 		idle = append(idle, m.Idle.Round(time.Millisecond).String())
 	}
-	return fmt.Sprintf("-parallel %d: explored by %d processes together (after %d schedules in one); schedules each %s, parts of the tree claimed %s, CPU %s, idle at the end %s",
-		n, len(team), joinAfter, strings.Join(sched, "+"), strings.Join(sub, "+"), strings.Join(cpu, "+"), strings.Join(idle, ", "))
+	return fmt.Sprintf("-parallel %d: explored by %d processes together (joined after %d schedules or %v in one); schedules each %s, parts of the tree claimed %s, CPU %s, idle at the end %s",
+		n, len(team), joinAfter, joinAfterTime, strings.Join(sched, "+"), strings.Join(sub, "+"), strings.Join(cpu, "+"), strings.Join(idle, ", "))
 }
 
 func later(a, b time.Time) time.Time {
