@@ -87,6 +87,10 @@ type worker struct {
 	// maxSchedules is its part of -max-schedules under -parallel (0:
 	// the setting's).
 	maxSchedules int
+	// team makes it a member of a -parallel team (parallel.go);
+	// started, if set, is told each test it starts exploring.
+	team    *result.Team
+	started func(test string)
 }
 
 // runWorker runs the tests want of the package's binary bin as worker w,
@@ -257,7 +261,7 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	if w.maxSchedules > 0 {
 		s.MaxSchedules = w.maxSchedules
 	}
-	env, err := result.Env(result.RunConfig{Settings: s, Replay: r.replaySpec, Timelines: r.opt.Timelines, Shard: w.shard}, results, r.tmp)
+	env, err := result.Env(result.RunConfig{Settings: s, Replay: r.replaySpec, Timelines: r.opt.Timelines, Shard: w.shard, Team: w.team}, results, r.tmp)
 	if err != nil {
 		return nil, err
 	}
@@ -293,6 +297,9 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 		switch l.Event {
 		case result.LineStart:
 			cur, curStart, describing = &Test{Name: l.Test}, time.Now(), time.Time{}
+			if w.started != nil {
+				w.started(l.Test)
+			}
 		case result.LineDescribe:
 			if cur != nil && cur.Name == l.Test {
 				describing = time.Now()

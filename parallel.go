@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/internal/runpattern"
@@ -17,33 +18,49 @@ import (
 // -parallel: one test's schedule tree explored by several processes.
 //
 // The scheduler is process-global (one controlled goroutine runs at a
-// time, in one test body), so more cores need more processes: the
-// package's test binary runs Options.Parallel times at once, worker w
-// exploring shard w of the tree of every test (package
-// scheduler/internal/shard), and each test's parts are merged
-// (result.MergeShards) when every worker has reported it. Under -shard
-// i/n as well, worker w explores shard i+n*w of n*Parallel: the workers of
-// shard i then explore exactly shard i of n, whatever their number, so
-// machines that run different -parallel still add up. Counts and findings
-// are those of one process; a test whose workers' trees differ (one learnt
-// where blocks must end in a subtree of its own, package shard) is
-// explored again by one process, and says so.
+// time, in one test body), so more cores need more processes. Under the
+// depth-first strategy they form a team (runTeam): member 0 explores the
+// package's tests one after another, as one process does; once a test has
+// counted joinAfter schedules (or run for joinAfterTime), more processes
+// of the test binary join it,
+// up to Options.Parallel at once, each running that test alone. The
+// members share the test's tree through claims (package
+// scheduler/internal/shard, Options.Claim; the driver's team.go): every
+// member runs the top of the tree, and each part below the split, each
+// schedule of the top, is explored by the first member to meet it, so a
+// member that is done with its parts takes the next ones the others have
+// not reached, and none waits while another has parts left. Nothing is
+// explored twice: what member 0 explored before the others joined is
+// claimed, and they go past it. The members' results add up
+// (result.MergeTeam) to one process's counts and findings; a test whose
+// members' trees differ (one learnt where blocks must end in a part of its
+// own, package shard) is explored again by one process, and says so. Under
+// -shard i/n as well, the team explores shard i of n: the parts of the
+// other shards are left as one process leaves them.
 //
-// Small trees are not split. Every shard runs the top of the tree (package
-// shard), so a tree of a few thousand schedules costs each worker about
-// as much as one process takes for all of it: on the corpus (198 tests,
-// most of them small) two workers per test took 1.7 times the CPU of one
-// and were no faster. So without -shard each test is first explored by one
-// process for up to aloneFirst schedules, the package's tests one after
-// another as without -parallel; a test that is not done by then is
-// explored again, from the start, by the workers (parallelAfter). Packages
-// run at once (-p) keep the cores busy meanwhile.
+// Small trees are not shared: every member runs the top of the tree, so a
+// tree of a few thousand schedules costs a second member about as much as
+// it saves (on the corpus, 198 tests, most of them small, two processes per
+// test took 1.7 times the CPU of one and were no faster). Packages run at
+// once (-p) keep the cores busy meanwhile.
+//
+// Sampling (pct, random) and pb do not form teams. The samples are split:
+// each test is first explored by one process for up to joinAfter
+// samples, and a test not done by then is explored again, from the start,
+// by Options.Parallel processes, worker w running shard w of the samples
+// (runParallel; under -shard i/n, shard i+n*w of n*Parallel). pb's tree is
+// not split: one process explores it.
 
-// aloneFirst is how many schedules one process explores of a test before
-// the test is handed to the workers: what a big tree's workers then
-// explore again is a small part of it (TestMarkTypeII: 30,873 schedules),
-// and a tree explored within it gains little from splitting.
-const aloneFirst = 2000
+// joinAfter is how many schedules a test counts in one process before
+// others join it: a tree explored within it gains little from more
+// members (TestMarkTypeII: 30,873 schedules). joinAfterTime joins a test
+// that has run that long whatever it counted (fork checkpoints, long
+// executions): a member's start and its run through the top cost a few
+// tenths of a second.
+var (
+	joinAfter     = 2000
+	joinAfterTime = 2 * time.Second
+)
 
 // workers is how many processes explore each package's tests at once.
 func (r *runner) workers() int {
@@ -53,12 +70,16 @@ func (r *runner) workers() int {
 	return max(r.opt.Parallel, 1)
 }
 
-// parallelAfter runs the tests want of the package's binary bin: in one
-// process for up to aloneFirst schedules each, then those it did not
+// parallelAfter runs the tests want of the package's binary bin in
+// r.workers() processes: a team under dfs (runTeam); samples in one
+// process for up to joinAfter schedules each, then those it did not
 // finish in r.workers() processes (runParallel). It calls done with each
 // test's result in the order of want, on this goroutine, and reports
 // whether the run was interrupted.
 func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Package, want []string, done func(*Test)) (bool, error) {
+	if r.s.Strategy == settings.DFS {
+		return r.runTeam(ctx, bin, p, want, done)
+	}
 	if r.opt.Shard.Active() {
 		// The workers of one shard of several machines': the first
 		// process would explore another part than its shard.
@@ -69,8 +90,8 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 		return r.runWorker(ctx, bin, p, want, worker{run: r.opt.Run}, done)
 	}
 	first := worker{run: r.opt.Run, tag: "-first"}
-	if m := r.s.MaxSchedules; m == 0 || m > aloneFirst {
-		first.maxSchedules = aloneFirst
+	if m := r.s.MaxSchedules; m == 0 || m > joinAfter {
+		first.maxSchedules = joinAfter
 	}
 	var held []*Test // the results after the first big test, in order
 	var big []string
@@ -101,7 +122,7 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 		levels[0] = "^(" + strings.Join(quoted, "|") + ")$"
 		interrupted, err = r.runParallel(ctx, bin, p, big, strings.Join(levels, "/"), func(t *Test) {
 			if t.Result != nil {
-				t.Result.Notes = append(t.Result.Notes, fmt.Sprintf("-parallel %d: not done after %d schedules in one process; explored again by %d processes", r.workers(), aloneFirst, r.workers()))
+				t.Result.Notes = append(t.Result.Notes, fmt.Sprintf("-parallel %d: not done after %d samples in one process; explored again by %d processes", r.workers(), joinAfter, r.workers()))
 			}
 			merged[t.Name] = t
 		})
@@ -201,9 +222,14 @@ func (r *runner) mergeTest(ctx context.Context, bin string, p instrument.Package
 		}
 		return &Test{Name: name, Result: res, Output: ts[0].Output}
 	}
-	// A worker's binary ended before it reported: the test is reported
-	// with what every worker had found, and the first problem.
-	out := &Test{Name: name}
+	return partialTest(ts, n, "workers")
+}
+
+// partialTest is the result of a test that only some of the n processes
+// that explored it reported (a binary ended before it reported): what
+// every one had found, and the first problem.
+func partialTest(ts []*Test, n int, who string) *Test {
+	out := &Test{Name: ts[0].Name}
 	seen := map[string]bool{}
 	for _, t := range ts {
 		if out.Problem == "" && t.Problem != "" {
@@ -217,13 +243,13 @@ func (r *runner) mergeTest(ctx context.Context, bin string, p instrument.Package
 		}
 	}
 	if out.Problem == "" {
-		out.Problem = fmt.Sprintf("%d of %d workers did not report it", n-len(ts), n)
+		out.Problem = fmt.Sprintf("%d of %d %s did not report it", n-len(ts), n, who)
 	}
 	return out
 }
 
-// exploreAlone explores one test in one process: its workers' trees were
-// not one tree.
+// exploreAlone explores one test in one process: its workers' (or team
+// members') trees were not one tree.
 func (r *runner) exploreAlone(ctx context.Context, bin string, p instrument.Package, name string) *Test {
 	levels := runpattern.Split(r.opt.Run)
 	if len(levels) == 0 {
@@ -233,7 +259,7 @@ func (r *runner) exploreAlone(ctx context.Context, bin string, p instrument.Pack
 	var alone *Test
 	r.runWorker(ctx, bin, p, []string{name}, worker{shard: r.opt.Shard, run: strings.Join(levels, "/"), tag: "-alone"}, func(t *Test) { alone = t })
 	if alone != nil && alone.Result != nil {
-		alone.Result.Notes = append(alone.Result.Notes, fmt.Sprintf("-parallel %d: a worker learnt where blocks must end (a TryLock, an RWMutex locked both ways, a racy word under tso/pso) in a subtree of its own, so the workers' trees differed: explored again by one process", r.workers()))
+		alone.Result.Notes = append(alone.Result.Notes, fmt.Sprintf("-parallel %d: a process learnt where blocks must end (a TryLock, an RWMutex locked both ways, a racy word under tso/pso) in a part of its own, so the processes' trees differed: explored again by one process", r.workers()))
 	}
 	return alone
 }

@@ -53,6 +53,18 @@ type RunConfig struct {
 	Timelines bool `json:"timelines,omitempty"`
 	// Shard: explore only this part of each test's schedule tree.
 	Shard Shard `json:"shard,omitzero"`
+	// Team: explore Shard's part together with the other members of a
+	// team (-parallel), each claiming parts of the tree as it meets them.
+	Team *Team `json:"team,omitempty"`
+}
+
+// Team makes a test binary one member of the processes that explore each
+// test's part of the tree together (-parallel, scheduler/internal/shard):
+// they share claims files in Dir (package internal/claims), one per test
+// and restart, and the first to meet a part of the tree explores it.
+type Team struct {
+	Member int    `json:"member"` // 0 explores the tests in order; the others join one test
+	Dir    string `json:"dir"`
 }
 
 // ReplaySpec is the schedule a test binary follows under xbtest -replay,

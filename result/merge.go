@@ -58,16 +58,46 @@ func MergeShards(parts []*Result, want Shard) (*Result, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s: shard %s missing", parts[0].Test, strings.Join(missing, ", "))
 	}
+	var shard *Shard
+	if want.Active() {
+		w := want
+		w.Cut = parts[0].Shard.Cut
+		shard = &w
+	}
+	return addUp(sorted, shard), nil
+}
+
+// MergeTeam combines the results of the members of a -parallel team that
+// explored one part of a test's tree together (RunConfig.Team): each
+// member's part is the parts of the tree it claimed, so they add up as
+// shards do (MergeShards), and the result says what each did (Team).
+// Every member must have explored the same part (Shard).
+func MergeTeam(members []*Result) (*Result, error) {
+	if len(members) == 0 {
+		return nil, fmt.Errorf("no results to merge")
+	}
+	for _, p := range members[1:] {
+		if (p.Shard == nil) != (members[0].Shard == nil) || p.Shard != nil && *p.Shard != *members[0].Shard {
+			return nil, fmt.Errorf("%s: members of a team explored different parts (%v and %v)", p.Test, p.Shard, members[0].Shard)
+		}
+	}
+	out := addUp(members, members[0].Shard)
+	out.Team = nil
+	for _, p := range members {
+		out.Team = append(out.Team, p.Team...)
+	}
+	return out, nil
+}
+
+// addUp adds up the results of parts of one test's tree (sorted: the
+// order that decides which of equal findings is kept) into the result of
+// part shard (nil: the whole tree).
+func addUp(sorted []*Result, shard *Shard) *Result {
 	out := *sorted[0]
 	out.Findings, out.Warnings, out.Notes = nil, nil, nil
 	out.Schedules, out.Aborted, out.Left, out.Depth, out.Elapsed = 0, 0, 0, 0, 0
 	out.Complete, out.Bound, out.Internal, out.ShardLearnt = true, "", "", ""
-	out.Shard = nil
-	if want.Active() {
-		w := want
-		w.Cut = parts[0].Shard.Cut
-		out.Shard = &w
-	}
+	out.Shard = shard
 	seen := map[string]*Finding{}
 	var internal []string
 	for _, p := range sorted {
@@ -108,7 +138,7 @@ func MergeShards(parts []*Result, want Shard) (*Result, error) {
 	}
 	out.Internal = strings.Join(internal, "\n")
 	slices.SortStableFunc(out.Findings, func(a, b *Finding) int { return a.Schedule - b.Schedule })
-	return &out, nil
+	return &out
 }
 
 func appendNew(to []string, from ...string) []string {

@@ -221,6 +221,28 @@ type Result struct {
 	// trees differ from this one's and the parts do not add up to one
 	// process's exploration ("" when it learnt nothing there).
 	ShardLearnt string `json:"shard_learnt,omitempty"`
+	// Team, for a test that several -parallel processes explored
+	// together, says what each did (member 0 first); nil when one
+	// process explored it.
+	Team []Member `json:"team,omitempty"`
+}
+
+// Member is what one process of a -parallel team did of a test.
+type Member struct {
+	Schedules int `json:"schedules"`
+	// Subtrees: parts of the tree below the split it claimed and
+	// explored; Left: those it met that another member had claimed (or
+	// another shard's, under -shard).
+	Subtrees int `json:"subtrees"`
+	Left     int `json:"left"`
+	// Elapsed is how long it explored the test, CPU the processor time
+	// it took (its forked processes' included: on idle cores its part of
+	// the wall time), End when it was done; Idle how long before the
+	// last member it was done (it had nothing left to claim).
+	Elapsed time.Duration `json:"elapsed"`
+	CPU     time.Duration `json:"cpu"`
+	End     time.Time     `json:"end"`
+	Idle    time.Duration `json:"idle"`
 }
 
 // Count returns the number of distinct findings of kind k.

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/xbtest/xbtest/internal/claims"
 	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
 	"github.com/xbtest/xbtest/scheduler/internal/shard"
@@ -149,6 +150,76 @@ func TestShardsSplitSamples(t *testing.T) {
 					t.Errorf("%s %s, %d shards: %d samples %v, %d aborted, findings %v; one process: %d, %d, %v",
 						s, p.name, n, sum, sizes, aborted, got, whole.Schedules, whole.Aborted, want)
 				}
+			}
+		}
+	}
+}
+
+// TestTeamClaimsAddUp: the members of a -parallel team explore the parts
+// of the tree each claimed first, whichever they are. Member 1's claims
+// are made up front (a scattered third of the slots, as a member that got
+// there first would leave them), member 0 then claims every other part it
+// meets, and member 1 explores what it claimed: together they explore
+// what one process does, alone and within a shard of -shard, re-running
+// and forking.
+func TestTeamClaimsAddUp(t *testing.T) {
+	tso := xb.DefaultConfig()
+	tso.Memory = settings.TSO
+	fork := xb.DefaultConfig()
+	fork.Checkpoint = settings.Fork
+	progs := []struct {
+		name string
+		body func(*xb.T)
+		cfg  xb.Config
+	}{
+		{"perfJava 3 3", perfJava(3, 3), thesisRW()},
+		{"splitSync", splitSync, xb.DefaultConfig()},
+		{"deadlockWait", deadlockWait, xb.DefaultConfig()},
+		{"splitIncrement tso", splitIncrement, tso},
+		{"deadlock fork", deadlock, fork},
+	}
+	for _, p := range progs {
+		for _, sh := range []result.Shard{{Cut: 2}, {Index: 1, Count: 2, Cut: 2}} {
+			if p.cfg.Checkpoint == settings.Fork && sh.Active() {
+				continue // a fork per schedule: tens of milliseconds each
+			}
+			base := p.cfg
+			base.Shard = sh
+			whole := explore(t, p.name, p.body, base)
+			dir := t.TempDir()
+			for gen := range 4 {
+				tab, err := claims.Open(claims.Path(dir, p.name, gen))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for s := range 3000 {
+					if s%5 == 1 || s%7 == 0 {
+						tab.Claim(s, 1)
+					}
+				}
+				tab.Close()
+			}
+			sum, aborted, got, subtrees := 0, 0, map[string]int{}, []int{}
+			for m := range 2 {
+				cfg := base
+				cfg.Team = &result.Team{Member: m, Dir: dir}
+				res := explore(t, p.name, p.body, cfg)
+				if len(res.Team) != 1 || res.Team[0].Schedules != res.Schedules || res.ShardLearnt != "" {
+					t.Errorf("%s shard %v member %d: team %+v, learnt %q", p.name, sh, m, res.Team, res.ShardLearnt)
+				}
+				sum += res.Schedules
+				aborted += res.Aborted
+				subtrees = append(subtrees, res.Team[0].Subtrees)
+				for k, c := range findingCounts(res) {
+					got[k] += c
+				}
+			}
+			if sum != whole.Schedules || aborted != whole.Aborted || !maps.Equal(got, findingCounts(whole)) {
+				t.Errorf("%s shard %v: 2 members explored %d schedules, %d aborted, findings %v; one process %d, %d, %v",
+					p.name, sh, sum, aborted, got, whole.Schedules, whole.Aborted, findingCounts(whole))
+			}
+			if p.name != "perfJava 3 3" && (subtrees[0] == 0 || subtrees[1] == 0) {
+				t.Errorf("%s shard %v: subtrees explored per member %v: want both some", p.name, sh, subtrees)
 			}
 		}
 	}

@@ -36,8 +36,8 @@ func descendants(pid int) []int {
 }
 
 // TestNoOrphans stops the command while it explores with fork checkpoints
-// in two worker processes (-parallel 2; -shard 0/2 hands the test to the
-// workers at once) (Ctrl-C, SIGKILL, its own -timeout) and checks that no
+// in two processes (-parallel 2: the second joins the test after a few
+// seconds; under -shard 0/2) (Ctrl-C, SIGKILL, its own -timeout) and checks that no
 // process it started survives it and that its temporary files are gone
 // (after SIGKILL, once the next run has started).
 func TestNoOrphans(t *testing.T) {
@@ -125,12 +125,13 @@ func TestNoOrphans(t *testing.T) {
 	}
 }
 
-// secondWorker reports whether a process of the second worker (-parallel)
-// of the command pid runs: its results file is the worker's.
+// secondWorker reports whether a process of the second member of the
+// -parallel team of the command pid runs: its results file is the
+// member's.
 func secondWorker(pid int) bool {
 	for _, p := range descendants(pid) {
 		env, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/environ")
-		if bytes.Contains(env, []byte("-w1-")) {
+		if bytes.Contains(env, []byte("-m1-")) {
 			return true
 		}
 	}

@@ -50,7 +50,10 @@ func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Resul
 		defer checkpoint.StopAfter(cfg.Timeout, checkpoint.StopTime)()
 	}
 	start := time.Now()
-	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}, start: start}
+	d := &driver{known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}, start: start}
+	d.joinTeam() // team.go
+	defer d.leaveTeam()
+	d.strat = newStrategy(&cfg, nil)
 	defer func() {
 		if p := recover(); p != nil {
 			res.Internal = fmt.Sprintf("internal error: %v\n%s", p, debug.Stack())
@@ -109,7 +112,7 @@ func (d *driver) advance() {
 		d.over = true
 		return
 	}
-	if cfg.MaxSchedules > 0 && d.stats.Schedules >= cfg.MaxSchedules {
+	if cfg.MaxSchedules > 0 && d.teamCounted(0) >= cfg.MaxSchedules { // a team's together (team.go)
 		d.res.Complete, d.res.Bound = false, "schedules"
 		d.over = true
 		return
@@ -174,6 +177,7 @@ type driver struct {
 	// learnt in its own part of the tree.
 	statsBase   engine.Stats
 	shardLearnt string
+	team        *team // -parallel's (team.go)
 }
 
 // Next implements checkpoint.Target.
@@ -223,6 +227,8 @@ func (d *driver) RunFrom(n int) {
 	d.collect(r)
 	if !counts {
 		d.stats = d.statsBase
+	} else if d.team != nil {
+		d.teamCounted(d.stats.Schedules - d.statsBase.Schedules)
 	}
 	d.noteShardLearnt(learnt0)
 	if d.dirty == "" && r.Changed() != "" {

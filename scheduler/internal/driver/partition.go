@@ -12,7 +12,8 @@ import (
 
 // Sharding (-shard i/n, -parallel): the strategy is wrapped so that it
 // explores one part of the schedule tree (package shard says how the tree
-// is split and why the parts add up), and the driver counts only the
+// is split and why the parts add up; under -parallel the members of a
+// team claim the parts of the shard's, team.go), and the driver counts only the
 // executions that are this shard's: the others' run too (the top of the
 // tree, which every shard runs), but their schedules, aborted attempts and
 // findings are left to the shard that counts them. A sampling strategy
@@ -26,14 +27,14 @@ import (
 // by package shard: pb's order is not the same tree met in the same order,
 // and a sampler splits its samples itself (samplerOf).
 func partitioned(cfg *engine.Config, dir sched.Director, s sched.Strategy) sched.Strategy {
-	if dir != nil || !cfg.Shard.Active() {
+	if dir != nil || !cfg.Shard.Active() && cfg.Team == nil {
 		return s
 	}
 	stack, ok := s.(shard.Stack)
 	if !ok || cfg.Strategy != settings.DFS {
 		return s // pb: shard 0 explores it all (shardIdle); samples: samplerOf
 	}
-	return shard.Wrap(s, stack, shard.Options{Index: cfg.Shard.Index, Count: cfg.Shard.Count, Cut: cfg.Shard.Cut})
+	return shard.Wrap(s, stack, shard.Options{Index: cfg.Shard.Index, Count: max(cfg.Shard.Count, 1), Cut: cfg.Shard.Cut, Claim: cfg.Claim})
 }
 
 // shardIdle reports whether this shard has nothing to explore: the
@@ -90,6 +91,9 @@ func (d *driver) noteShardLearnt(before int) {
 
 // shardResult says in res which part was explored.
 func (d *driver) shardResult(res *result.Result) {
+	if w, ok := d.strat.(*shard.Strategy); ok {
+		d.teamResult(res, w.Claimed(), w.Skipped()) // team.go
+	}
 	if !d.cfg.Shard.Active() {
 		return
 	}

@@ -53,7 +53,7 @@ func readRunConfig(s string) (result.RunConfig, error) {
 
 // configOf is the scheduler's configuration for rc.
 func configOf(rc result.RunConfig) engine.Config {
-	cfg := engine.Config{Settings: rc.Settings, Backer: engine.BackerFor(rc.Checkpoint), Timelines: rc.Timelines, Shard: rc.Shard}
+	cfg := engine.Config{Settings: rc.Settings, Backer: engine.BackerFor(rc.Checkpoint), Timelines: rc.Timelines, Shard: rc.Shard, Team: rc.Team}
 	if f, ok := cfg.Backer.(*checkpoint.Fork); ok && cfg.Watchdog > 0 {
 		// A forked child's own watchdog reports a goroutine stuck in
 		// uncontrolled code; the parent's catches a child whose runtime

@@ -35,6 +35,11 @@ type Config struct {
 	// Shard restricts the exploration to one part of the schedule tree
 	// (the driver's partition.go); the zero value explores all of it.
 	Shard result.Shard
+	// Team makes the process one of several that explore Shard's part
+	// together (-parallel); Claim, which the driver sets, claims a part
+	// of the tree for it (the driver's team.go).
+	Team  *result.Team
+	Claim func(slot int) bool
 
 	// Oracle replaces the algorithm by exhaustive enumeration (tests only):
 	// at every block end, and with OracleSpawns at every go statement too,

@@ -881,7 +881,7 @@ func (r *run) endPath() {
 // shardCut reports whether the execution under way ended where its path
 // crossed into another shard's subtree (a Cutter's Cut).
 func (r *run) shardCut() bool {
-	if !r.cfg.Shard.Active() {
+	if !r.cfg.Shard.Active() && r.cfg.Team == nil {
 		return false
 	}
 	c, ok := r.strat.(Cutter)

@@ -44,6 +44,48 @@
 // of its own the others do not learn. The engine reports that
 // (result.Result.ShardLearnt), and the command does not add such parts up
 // as if they agreed.
+//
+// Teams (-parallel). A static split leaves a process idle when its parts
+// are smaller than another's, and ExitBlock's trees are skewed (the
+// subtrees where the last goroutine runs early are tiny), so the processes
+// of one machine share a shard's part dynamically instead: they form a
+// team (Options.Claim), and each crossing of the shard's, each schedule of
+// the top and each attempt aborted there, is explored and counted by the
+// first member to meet it, which claims it in a table the members share
+// (package internal/claims: one compare-and-swap on a shared page per
+// claim, no messages). Every member meets the same crossings in the same
+// order, since each runs the whole top, so the k-th is the same node in
+// every member and has exactly one owner: the parts add up as the static
+// split's do, whoever took which. A member busy below a crossing claims
+// nothing meanwhile; the others go on through the top and claim the
+// crossings after it, so none is idle while a crossing is left, and the
+// members end at most one subtree apart. A member that joins late (the
+// command starts the others once a test is big, package xbtest's
+// parallel.go) runs past what is claimed, each such crossing cut short at
+// once, and claims from where the first member has got to: nothing is
+// explored twice.
+//
+// Why claims of crossings rather than work stealing proper (a busy
+// process donating a branch of its stack, the path to a node and the
+// explorer's sets there, to an idle one, which would spare every member
+// but the first the top). A branch is a sound unit: ExitBlock's subtree
+// below it depends only on its path and its sets (enabled, delayed and
+// blocked threads, the plan of a re-executed block), nothing of its
+// siblings'. But the branch must leave the donor between two executions,
+// through a channel to the command that the driver polls; under fork
+// checkpoints the branches low on the stack, the ones worth giving, are
+// held by the process's parents, which hand them down only by exiting;
+// the counts of the top, schedules and aborted attempts, would have to
+// move with the branches; and a process that learns where blocks must end
+// restarts the whole tree, which every member must do at the same
+// execution. Claims need none of that: a member's exploration is the
+// depth-first one with some crossings cut, so fork hand-over, restarts
+// (a table per restart: every member restarts at the same execution, in
+// the top) and -shard (the team claims among the shard's crossings only)
+// work as they do for shards. What they cost is the top, which every
+// member runs: a few per cent of a big tree at the default Cut (package
+// xbtest starts more members only on a test past a few thousand
+// schedules).
 package shard
 
 import (
@@ -69,7 +111,27 @@ const DefaultCut = 8
 type Options struct {
 	Index, Count int // this shard, of Count (0 <= Index < Count)
 	Cut          int // branching nodes of a path above the split (DefaultCut if 0)
+	// Claim, if set, makes the process one member of a team that
+	// explores shard Index together: of the shard's crossings, schedules
+	// of the top and attempts aborted there, the process explores and
+	// counts those it claims (Claim(slot) reports that the slot is this
+	// member's, the first to claim it; asking again gives the same
+	// answer). Slots number them in the order met, the same in every
+	// member (slot).
+	Claim func(slot int) bool
 }
+
+// The kinds of what the members of a team claim (Slot).
+const (
+	crossing = iota // a subtree below the split
+	topPath         // a schedule of the top
+	topAbort        // an attempt aborted in the top
+	kinds
+)
+
+// slot is the claims slot of the k-th of a kind (in the order met, among
+// those of the shard).
+func slot(kind, k int) int { return kinds*k + kind }
 
 // Stack is what a Strategy needs of the wrapped strategy's stack besides
 // its size (Pending): the depth of the i-th branch, bottom first.
@@ -113,6 +175,7 @@ type state struct {
 	// the top, in the order met.
 	crossings, topPaths, topAborts int
 	skipped                        int // crossings left to the other shards
+	claimed                        int // crossings this process explores
 }
 
 // Wrap returns s restricted to shard o.Index of o.Count. s must be a
@@ -131,13 +194,22 @@ func (w *Strategy) Ended(aborted bool) bool {
 	if st.crossed {
 		return st.counts
 	}
-	n, i := w.opt.Count, w.opt.Index
 	if aborted {
 		st.topAborts++
-		return (st.topAborts-1)%n == i
+		return w.owns(topAbort, st.topAborts-1)
 	}
 	st.topPaths++
-	return (st.topPaths-1)%n == i
+	return w.owns(topPath, st.topPaths-1)
+}
+
+// owns reports whether this process explores the k-th of a kind: round
+// robin between the shards, then, in a team, claimed.
+func (w *Strategy) owns(kind, k int) bool {
+	n := w.opt.Count
+	if k%n != w.opt.Index {
+		return false
+	}
+	return w.opt.Claim == nil || w.opt.Claim(slot(kind, k/n))
 }
 
 // Cut reports whether the execution under way was ended where it crossed
@@ -148,8 +220,10 @@ func (w *Strategy) Cut() bool { return w.st.crossed && !w.st.counts }
 // subtree of this shard's alone.
 func (w *Strategy) Partitioned() bool { return w.st.crossed }
 
-// Skipped is the number of subtrees left to the other shards.
+// Skipped is the number of subtrees left to the other shards (and
+// members); Claimed the number this process explores.
 func (w *Strategy) Skipped() int { return w.st.skipped }
+func (w *Strategy) Claimed() int { return w.st.claimed }
 
 // branching is the number of branching nodes above depth k (k >= start)
 // on the path under way.
@@ -207,11 +281,12 @@ func (w *Strategy) next(t int32) int32 {
 	}
 	st.crossed = true
 	st.crossings++
-	st.counts = (st.crossings-1)%w.opt.Count == w.opt.Index
+	st.counts = w.owns(crossing, st.crossings-1)
 	if !st.counts {
 		st.skipped++
 		return -1
 	}
+	st.claimed++
 	return t
 }
 
@@ -261,7 +336,7 @@ func (w *Strategy) Save(e *sched.Enc, over bool) {
 	st := &w.st
 	e.Int32s(st.above)
 	e.Int32s(st.marks)
-	for _, v := range []int{st.seen, st.start, st.above0, st.crossings, st.topPaths, st.topAborts, st.skipped} {
+	for _, v := range []int{st.seen, st.start, st.above0, st.crossings, st.topPaths, st.topAborts, st.skipped, st.claimed} {
 		e.Int(int64(v))
 	}
 	e.Bool(st.begun)
@@ -278,7 +353,7 @@ func (w *Strategy) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) {
 	}
 	var st state
 	st.above, st.marks = x.Int32s(), x.Int32s()
-	for _, v := range []*int{&st.seen, &st.start, &st.above0, &st.crossings, &st.topPaths, &st.topAborts, &st.skipped} {
+	for _, v := range []*int{&st.seen, &st.start, &st.above0, &st.crossings, &st.topPaths, &st.topAborts, &st.skipped, &st.claimed} {
 		*v = int(x.Int())
 	}
 	st.begun, st.crossed, st.counts = x.Bool(), x.Bool(), x.Bool()

@@ -1,0 +1,94 @@
+package xbtest
+
+import (
+	"context"
+	"maps"
+	"testing"
+
+	"github.com/xbtest/xbtest/internal/testkit"
+	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/settings"
+)
+
+// skewedModule's test has a skewed tree (15,598 schedules): three
+// goroutines take a lock three, three and two times, so the subtrees
+// where the last one runs early are small; an assertion fails on some.
+var skewedModule = map[string]string{
+	"go.mod": "module skew\n\ngo 1.26\n",
+	"skew_test.go": `package skew
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestSkewed(t *testing.T) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var order []int
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3 - i/2 {
+				mu.Lock()
+				order = append(order, i)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if order[0] == 2 {
+		t.Error("the last goroutine ran first")
+	}
+}
+`,
+}
+
+// TestTeamExploresWhatOneProcessDoes: under -parallel 2 a second process
+// joins the test's exploration and claims parts of its tree as it meets
+// them; together the two explore exactly what one process does (the
+// schedules, aborted attempts, each finding with its count).
+func TestTeamExploresWhatOneProcessDoes(t *testing.T) {
+	defer func(n int) { joinAfter = n }(joinAfter)
+	joinAfter = 0 // join at once: the tree takes a few tenths of a second
+	t.Chdir(testkit.WriteModule(t, skewedModule))
+	cache := t.TempDir()
+	explore := func(parallel int) *result.Result {
+		res, err := Run(context.Background(), Options{Packages: []string{"."}, Settings: settings.Default(), Parallel: parallel, ParallelPackages: 1, BuildCache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Packages) != 1 || len(res.Packages[0].Tests) != 1 || res.Packages[0].Tests[0].Result == nil {
+			t.Fatalf("-parallel %d: %+v", parallel, res.Packages[0])
+		}
+		return res.Packages[0].Tests[0].Result
+	}
+	counts := func(r *result.Result) map[string]int {
+		m := map[string]int{}
+		for _, f := range r.Findings {
+			m[string(f.Kind)+"@"+f.Pos] += f.Count
+		}
+		return m
+	}
+	one, two := explore(1), explore(2)
+	if !one.Complete || one.Schedules != 15598 || len(one.Findings) != 1 || one.Team != nil {
+		t.Fatalf("one process: complete %v, %d schedules, findings %v, team %v; want the whole tree, 15598, an assertion", one.Complete, one.Schedules, counts(one), one.Team)
+	}
+	if !two.Complete || two.Schedules != one.Schedules || two.Aborted != one.Aborted || !maps.Equal(counts(two), counts(one)) {
+		t.Errorf("-parallel 2: complete %v, %d schedules, %d aborted, findings %v; one process: %d, %d, %v",
+			two.Complete, two.Schedules, two.Aborted, counts(two), one.Schedules, one.Aborted, counts(one))
+	}
+	// Each member met every part below the split and explored those it
+	// claimed first: which it claimed depends on their speeds, but the
+	// one that joined, a tenth of a second into a tree of a second or
+	// so, claimed some (parts moved to it).
+	if len(two.Team) != 2 {
+		t.Fatalf("-parallel 2: team %+v; want two processes", two.Team)
+	}
+	m0, m1 := two.Team[0], two.Team[1]
+	if m0.Subtrees+m0.Left != m1.Subtrees+m1.Left || m0.Subtrees+m1.Subtrees == 0 || m1.Subtrees == 0 || m0.Schedules+m1.Schedules != two.Schedules {
+		t.Errorf("-parallel 2: team %+v; want the parts split between the two, some to the one that joined", two.Team)
+	}
+	t.Logf("-parallel 2: %+v", two.Team)
+}
