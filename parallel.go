@@ -78,6 +78,11 @@ func (r *runner) workers() int {
 // whether the run was interrupted.
 func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Package, want []string, done func(*Test)) (bool, error) {
 	if r.s.Strategy == settings.DFS {
+		if r.s.MaxSchedules > 0 {
+			// A team's members count at once, so together they could
+			// go past the bound; one process stops exactly at it.
+			return r.runWorker(ctx, bin, p, want, worker{shard: r.opt.Shard, run: r.opt.Run}, done)
+		}
 		return r.runTeam(ctx, bin, p, want, done)
 	}
 	if r.opt.Shard.Active() {
