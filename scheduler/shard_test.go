@@ -27,22 +27,30 @@ func findingCounts(res *result.Result) map[string]int {
 	return m
 }
 
-func TestShardsAddUpToOneExploration(t *testing.T) {
+// splitProgram is a program the tests of split trees (shards, teams)
+// explore whole and in parts.
+type splitProgram struct {
+	name string
+	body func(*xb.T)
+	cfg  xb.Config
+}
+
+func splitPrograms() []splitProgram {
 	tso := xb.DefaultConfig()
 	tso.Memory = settings.TSO
 	fork := xb.DefaultConfig()
 	fork.Checkpoint = settings.Fork
-	progs := []struct {
-		name string
-		body func(*xb.T)
-		cfg  xb.Config
-	}{
+	return []splitProgram{
 		{"perfJava 3 3", perfJava(3, 3), thesisRW()},       // 31 schedules, no finding
 		{"splitSync", splitSync, xb.DefaultConfig()},       // a race
 		{"deadlockWait", deadlockWait, xb.DefaultConfig()}, // a deadlock, aborted attempts
 		{"splitIncrement tso", splitIncrement, tso},        // an assertion under tso, no race
 		{"deadlock fork", deadlock, fork},                  // lock cycles, explored by fork
 	}
+}
+
+func TestShardsAddUpToOneExploration(t *testing.T) {
+	progs := splitPrograms()
 	for _, p := range progs {
 		whole := explore(t, p.name, p.body, p.cfg)
 		want := findingCounts(whole)
@@ -163,21 +171,7 @@ func TestShardsSplitSamples(t *testing.T) {
 // what one process does, alone and within a shard of -shard, re-running
 // and forking.
 func TestTeamClaimsAddUp(t *testing.T) {
-	tso := xb.DefaultConfig()
-	tso.Memory = settings.TSO
-	fork := xb.DefaultConfig()
-	fork.Checkpoint = settings.Fork
-	progs := []struct {
-		name string
-		body func(*xb.T)
-		cfg  xb.Config
-	}{
-		{"perfJava 3 3", perfJava(3, 3), thesisRW()},
-		{"splitSync", splitSync, xb.DefaultConfig()},
-		{"deadlockWait", deadlockWait, xb.DefaultConfig()},
-		{"splitIncrement tso", splitIncrement, tso},
-		{"deadlock fork", deadlock, fork},
-	}
+	progs := splitPrograms()
 	for _, p := range progs {
 		for _, sh := range []result.Shard{{Cut: 2}, {Index: 1, Count: 2, Cut: 2}} {
 			if p.cfg.Checkpoint == settings.Fork && sh.Active() {
