@@ -71,24 +71,36 @@ func TestTeamExploresWhatOneProcessDoes(t *testing.T) {
 		}
 		return m
 	}
-	one, two := explore(1), explore(2)
+	one := explore(1)
 	if !one.Complete || one.Schedules != 15598 || len(one.Findings) != 1 || one.Team != nil {
 		t.Fatalf("one process: complete %v, %d schedules, findings %v, team %v; want the whole tree, 15598, an assertion", one.Complete, one.Schedules, counts(one), one.Team)
 	}
-	if !two.Complete || two.Schedules != one.Schedules || two.Aborted != one.Aborted || !maps.Equal(counts(two), counts(one)) {
-		t.Errorf("-parallel 2: complete %v, %d schedules, %d aborted, findings %v; one process: %d, %d, %v",
-			two.Complete, two.Schedules, two.Aborted, counts(two), one.Schedules, one.Aborted, counts(one))
+	// Which member claims which part depends on how the OS runs the two
+	// processes: on a loaded machine the first can finish the tree before
+	// the one that joined (a new process running the top of the tree)
+	// reaches its first part. The counts must add up every time; that
+	// parts moved to the one that joined is asked of three tries (the
+	// exact split under given claims is TestTeamClaimsAddUp's).
+	moved := false
+	for try := 1; try <= 3 && !moved; try++ {
+		two := explore(2)
+		if !two.Complete || two.Schedules != one.Schedules || two.Aborted != one.Aborted || !maps.Equal(counts(two), counts(one)) {
+			t.Errorf("-parallel 2: complete %v, %d schedules, %d aborted, findings %v; one process: %d, %d, %v",
+				two.Complete, two.Schedules, two.Aborted, counts(two), one.Schedules, one.Aborted, counts(one))
+		}
+		if len(two.Team) != 2 {
+			t.Fatalf("-parallel 2: team %+v; want two processes", two.Team)
+		}
+		// Each member met every part below the split and explored those
+		// it claimed first.
+		m0, m1 := two.Team[0], two.Team[1]
+		if m0.Subtrees+m0.Left != m1.Subtrees+m1.Left || m0.Subtrees+m1.Subtrees == 0 || m0.Schedules+m1.Schedules != two.Schedules {
+			t.Errorf("-parallel 2: team %+v; want every part met by both, claimed by one", two.Team)
+		}
+		moved = m1.Subtrees > 0
+		t.Logf("-parallel 2, try %d: %+v", try, two.Team)
 	}
-	// Each member met every part below the split and explored those it
-	// claimed first: which it claimed depends on their speeds, but the
-	// one that joined, a tenth of a second into a tree of a second or
-	// so, claimed some (parts moved to it).
-	if len(two.Team) != 2 {
-		t.Fatalf("-parallel 2: team %+v; want two processes", two.Team)
+	if !moved {
+		t.Errorf("-parallel 2: in three tries the process that joined claimed no part of the tree")
 	}
-	m0, m1 := two.Team[0], two.Team[1]
-	if m0.Subtrees+m0.Left != m1.Subtrees+m1.Left || m0.Subtrees+m1.Subtrees == 0 || m1.Subtrees == 0 || m0.Schedules+m1.Schedules != two.Schedules {
-		t.Errorf("-parallel 2: team %+v; want the parts split between the two, some to the one that joined", two.Team)
-	}
-	t.Logf("-parallel 2: %+v", two.Team)
 }
