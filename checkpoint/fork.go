@@ -35,8 +35,9 @@ type Fork struct {
 	// there once the next branch is at or below it. -1: none (the root).
 	parentDepth int
 	noSnapshot  string
-	every       bool // tests: a snapshot at every branch point
-	never       bool // tests: none
+	every       bool                   // tests: a snapshot at every branch point
+	never       bool                   // tests: none
+	where       func(d, next int) bool // tests: a snapshot where it says
 	// the tree's counts of forked processes that have left and of the
 	// pages they wrote when this exploration started (snapshotCost)
 	left0, copied0 int64
@@ -85,6 +86,13 @@ func (f *Fork) SnapshotEverywhere() *Fork { f.every = true; return f }
 // SnapshotNowhere makes f take no branch-point snapshot (tests of what a
 // forked process that re-runs executions does).
 func (f *Fork) SnapshotNowhere() *Fork { f.never = true; return f }
+
+// SnapshotWhere makes f take a snapshot at a branch point at depth d,
+// on the way to the start at depth next, where keep says, however cheap
+// the prefix: tests of the snapshot trees that costs give, which vary with
+// the machine's load. keep is called in the process that would keep the
+// snapshot (each process has its own copy of what the closure holds).
+func (f *Fork) SnapshotWhere(keep func(d, next int) bool) *Fork { f.where = keep; return f }
 
 // SetWatchdog sets how long a child may make no progress (no scheduling
 // events, no CPU time) before it is killed; 0 disables.
@@ -361,7 +369,13 @@ func (f *Fork) AtBranchPoint(t Target, d int, elapsed time.Duration) Resume {
 	if d <= f.parentDepth || f.noSnapshot != "" || f.never {
 		return Stay // one snapshot per depth
 	}
-	if !f.every && (f.forkCost == 0 || f.replayCost(t, elapsed) < f.snapshotCost()) {
+	switch {
+	case f.where != nil:
+		if !f.where(d, t.Next()) {
+			return Stay
+		}
+	case f.every:
+	case f.forkCost == 0 || f.replayCost(t, elapsed) < f.snapshotCost():
 		return Stay
 	}
 	if h := hazards(); len(h) > 0 {

@@ -148,6 +148,16 @@ type Strategy struct {
 	stack Stack
 	opt   Options
 	st    state
+	// loads counts the hand-overs applied to this strategy (Load). A
+	// call of the wrapped strategy may return in another process than
+	// the one it began in: at a branch point a fork checkpoint's
+	// snapshot forks a new child, which loads the state its last child
+	// left and is redirected to the next start from inside the call
+	// (sched.Engine.BranchPoint). What the call returns then belongs to
+	// that start, whose own Begin has checked it, if the replay has
+	// reached it; the caller's check, made for the path the call began
+	// on, must not run (see after).
+	loads int
 }
 
 // state is what a Strategy keeps across executions; it travels whole with
@@ -314,19 +324,56 @@ func (w *Strategy) Next(aborted bool) bool {
 	return true
 }
 
-// The calls that return the thread that runs next.
+// The calls that return the thread that runs next. Each checks whether
+// the path crosses where the block starts, unless the call was redirected
+// to another start meanwhile (loads): then that start's Begin checks, and
+// a Begin that returns still replaying toward it must leave begun unset
+// (a crossing counted on the prefix would be one no other shard counts,
+// and would mark the new path crossed before it starts).
 
 func (w *Strategy) Begin(e sched.Engine) int32 {
+	loads := w.loads
 	t := w.Strategy.Begin(e)
+	if w.loads != loads {
+		return t
+	}
 	w.st.begun = true
 	return w.next(t)
 }
-func (w *Strategy) Boundary() int32             { return w.next(w.Strategy.Boundary()) }
-func (w *Strategy) Yielded() int32              { return w.next(w.Strategy.Yielded()) }
-func (w *Strategy) Park() int32                 { return w.next(w.Strategy.Park()) }
-func (w *Strategy) Exit() int32                 { return w.next(w.Strategy.Exit()) }
-func (w *Strategy) Freeze() int32               { return w.next(w.Strategy.Freeze()) }
-func (w *Strategy) Preempt(lockExit bool) int32 { return w.next(w.Strategy.Preempt(lockExit)) }
+
+// after is next for a call of the wrapped strategy made when loads
+// hand-overs had been applied.
+func (w *Strategy) after(loads int, t int32) int32 {
+	if w.loads != loads {
+		return t
+	}
+	return w.next(t)
+}
+
+func (w *Strategy) Boundary() int32 {
+	loads := w.loads
+	return w.after(loads, w.Strategy.Boundary())
+}
+func (w *Strategy) Yielded() int32 {
+	loads := w.loads
+	return w.after(loads, w.Strategy.Yielded())
+}
+func (w *Strategy) Park() int32 {
+	loads := w.loads
+	return w.after(loads, w.Strategy.Park())
+}
+func (w *Strategy) Exit() int32 {
+	loads := w.loads
+	return w.after(loads, w.Strategy.Exit())
+}
+func (w *Strategy) Freeze() int32 {
+	loads := w.loads
+	return w.after(loads, w.Strategy.Freeze())
+}
+func (w *Strategy) Preempt(lockExit bool) int32 {
+	loads := w.loads
+	return w.after(loads, w.Strategy.Preempt(lockExit))
+}
 
 // Save encodes the wrapped strategy's hand-over, then this shard's state
 // (whole: it is small).
@@ -367,6 +414,7 @@ func (w *Strategy) Load(x *sched.Dec) (func(fresh bool) sched.Strategy, error) {
 			return &Strategy{Strategy: inner, stack: stack, opt: w.opt, st: st}
 		}
 		w.Strategy, w.stack, w.st = inner, stack, st
+		w.loads++
 		return w
 	}, nil
 }
