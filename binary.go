@@ -313,6 +313,9 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 			cur = nil
 			br.progress = true
 			done(t)
+		case result.LineElsewhere:
+			br.progress = true
+			done(&Test{Name: l.Test, elsewhere: true})
 		case result.LineExit:
 			br.left = l.Reason
 		}

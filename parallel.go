@@ -15,34 +15,44 @@ import (
 	"github.com/xbtest/xbtest/settings"
 )
 
-// -parallel: one test's schedule tree explored by several processes.
+// -parallel: a package's tests, and one test's schedule tree, explored
+// by several processes.
 //
 // The scheduler is process-global (one controlled goroutine runs at a
 // time, in one test body), so more cores need more processes. Under the
-// depth-first strategy they form a team (runTeam): member 0 explores the
-// package's tests one after another, as one process does; once a test has
-// counted joinAfter schedules (or run for joinAfterTime), more processes
-// of the test binary join it,
-// up to Options.Parallel at once, each running that test alone. The
-// members share the test's tree through claims (package
-// scheduler/internal/shard, Options.Claim; the driver's team.go): every
-// member runs the top of the tree, and each part below the split, each
-// schedule of the top, is explored by the first member to meet it, so a
-// member that is done with its parts takes the next ones the others have
-// not reached, and none waits while another has parts left. Nothing is
-// explored twice: what member 0 explored before the others joined is
-// claimed, and they go past it. The members' results add up
-// (result.MergeTeam) to one process's counts and findings; a test whose
-// members' trees differ (one learnt where blocks must end in a part of its
-// own, package shard) is explored again by one process, and says so. Under
-// -shard i/n as well, the team explores shard i of n: the parts of the
-// other shards are left as one process leaves them.
+// depth-first strategy they form a team (runTeam). Lanes run the
+// package's tests side by side: each runs them in order and explores
+// those it claims first (package internal/claims, ClaimTest), leaving the
+// others to the lanes that claimed them; a second lane starts a tenth of a
+// second in while tests are left that no lane has started, and more up to
+// Options.Parallel. A lane costs a process start; no test is explored
+// twice. (Tests run in another process than the one before them in the
+// file, as under go test -run: a test that needs an earlier one's side
+// effects is wrong under go test too.)
+//
+// Once no test is left to start, a free process joins a big test: one
+// that has counted joinAfter schedules (or run for joinAfterTime). It runs
+// that test alone. The members of a test share its tree through claims
+// (package scheduler/internal/shard, Options.Claim; the driver's
+// team.go): every member runs the top of the tree, and each part below
+// the split, each schedule of the top, is explored by the first member to
+// meet it, so a member that is done with its parts takes the next ones
+// the others have not reached, and none waits while another has parts
+// left. Nothing is explored twice: what the lane explored before the
+// others joined is claimed, and they go past it. The members' results add
+// up (result.MergeTeam) to one process's counts and findings; a test
+// whose members' trees differ (one learnt where blocks must end in a part
+// of its own, package shard) is explored again by one process, and says
+// so. Under -shard i/n as well, the team explores shard i of n: the parts
+// of the other shards are left as one process leaves them. Under
+// -max-schedules there are lanes but no joins: one process stops exactly
+// at the bound, members counting at once could go past it together.
 //
 // Small trees are not shared: every member runs the top of the tree, so a
 // tree of a few thousand schedules costs a second member about as much as
 // it saves (on the corpus, 198 tests, most of them small, two processes per
-// test took 1.7 times the CPU of one and were no faster). Packages run at
-// once (-p) keep the cores busy meanwhile.
+// test took 1.7 times the CPU of one and were no faster). Lanes and
+// packages run at once (-p) keep the cores busy meanwhile.
 //
 // Sampling (pct, random) and pb do not form teams. The samples are split:
 // each test is first explored by one process for up to joinAfter
@@ -78,12 +88,10 @@ func (r *runner) workers() int {
 // whether the run was interrupted.
 func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Package, want []string, done func(*Test)) (bool, error) {
 	if r.s.Strategy == settings.DFS {
-		if r.s.MaxSchedules > 0 {
-			// A team's members count at once, so together they could
-			// go past the bound; one process stops exactly at it.
-			return r.runWorker(ctx, bin, p, want, worker{shard: r.opt.Shard, run: r.opt.Run}, done)
-		}
-		return r.runTeam(ctx, bin, p, want, done)
+		// Under -max-schedules the members of one test would count at
+		// once and could go past the bound together: lanes only, each
+		// test explored by one process, which stops exactly at it.
+		return r.runTeam(ctx, bin, p, want, r.s.MaxSchedules == 0, done)
 	}
 	if r.opt.Shard.Active() {
 		// The workers of one shard of several machines': the first

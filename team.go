@@ -3,7 +3,6 @@ package xbtest
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -19,59 +18,94 @@ import (
 // teamTest is one test of a team's run: its members' reports.
 type teamTest struct {
 	name    string
-	start   time.Time     // when member 0 started it
-	members int           // started, member 0 included
-	reports map[int]*Test // by member (numbered in the run, not the test)
+	lane    int           // the lane that explores it (-1: none has started it)
+	start   time.Time     // when its lane started it
+	members int           // processes exploring it, its lane included
+	joined  []int         // the members that joined it, in order
+	reports map[int]*Test // by member
+	orphan  *Test         // a lane's report of it without exploring it (its binary gave up first)
 }
 
 // runTeam runs the tests want of the package's binary bin as a team (see
-// the comment at the top of parallel.go): member 0 runs them in order,
-// and a test that has counted joinAfter schedules (or run for
-// joinAfterTime) is joined by more
-// members, up to r.workers() processes at once. It calls done with each
-// test's result in the order of want, on this goroutine, and reports
-// whether the run was interrupted.
-func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, want []string, done func(*Test)) (bool, error) {
+// the comment at the top of parallel.go): lanes run them in order, each
+// exploring the tests it claims first, a new lane starting while tests
+// are left that no lane has started; with join, a test that has counted
+// joinAfter schedules (or run for joinAfterTime) is joined by more
+// members once no test is left to start, up to r.workers() processes at
+// once. It calls done with each test's result in the order of want, on
+// this goroutine, and reports whether the run was interrupted.
+func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, want []string, join bool, done func(*Test)) (bool, error) {
 	dir, err := os.MkdirTemp(r.tmp, "claims-")
 	if err != nil {
 		return false, err
 	}
 	defer os.RemoveAll(dir)
 	events := make(chan func(), 16) // run on this goroutine
+	order := slices.Clone(want)
+	tests := map[string]*teamTest{}
+	for _, name := range want {
+		tests[name] = &teamTest{name: name, lane: -1, reports: map[int]*Test{}}
+	}
 	var (
-		tests       []*teamTest // in the order member 0 started them; reported from the front
-		cur         *teamTest   // the test member 0 explores
-		running     int         // members exploring, member 0 included
-		nextMember  = 1
+		reported    int                   // order[:reported] are reported
+		lanes       = map[int]*teamTest{} // the lanes running, and the test each explores (nil between tests)
+		lanesEnded  bool                  // a lane has run through every test: a new one would find them claimed
+		unstarted   = len(want)           // tests no lane has started
+		running     int                   // processes, lanes and joiners
+		nextMember  int
 		interrupted bool
 		firstErr    error
 	)
-	byName := func(name string) *teamTest {
-		for _, t := range slices.Backward(tests) {
-			if t.name == name {
-				return t
-			}
+	testOf := func(name string) *teamTest {
+		tt := tests[name]
+		if tt == nil { // not one of want: said after them
+			tt = &teamTest{name: name, lane: -1, reports: map[int]*Test{}}
+			tests[name] = tt
+			order = append(order, name)
 		}
-		return nil
+		return tt
+	}
+	started := func(m int, name string) {
+		tt := testOf(name)
+		if tt.lane >= 0 {
+			// Two lanes explore it (a claim could not be made): the
+			// first one's report stands.
+			lanes[m] = nil
+			return
+		}
+		tt.lane, tt.start, tt.members = m, time.Now(), 1
+		unstarted--
+		lanes[m] = tt
 	}
 	report := func(m int, t *Test) {
-		tt := byName(t.Name)
-		if tt == nil { // reported without a start (not explored)
-			tt = &teamTest{name: t.Name, members: 1, reports: map[int]*Test{}}
-			tests = append(tests, tt)
+		tt := testOf(t.Name)
+		if lanes[m] == tt {
+			lanes[m] = nil
 		}
-		tt.reports[m] = t
-		if m == 0 && cur == tt {
-			cur = nil
+		switch {
+		case t.elsewhere:
+		case tt.lane == m || slices.Contains(tt.joined, m):
+			tt.reports[m] = t
+		case tt.orphan == nil:
+			tt.orphan = t
 		}
 	}
-	member := func(m int, tests []string, run string, started func(string)) {
+	member := func(team result.Team, tests []string, run string) {
+		m := team.Member
 		running++
-		w := worker{shard: r.opt.Shard, run: run, tag: fmt.Sprintf("-m%d", m), team: &result.Team{Member: m, Dir: dir}, started: started}
+		w := worker{shard: r.opt.Shard, run: run, tag: fmt.Sprintf("-m%d", m), team: &team}
+		if team.Lane {
+			lanes[m] = nil
+			w.started = func(name string) { events <- func() { started(m, name) } }
+		}
 		go func() {
 			intr, err := r.runWorker(ctx, bin, p, tests, w, func(t *Test) { events <- func() { report(m, t) } })
 			events <- func() {
 				running--
+				if _, ok := lanes[m]; ok {
+					delete(lanes, m)
+					lanesEnded = lanesEnded || !intr
+				}
 				interrupted = interrupted || intr
 				if firstErr == nil {
 					firstErr = err
@@ -79,12 +113,11 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 			}
 		}()
 	}
-	member(0, want, r.opt.Run, func(name string) {
-		events <- func() {
-			cur = &teamTest{name: name, start: time.Now(), members: 1, reports: map[int]*Test{}}
-			tests = append(tests, cur)
-		}
-	})
+	newMember := func(lane bool) result.Team {
+		nextMember++
+		return result.Team{Member: nextMember - 1, Dir: dir, Lane: lane}
+	}
+	member(newMember(true), want, r.opt.Run)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for running > 0 {
@@ -92,40 +125,82 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 		case f := <-events:
 			f()
 		case <-tick.C:
-			// A member that is done has met every part of the tree: a
-			// new one would find them all claimed.
-			if cur != nil && len(cur.reports) == 0 && running < r.workers() && ctx.Err() == nil &&
-				(time.Since(cur.start) >= joinAfterTime || claims.ReadSchedules(claims.Path(dir, cur.name, 0)) >= joinAfter) {
+			if running >= r.workers() || ctx.Err() != nil {
+				break
+			}
+			if unstarted > 0 && !lanesEnded {
+				// Tests no lane has reached: another lane takes them,
+				// whatever their size (a lane costs its start, and no
+				// part of a tree is run twice).
+				member(newMember(true), want, r.opt.Run)
+				break
+			}
+			if tt := r.worthJoining(lanes, dir); join && tt != nil {
 				levels := runpattern.Split(r.opt.Run)
 				if len(levels) == 0 {
 					levels = []string{""}
 				}
-				levels[0] = "^" + regexp.QuoteMeta(cur.name) + "$"
-				cur.members++
-				member(nextMember, []string{cur.name}, strings.Join(levels, "/"), nil)
-				nextMember++
+				levels[0] = "^" + regexp.QuoteMeta(tt.name) + "$"
+				team := newMember(false)
+				tt.members++
+				tt.joined = append(tt.joined, team.Member)
+				member(team, []string{tt.name}, strings.Join(levels, "/"))
 			}
 		}
-		for len(tests) > 0 && len(tests[0].reports) == tests[0].members {
-			done(r.teamResult(ctx, bin, p, tests[0]))
-			tests = tests[1:]
+		for reported < len(order) {
+			tt := tests[order[reported]]
+			if tt.lane < 0 || len(tt.reports) < tt.members {
+				break
+			}
+			done(r.teamResult(ctx, bin, p, tt))
+			reported++
 		}
 	}
 	if firstErr != nil {
 		return false, firstErr
 	}
-	for _, tt := range tests { // members that ended before they reported
-		done(r.teamResult(ctx, bin, p, tt))
+	for _, name := range order[reported:] {
+		switch tt := tests[name]; {
+		case tt.lane >= 0: // members that ended before they reported
+			done(r.teamResult(ctx, bin, p, tt))
+		case tt.orphan != nil:
+			done(tt.orphan)
+		case !interrupted:
+			done(&Test{Name: name, Problem: "not explored: the process that claimed it ended before it explored it"})
+		}
 	}
 	return interrupted, nil
 }
 
+// worthJoining is the test a lane explores that is big enough for more
+// members (joinAfter schedules, or joinAfterTime), the one started first;
+// nil if none is.
+func (r *runner) worthJoining(lanes map[int]*teamTest, dir string) *teamTest {
+	var best *teamTest
+	for _, tt := range lanes {
+		if tt == nil || len(tt.reports) > 0 || best != nil && !tt.start.Before(best.start) {
+			continue
+		}
+		if time.Since(tt.start) >= joinAfterTime || claims.ReadSchedules(claims.Path(dir, tt.name, 0)) >= joinAfter {
+			best = tt
+		}
+	}
+	return best
+}
+
 // teamResult is the result of a test from its members' reports.
 func (r *runner) teamResult(ctx context.Context, bin string, p instrument.Package, tt *teamTest) *Test {
-	first := tt.reports[0]
+	t := r.mergeTeam(ctx, bin, p, tt)
+	t.lane = tt.lane
+	return t
+}
+
+// mergeTeam is teamResult's merge of the members' reports.
+func (r *runner) mergeTeam(ctx context.Context, bin string, p instrument.Package, tt *teamTest) *Test {
+	first := tt.reports[tt.lane]
 	if tt.members == 1 && first != nil {
 		if first.Result != nil {
-			// Member 0 claimed every part: its tree is the whole one.
+			// Its lane claimed every part: its tree is the whole one.
 			first.Result.Team, first.Result.ShardLearnt = nil, ""
 		}
 		return first
@@ -133,8 +208,11 @@ func (r *runner) teamResult(ctx context.Context, bin string, p instrument.Packag
 	var ts []*Test
 	var results []*result.Result
 	var last time.Time
-	for _, m := range slices.Sorted(maps.Keys(tt.reports)) { // member 0 first, the others in the order they joined
+	for _, m := range append([]int{tt.lane}, tt.joined...) { // its lane first, the others in the order they joined
 		t := tt.reports[m]
+		if t == nil {
+			continue
+		}
 		ts = append(ts, t)
 		if res := t.Result; res != nil {
 			for i := range res.Team {

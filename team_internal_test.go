@@ -2,7 +2,10 @@ package xbtest
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/xbtest/xbtest/internal/testkit"
@@ -45,6 +48,15 @@ func TestSkewed(t *testing.T) {
 `,
 }
 
+// counts are a result's findings by kind and position, with their counts.
+func counts(r *result.Result) map[string]int {
+	m := map[string]int{}
+	for _, f := range r.Findings {
+		m[string(f.Kind)+"@"+f.Pos] += f.Count
+	}
+	return m
+}
+
 // TestTeamExploresWhatOneProcessDoes: under -parallel 2 a second process
 // joins the test's exploration and claims parts of its tree as it meets
 // them; together the two explore exactly what one process does (the
@@ -63,13 +75,6 @@ func TestTeamExploresWhatOneProcessDoes(t *testing.T) {
 			t.Fatalf("-parallel %d: %+v", parallel, res.Packages[0])
 		}
 		return res.Packages[0].Tests[0].Result
-	}
-	counts := func(r *result.Result) map[string]int {
-		m := map[string]int{}
-		for _, f := range r.Findings {
-			m[string(f.Kind)+"@"+f.Pos] += f.Count
-		}
-		return m
 	}
 	one := explore(1)
 	if !one.Complete || one.Schedules != 15598 || len(one.Findings) != 1 || one.Team != nil {
@@ -102,5 +107,61 @@ func TestTeamExploresWhatOneProcessDoes(t *testing.T) {
 	}
 	if !moved {
 		t.Errorf("-parallel 2: in three tries the process that joined claimed no part of the tree")
+	}
+}
+
+// TestLanesRunTestsSideBySide: under -parallel 2 a package's tests are
+// run by two processes side by side, each exploring the tests it claims
+// first: every test is explored once, with the counts and findings of
+// one process.
+func TestLanesRunTestsSideBySide(t *testing.T) {
+	files := map[string]string{"go.mod": skewedModule["go.mod"]}
+	for _, name := range []string{"TestFirst", "TestSecond", "TestThird"} {
+		files[strings.ToLower(name)+"_test.go"] = strings.Replace(skewedModule["skew_test.go"], "TestSkewed", name, 1)
+	}
+	t.Chdir(testkit.WriteModule(t, files))
+	cache := t.TempDir()
+	explore := func(parallel int) []*Test {
+		res, err := Run(context.Background(), Options{Packages: []string{"."}, Settings: settings.Default(), Parallel: parallel, ParallelPackages: 1, BuildCache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Packages) != 1 || len(res.Packages[0].Tests) != 3 {
+			t.Fatalf("-parallel %d: %+v", parallel, res.Packages)
+		}
+		return res.Packages[0].Tests
+	}
+	summary := func(ts []*Test) []string {
+		var s []string
+		for _, tt := range ts {
+			if tt.Result == nil {
+				t.Fatalf("%s: %s", tt.Name, tt.Problem)
+			}
+			s = append(s, fmt.Sprintf("%s %v %d %d %v", tt.Name, tt.Result.Complete, tt.Result.Schedules, tt.Result.Aborted, counts(tt.Result)))
+		}
+		return s
+	}
+	one := summary(explore(1))
+	if len(one) != 3 || !strings.HasPrefix(one[0], "TestFirst true 15598 0 map[assertion@") || !strings.HasPrefix(one[2], "TestThird true 15598 0 map[assertion@") {
+		t.Fatalf("one process: %q", one)
+	}
+	spread := false
+	for try := 1; try <= 3 && !spread; try++ {
+		ts := explore(2)
+		if got := summary(ts); !slices.Equal(got, one) {
+			t.Errorf("-parallel 2: %q; one process: %q", got, one)
+		}
+		lanes := map[int]bool{}
+		for _, tt := range ts {
+			lanes[tt.lane] = true
+		}
+		// Which lane takes which test depends on how the OS runs them
+		// (the second starts a tenth of a second in): asked of three
+		// tries.
+		spread = len(lanes) == 2
+		t.Logf("-parallel 2, try %d: lanes %v", try, lanes)
+	}
+	if !spread {
+		t.Error("-parallel 2: in three tries one lane explored every test")
 	}
 }

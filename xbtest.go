@@ -161,6 +161,11 @@ type Test struct {
 	// Files are the schedule files of Result's findings, one per finding
 	// in order, when Options.OutDir is set.
 	Files []ScheduleFile
+	// elsewhere: a lane's report of a test another lane explores
+	// (parallel.go); it never leaves the team. lane: the lane that
+	// explored it (tests of the team).
+	elsewhere bool
+	lane      int
 }
 
 // ScheduleFile is where a finding's schedule was written, or why it was

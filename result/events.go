@@ -58,13 +58,18 @@ type RunConfig struct {
 	Team *Team `json:"team,omitempty"`
 }
 
-// Team makes a test binary one member of the processes that explore each
-// test's part of the tree together (-parallel, scheduler/internal/shard):
-// they share claims files in Dir (package internal/claims), one per test
-// and restart, and the first to meet a part of the tree explores it.
+// Team makes a test binary one member of the processes that explore a
+// package's tests together (-parallel, scheduler/internal/shard): they
+// share claims files in Dir (package internal/claims). A lane runs the
+// package's tests in order and explores those it claims first, leaving
+// the others to the lanes that claimed them (LineElsewhere); a member
+// that is not a lane joins one test a lane explores. Every member of a
+// test claims parts of its tree (a claims file per test and restart), and
+// the first to meet a part explores it.
 type Team struct {
-	Member int    `json:"member"` // 0 explores the tests in order; the others join one test
+	Member int    `json:"member"` // numbered in the run: claims tell members apart by it
 	Dir    string `json:"dir"`
+	Lane   bool   `json:"lane,omitempty"`
 }
 
 // ReplaySpec is the schedule a test binary follows under xbtest -replay,
@@ -81,6 +86,9 @@ const (
 	LineDescribe = "describe" // exploration is over; the binary replays Test's findings to describe them
 	LineSummary  = "summary"  // Test is done: Result
 	LineExit     = "exit"     // the binary stops itself after Test, for Reason
+	// LineElsewhere: another lane of the team claimed Test first and
+	// explores it (Team.Lane); this binary goes on with the next.
+	LineElsewhere = "elsewhere"
 )
 
 // Reasons of a test binary that stops itself after a test (a LineExit), so

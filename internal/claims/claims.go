@@ -5,7 +5,8 @@
 // parts of its schedule tree this way as they meet them
 // (scheduler/internal/shard), so whichever is free takes the next part,
 // and the parent (package xbtest) reads from the same file how far the
-// test has got.
+// test has got. The processes that run a package's tests side by side
+// (lanes) claim whole tests the same way, by name (ClaimTest).
 //
 // The file is sparse: it is made big enough for every slot an exploration
 // can need (Slots), but only the pages of the slots claimed take memory,
@@ -16,10 +17,13 @@ package claims
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -129,7 +133,39 @@ func ReadSchedules(path string) int {
 // Path is the claims file of test's exploration in dir after gen
 // restarts (a restart starts the tree over, and its parts with it).
 func Path(dir, test string, gen int) string {
+	return filepath.Join(dir, fmt.Sprintf("%016x.%d", hash(test), gen))
+}
+
+func hash(s string) uint64 {
 	h := fnv.New64a()
-	h.Write([]byte(test))
-	return filepath.Join(dir, fmt.Sprintf("%016x.%d", h.Sum64(), gen))
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// ClaimTest claims test for member m among the processes that share dir
+// and reports whether it is m's: the first member to claim a test owns
+// it, and asking again (a fresh process of the same member, after one
+// that crashed) gives the same answer. The claim is a file made whole
+// under a name of its own, then linked to the test's name, which fails if
+// another member's is there: no member reads a claim half written.
+func ClaimTest(dir, test string, m int) (bool, error) {
+	path := filepath.Join(dir, fmt.Sprintf("%016x.test", hash(test)))
+	me := strconv.Itoa(m)
+	tmp := path + "." + me
+	if err := os.WriteFile(tmp, []byte(me), 0o600); err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp)
+	err := os.Link(tmp, path)
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return false, err
+	}
+	owner, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	return string(owner) == me, nil
 }

@@ -1,7 +1,9 @@
 package claims
 
 import (
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -34,5 +36,43 @@ func TestTableShared(t *testing.T) {
 	}
 	if ReadSchedules(filepath.Join(t.TempDir(), "none")) != 0 {
 		t.Error("no file: 0 schedules")
+	}
+}
+
+// A test belongs to the first member that claims it, also when many
+// claim it at once; asking again gives the same answer.
+func TestClaimTest(t *testing.T) {
+	dir := t.TempDir()
+	for _, test := range []string{"TestA", "TestB/sub"} {
+		owners := make(chan int, 8)
+		var wg sync.WaitGroup
+		for m := range 8 {
+			wg.Go(func() {
+				ok, err := ClaimTest(dir, test, m)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					owners <- m
+				}
+			})
+		}
+		wg.Wait()
+		close(owners)
+		var got []int
+		for m := range owners {
+			got = append(got, m)
+		}
+		if len(got) != 1 {
+			t.Fatalf("%s: owners %v; want one", test, got)
+		}
+		for m := range 8 {
+			if ok, err := ClaimTest(dir, test, m); err != nil || ok != (m == got[0]) {
+				t.Errorf("%s: member %d asks again: %v, %v; the owner is %d", test, m, ok, err, got[0])
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d files left in the directory; want the two claims", len(ents))
 	}
 }

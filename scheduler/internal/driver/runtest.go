@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
+	"github.com/xbtest/xbtest/internal/claims"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/settings"
@@ -28,10 +29,12 @@ import (
 // JSON lines (result.Line) as it goes: "start" when it begins exploring a
 // test, "found" for each distinct finding the moment exploration first sees
 // it, "summary" (the result.Result) when the test is done, "exit" when it
-// stops itself after a test; XBTEST_PROGRESS names a file it rewrites about
-// once a second (result.Progress); the command reads the results file
-// as it grows, so that a crash, a kill or an interrupt loses nothing already
-// found. XBTEST_SKIP lists tests an earlier process of the same run already
+// stops itself after a test, "elsewhere" when a lane of a -parallel team
+// leaves a test to the lane that claimed it first (result.Team);
+// XBTEST_PROGRESS names a file it rewrites about once a second
+// (result.Progress); the command reads the results file as it grows, so
+// that a crash, a kill or an interrupt loses nothing already found.
+// XBTEST_SKIP lists tests an earlier process of the same run already
 // explored (the command starts a fresh process for the remaining tests
 // after one that crashed or that xbtest could not stop); XBTEST_STOP names
 // a file whose appearance asks the binary to stop (an interrupt): the test
@@ -161,6 +164,18 @@ func RunTest(t *testing.T, body func(*engine.T)) {
 		t.Fatalf("xbtest: bad XBTEST_CONFIG: %v", err)
 	}
 	cfg := configOf(rc)
+	if tm := rc.Team; tm != nil && tm.Lane && rc.Replay == "" {
+		// One of the processes that run the package's tests side by
+		// side: the first to claim a test explores it. A claim that
+		// fails to be made is this lane's: the command keeps the first
+		// lane's report of a test two lanes explored.
+		if mine, err := claims.ClaimTest(tm.Dir, t.Name(), tm.Member); err == nil && !mine {
+			if err := writeLine(result.Line{Event: result.LineElsewhere, Test: t.Name()}); err != nil {
+				t.Fatalf("xbtest: writing results: %v", err)
+			}
+			t.SkipNow()
+		}
+	}
 	if path := os.Getenv(result.EnvProgress); path != "" {
 		name := t.Name()
 		cfg.Progress = func(p result.Progress) {

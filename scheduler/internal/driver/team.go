@@ -63,12 +63,13 @@ func (d *driver) table(gen int) *claims.Table {
 }
 
 // claim claims slot of the current tree for this member (the shard
-// wrapper's Options.Claim). Without a table the first member explores
-// it all and the others nothing, which still adds up.
+// wrapper's Options.Claim). Without a table the lane that explores the
+// test explores it all and the members that joined it nothing, which
+// still adds up.
 func (d *driver) claim(slot int) bool {
 	t := d.table(d.restarts)
 	if t == nil {
-		return d.team.member == 0
+		return d.cfg.Team.Lane
 	}
 	return t.Claim(slot, d.team.member)
 }
