@@ -13,10 +13,12 @@ import (
 // inOrder (-p) runs packages at once and reports them in order: run 0
 // waits for run 1 to have started and ended, so run 1's calls come in
 // before run 0's last one, and are made after run 0's done; run 2 starts
-// only when a slot is free.
+// only when a slot is free. Run 1 waits for run 0 to have started, or it
+// could run from start to end before run 0's goroutine is scheduled (on
+// a loaded machine it did).
 func TestInOrderRunsAtOnceAndReportsInOrder(t *testing.T) {
 	var calls []string
-	started1, ended1 := make(chan struct{}), make(chan struct{})
+	started0, started1, ended1 := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var running, most atomic.Int32
 	wait := func(c chan struct{}, what string) {
 		select {
@@ -33,11 +35,13 @@ func TestInOrderRunsAtOnceAndReportsInOrder(t *testing.T) {
 		note := func(s string) { send(func() { calls = append(calls, s) }) }
 		switch i {
 		case 0:
+			close(started0)
 			wait(started1, "run 1 started")
 			note("0a")
 			wait(ended1, "run 1 ended")
 			note("0b")
 		case 1:
+			wait(started0, "run 0 started")
 			close(started1)
 			note("1a")
 			note("1b")

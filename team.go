@@ -128,10 +128,11 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 			if running >= r.workers() || ctx.Err() != nil {
 				break
 			}
-			if unstarted > 0 && !lanesEnded {
-				// Tests no lane has reached: another lane takes them,
-				// whatever their size (a lane costs its start, and no
-				// part of a tree is run twice).
+			if unstarted > 0 && !lanesEnded && lanesBusy(lanes) {
+				// Tests no lane has reached while every lane explores
+				// one: another lane takes them, whatever their size (a
+				// lane costs its start, and no part of a tree is run
+				// twice).
 				member(newMember(true), want, r.opt.Run)
 				break
 			}
@@ -170,6 +171,17 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 		}
 	}
 	return interrupted, nil
+}
+
+// lanesBusy reports whether every lane is exploring a test (not starting
+// up, not between tests).
+func lanesBusy(lanes map[int]*teamTest) bool {
+	for _, tt := range lanes {
+		if tt == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // worthJoining is the test a lane explores that is big enough for more

@@ -125,13 +125,13 @@ func TestNoOrphans(t *testing.T) {
 	}
 }
 
-// secondWorker reports whether a process of the second member of the
-// -parallel team of the command pid runs: its results file is the
-// member's.
+// secondWorker reports whether a process of a member that joined a test
+// of the command pid's -parallel team runs: a team member not a lane
+// (result.Team in XBTEST_CONFIG).
 func secondWorker(pid int) bool {
 	for _, p := range descendants(pid) {
 		env, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/environ")
-		if bytes.Contains(env, []byte("-m1-")) {
+		if bytes.Contains(env, []byte(`"team":{`)) && !bytes.Contains(env, []byte(`"lane":true`)) {
 			return true
 		}
 	}
