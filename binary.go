@@ -93,6 +93,13 @@ type worker struct {
 	started func(test string)
 }
 
+// resultsPoll is how often the command reads a test binary's results
+// file, and a team looks whether a test is worth another member: a member
+// joins a test only after the command has read that it started and seen
+// it grow, so two polls are lost time of a second member on a tree of a
+// second or so (TestMarkTypeII under -parallel 2 takes 0.7 s).
+const resultsPoll = 20 * time.Millisecond
+
 // runWorker runs the tests want of the package's binary bin as worker w,
 // starting a fresh process after one that ended early, and calls done with
 // each test's result. It reports whether the run was interrupted.
@@ -320,7 +327,7 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 			br.left = l.Reason
 		}
 	}
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(resultsPoll)
 	defer tick.Stop()
 	var waitErr error
 	interrupting := false

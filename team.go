@@ -118,7 +118,7 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 		return result.Team{Member: nextMember - 1, Dir: dir, Lane: lane}
 	}
 	member(newMember(true), want, r.opt.Run)
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(resultsPoll)
 	defer tick.Stop()
 	for running > 0 {
 		select {
