@@ -141,3 +141,6 @@ func (Rerun) AtBranchPoint(Target, int, time.Duration) Resume { return Stay }
 
 // Isolate implements Backer.
 func (Rerun) Isolate(_ Target, f func() []byte) []byte { return f() }
+
+// inSyscall begins the hazard of a goroutine in a system call.
+const inSyscall = "a goroutine xbtest does not control is in a system call in "

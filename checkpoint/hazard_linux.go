@@ -43,7 +43,7 @@ func hazards() []string {
 		case strings.Contains(state, "locked to thread") && !strings.HasPrefix(header, "goroutine 1 "):
 			out = append(out, fmt.Sprintf("a goroutine is locked to its OS thread (runtime.LockOSThread) in %s", top))
 		case strings.HasPrefix(state, "syscall"):
-			out = append(out, fmt.Sprintf("a goroutine xbtest does not control is in a system call in %s", top))
+			out = append(out, inSyscall+top)
 		case strings.HasPrefix(state, "IO wait"):
 			out = append(out, fmt.Sprintf("a goroutine waits on the network poller in %s", top))
 		}
