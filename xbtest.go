@@ -76,8 +76,9 @@ type Options struct {
 	// parts of a run merge into one run's (result.MergeShards, xbtest
 	// merge). Schedule files name the shard.
 	Shard result.Shard
-	// Parallel is how many processes explore each test's tree at once
-	// (parallel.go); 0 or 1: one.
+	// Parallel is how many processes explore a package's tests, and each
+	// test's tree, at once: lanes that run the tests side by side, and
+	// members that join a big test (parallel.go); 0 or 1: one.
 	Parallel int
 	// ParallelPackages is how many packages are built and explored at
 	// once, as go test -p (packages.go; 0: GOMAXPROCS). They are reported
