@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -61,11 +60,11 @@ func (ws *Workspace) Add(orig string, content []byte) error {
 	dst := filepath.Join(ws.cache, "files", hex.EncodeToString(sum[:8]), filepath.Base(orig))
 	if old, err := os.ReadFile(dst); err != nil || !bytes.Equal(old, content) {
 		// Write aside and rename: another run may be reading the file.
-		if err := writeFile(dst+".tmp"+strconv.Itoa(os.Getpid()), content); err != nil {
+		// The name aside is the writer's own: two packages of one run
+		// (-p) may write the same file at once, and a name by pid was
+		// renamed away under the other (TestDepsCacheConcurrent).
+		if err := writeAside(dst, content); err != nil {
 			return err
-		}
-		if err := os.Rename(dst+".tmp"+strconv.Itoa(os.Getpid()), dst); err != nil {
-			return fmt.Errorf("instrument: %v", err)
 		}
 	}
 	if ws.overlay == nil {
@@ -82,6 +81,33 @@ func within(dir, p string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// writeAside writes content to a new file beside path, then renames it
+// to path.
+func writeAside(path string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("instrument: %v", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err != nil {
+		return fmt.Errorf("instrument: %v", err)
+	}
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("instrument: %v", err)
+	}
+	return nil
 }
 
 func writeFile(path string, content []byte) error {
