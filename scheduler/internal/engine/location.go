@@ -169,6 +169,9 @@ func (h *heapIndex) classify(addr uintptr) (sched.RegionKind, *region) {
 // other thread can reach them before the block runs, so they are dropped.
 func (h *heapIndex) canon(s *sched.RWSet, isLocal func(sched.HeapKey) bool) *sched.CanonRW {
 	c := &sched.CanonRW{UnknownR: s.UnknownR, UnknownW: s.UnknownW}
+	if len(s.Acc) > 0 {
+		c.Acc = make([]sched.CanonAccess, 0, len(s.Acc)) // one allocation, not one per doubling
+	}
 	for _, a := range s.Acc {
 		switch kind, r := h.classify(a.Addr); kind {
 		case sched.RegionHeap:
@@ -194,6 +197,9 @@ func (h *heapIndex) canon(s *sched.RWSet, isLocal func(sched.HeapKey) bool) *sch
 // be touched by anyone here either, so its accesses are dropped.
 func (h *heapIndex) uncanon(c *sched.CanonRW) *sched.RWSet {
 	s := &sched.RWSet{UnknownR: c.UnknownR, UnknownW: c.UnknownW}
+	if len(c.Acc) > 0 {
+		s.Acc = make([]sched.Access, 0, len(c.Acc))
+	}
 	for _, a := range c.Acc {
 		switch a.Kind {
 		case sched.RegionGlobal:
