@@ -40,8 +40,10 @@
 //
 // Every hook forwards to the execution engine, package
 // scheduler/internal/engine, or, for the drop-in objects built on the
-// engine's primitives (Mutex, RWMutex, WaitGroup, Once, Cond, the
-// atomics, Map, Pool), to package scheduler/internal/syncobj, and is small enough for the compiler
+// engine's primitives, to package scheduler/internal/syncobj (Mutex,
+// RWMutex, WaitGroup, Once, Cond, the atomics, Map, Pool) or package
+// scheduler/internal/chanobj (channels and select, the time package's
+// hooks, contexts), and is small enough for the compiler
 // to inline into rewritten code, so that a hook costs what the engine's
 // fast path costs (Read, Write, Load and Step test one flag until the
 // execution has a second goroutine). Where the implementing package's own

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/xbtest/xbtest/scheduler/internal/chanobj"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
 )
@@ -28,7 +29,8 @@ import (
 // Not seen: state of packages that are not instrumented (the standard
 // library's caches), and the contents of files, which no snapshot restores.
 // The scheduler's own synchronization objects are left out (a Mutex starts
-// every execution afresh, see the engine's locks.go), except what is the program's data:
+// every execution afresh, see the engine's locks.go; so do the contexts
+// and timers of package chanobj), except what is the program's data:
 // the values of atomics, a Once's done flag, a sync.Map's entries (fields
 // of the scheduler's types tagged `xbtest:"state"`).
 
@@ -102,6 +104,7 @@ type hasher struct {
 var (
 	schedulerPkg = reflect.TypeFor[engine.T]().PkgPath()
 	objectsPkg   = reflect.TypeFor[syncobj.WaitGroup]().PkgPath()
+	chanobjPkg   = reflect.TypeFor[chanobj.TimerCtl]().PkgPath()
 	locationPtr  = reflect.TypeFor[*time.Location]()
 )
 
@@ -201,7 +204,7 @@ func (h *hasher) value(v reflect.Value) uint64 {
 		return mix(mix(k, maphash.String(fingerprintSeed, e.Type().String())), h.value(e))
 	case reflect.Struct:
 		x := k
-		own := t.PkgPath() == schedulerPkg || t.PkgPath() == objectsPkg
+		own := t.PkgPath() == schedulerPkg || t.PkgPath() == objectsPkg || t.PkgPath() == chanobjPkg
 		for i := range v.NumField() {
 			f := v.Field(i)
 			if tag := t.Field(i).Tag.Get("xbtest"); own && (tag == "-" || f.Type().PkgPath() != "sync/atomic" && tag != "state") {

@@ -2,6 +2,11 @@ package engine
 
 // An audit of atomic blocks under Go's rules.
 //
+// The operations are this package's (goroutines, memory, locks' block
+// boundaries) and those of the drop-in objects built on its primitives:
+// package syncobj's (sync, sync/atomic) and package chanobj's (channels,
+// select, timers, contexts).
+//
 // ExitBlock explores the orders of atomic blocks, the code between two lock
 // releases. The thesis proves that this covers every behaviour of a program
 // that follows a locking discipline, under Java's rules: a thread can observe
@@ -51,7 +56,7 @@ package engine
 //	nil channel send/receive        no: blocks forever                              parks forever (a leak if the test ends)
 //	select with ready cases         yes                                             choice point (which case) + boundary
 //	serving a parked select (a      yes: it decides the select's case; an           a write of every channel of the select, for
-//	send, receive or close that     operation on another of its channels, first,    ExitBlock-RW (chan.go, sudog.fire); UNSAFE
+//	send, receive or close that     operation on another of its channels, first,    ExitBlock-RW (chanobj's sudog.fire); UNSAFE
 //	completes it)                   would have served it instead                    before under -algo exitblock-rw(dd): corpus/
 //	                                                                               gosync TestSelectServedFirst
 //	select with default, none ready yes: it observed that nothing was ready         boundary
@@ -63,7 +68,7 @@ package engine
 //	                                                                               the Unlock, nothing in between
 //	sync/atomic (every op)          yes                                             boundary after each operation
 //	sync.Map, sync.Pool ops         yes                                             boundary after each operation
-//	context cancel, Done, Err       yes                                             boundary (context.go)
+//	context cancel, Done, Err       yes                                             boundary (chanobj's context.go)
 //	go statement                    yes: the child can run at once (Thread.start    spawn branch when the rest of the block
 //	                                ends with a monitor exit in Java)               does something the child could observe
 //	goroutine exit                  only through what it did before (Done, close)   ends the block without a branch (thesis)

@@ -13,7 +13,11 @@ import (
 // pending timers, ticks, eager firing and its fairness bound) is package
 // scheduler/internal/vclock's; the engine tells it where goroutines are and
 // performs what a timer does at its deadline (timerAction) through
-// clockHost. The hooks of the time package are timers.go.
+// clockHost: waking a sleeper and starting an AfterFunc's goroutine
+// itself, anything else through the timer's TimerTarget (a timer's
+// channel, a context's deadline: package chanobj, which has the hooks of
+// the time and context packages). The primitives chanobj's timers use are
+// chanprims.go's.
 
 // vtimer is a deadline of the virtual clock.
 type vtimer = vclock.Timer[timerAction]
@@ -21,21 +25,17 @@ type vtimer = vclock.Timer[timerAction]
 type timerKind uint8
 
 const (
-	tkSleep timerKind = iota // wakes a goroutine in time.Sleep
-	tkChan                   // sends the time on a Timer's or Ticker's channel
-	tkFunc                   // starts a goroutine (time.AfterFunc)
-	tkCtx                    // cancels a context at its deadline
+	tkSleep  timerKind = iota // wakes a goroutine in time.Sleep
+	tkFunc                    // starts a goroutine (time.AfterFunc)
+	tkTarget                  // acts on its TimerTarget: sends on a timer's channel, cancels a context
 )
 
 // timerAction is what a timer does at its deadline.
 type timerAction struct {
-	kind timerKind
-	anon bool    // tkChan of time.After or time.Tick: nobody can Stop or Reset it
-	t    *thread // tkSleep: the sleeper; tkFunc: the goroutine that called AfterFunc
-	ch   chan time.Time
-	m    *chanState
-	fn   func()
-	ctx  *vctx
+	kind   timerKind
+	t      *thread // tkSleep: the sleeper; tkFunc: the goroutine that called AfterFunc
+	fn     func()
+	target TimerTarget
 }
 
 // clockCell stands for the virtual clock in read/write sets.
@@ -53,7 +53,7 @@ var _ vclock.Host[timerAction] = clockHost{}
 
 // Idle implements vclock.Host: a channel timer nobody waits on.
 func (clockHost) Idle(tm *vtimer) bool {
-	return tm.Action.kind == tkChan && !hasLive(tm.Action.m.recvq)
+	return tm.Action.kind == tkTarget && tm.Action.target.Idle()
 }
 
 // FiresAtOnce implements vclock.Host: a sleep's, and a time.After's or
@@ -63,16 +63,8 @@ func (clockHost) FiresAtOnce(tm *vtimer) bool {
 	switch a := &tm.Action; a.kind {
 	case tkSleep:
 		return true
-	case tkChan:
-		if !a.anon {
-			return false
-		}
-		for _, sg := range a.m.recvq {
-			if sg.sel != nil && sg.live() {
-				return false
-			}
-		}
-		return true
+	case tkTarget:
+		return a.target.FiresAtOnce()
 	}
 	return false
 }
@@ -81,31 +73,19 @@ func (clockHost) FiresAtOnce(tm *vtimer) bool {
 // then wakes the goroutines waiting on channels xbtest does not control
 // that the timer readied (the Done channel of a context derived, by code
 // xbtest does not control, from one the timer cancelled). Fired eagerly,
-// by the clock's own block, it records the channel it sends on as written.
+// by the clock's own block, the target records the channel it sends on as
+// written.
 func (h clockHost) Fire(g int32, tm *vtimer, eager bool) {
 	r, t, a := h.r, h.r.threadOf(g), &tm.Action
-	if eager {
-		switch {
-		case a.m != nil:
-			r.dataAccess(a.m.addr, 1, true)
-		case a.ctx != nil && a.ctx.m != nil:
-			r.dataAccess(a.ctx.m.addr, 1, true)
-		}
-	}
 	switch a.kind {
 	case tkSleep:
 		r.clock.Stop(tm)
 		r.wakeUp(a.t, -1)
-	case tkChan:
-		if sg := popLive(&a.m.recvq); sg != nil {
-			r.deliver(sg, r.clock.Take(tm), true)
-		}
 	case tkFunc:
 		r.clock.Stop(tm)
 		r.spawnFor(t, a.t, a.fn, true, unsafe.Pointer(tm))
-	case tkCtx:
-		r.clock.Stop(tm)
-		a.ctx.cancel(t, true, true, errDeadline, a.ctx.timeoutCause)
+	case tkTarget:
+		a.target.Fire(Exec{r}, t, tm, eager)
 	}
 	if len(r.natives) > 0 {
 		r.pollNative(nil)
@@ -117,39 +97,11 @@ func (h clockHost) Fire(g int32, tm *vtimer, eager bool) {
 // deadline.
 func (h clockHost) Wakes(tm *vtimer, g int32) bool {
 	t := h.r.threads[g]
-	waits := func(m *chanState) bool {
-		if m == nil {
-			return false
-		}
-		for _, sg := range m.recvq {
-			if sg.t == t && sg.live() {
-				return true
-			}
-		}
-		return false
-	}
-	var ctxWaits func(c *vctx) bool
-	ctxWaits = func(c *vctx) bool {
-		if c == nil {
-			return false
-		}
-		if waits(c.m) {
-			return true
-		}
-		for _, k := range c.children {
-			if ctxWaits(k) {
-				return true
-			}
-		}
-		return false
-	}
 	switch a := &tm.Action; a.kind {
 	case tkSleep:
 		return a.t == t
-	case tkChan:
-		return waits(a.m)
-	case tkCtx:
-		return ctxWaits(a.ctx)
+	case tkTarget:
+		return a.target.Wakes(t)
 	}
 	return false
 }

@@ -7,20 +7,27 @@
 // # Who calls it
 //
 // Rewritten code calls package scheduler, whose hooks and drop-in types
-// forward here or to package scheduler/internal/syncobj: the exported
-// functions and types of this package named as there (Read, Go, Send,
-// TimeSleep, T...) are the runtime API, with the contracts package
-// scheduler documents. Package scheduler's drop-in types are structs
-// around this package's or syncobj's, at the same address (a Cond's L
-// holds them: syncobj.DropInLock sees through them); Hot and LoadHot let
+// forward here or to the packages of drop-in objects,
+// scheduler/internal/syncobj and scheduler/internal/chanobj: the exported
+// functions and types of this package named as there (Read, Go, Step,
+// Load, T...) are the runtime API, with the contracts package scheduler
+// documents. Package scheduler's drop-in types are structs around this
+// package's or syncobj's, at the same address (a Cond's L holds them:
+// syncobj.DropInLock sees through them); Hot and LoadHot let
 // scheduler.Load inline the fast path of Load.
 //
-// The drop-in objects of package syncobj (Mutex, RWMutex, WaitGroup, Once,
-// Cond, the atomics, Map, Pool) are built on this package's primitives, as
-// loom's sync is on its rt (below). This package never imports syncobj:
-// it keeps syncobj's per-execution state as an opaque ObjectTables, a
-// lock's state as its lock bookkeeping (Lock), and names syncobj's frames
-// by package path only (own frames, operation names).
+// The drop-in objects are built on this package's primitives, as loom's
+// sync is on its rt (below): package syncobj's (Mutex, RWMutex, WaitGroup,
+// Once, Cond, the atomics, Map, Pool) and package chanobj's (channels and
+// select, the time package's hooks and timers, contexts). This package
+// imports neither: it keeps their per-execution state as opaque
+// ObjectTables, each package's in a Slot of its own, a lock's state as its
+// lock bookkeeping (Lock), a timer's channel or a context's deadline as a
+// TimerTarget, and names their frames by package path only (own frames,
+// operation names). What it needs of channels itself (T's parallel
+// subtests wait on channels; T.Context) it calls through Channels, which
+// package chanobj registers when it is initialised, so that T and
+// rewritten code run the same hooks, with the same events.
 //
 // The driver calls the rest (drive.go): an Execution runs one execution
 // under a sched.Strategy and a Config and says how it ended (EndReason)
@@ -60,10 +67,11 @@
 //     waiter a Signal wakes), recorded in schedules.
 //   - Fatal(msg): Go's "fatal error:" (unlock of an unlocked mutex): a
 //     finding at the first caller outside xbtest; the execution ends.
-//   - NewObject() int32: an object's id in this execution. Objects(mk):
-//     the object package's per-execution tables (ObjectTables, reset with
-//     each execution). Epoch(): the execution's number in the process,
-//     for state kept in the object itself (a Pool's items).
+//   - NewObject() int32: an object's id in this execution. Objects(slot,
+//     mk): the object package's per-execution tables (ObjectTables, reset
+//     with each execution), in the Slot the package reserved (NewSlot)
+//     when it was initialised. Epoch(): the execution's number in the
+//     process, for state kept in the object itself (a Pool's items).
 //   - MadeByBody(addr), ChangedState(why): whether memory is the test
 //     body's; package state the driver's fingerprint may not see changed.
 //   - Wrote(): the goroutine wrote shared memory (progress, for the step
@@ -94,20 +102,53 @@
 // calls Wake before its own EndBlock, so that the explorer sees the waiter
 // enabled at the boundary.
 //
+// # Channels, timers and contexts
+//
+// Package chanobj's objects use those primitives and a few more
+// (chanprims.go), for what happens outside any goroutine's operation (a
+// timer firing at a tick) and for the virtual clock:
+//
+//   - Exec(): the execution, as a value (Exec) that contexts compare to
+//     know theirs; Running(), and DataAccess, Races, Wake, Objects for a
+//     timer's action, which no goroutine performs. SpawnFor(t, parent, fn,
+//     byClock, key): start an AfterFunc's function on a child of parent,
+//     by t's block or by a tick.
+//   - Allocated(addr, size): the operation made memory of the test body (a
+//     channel). InternalError(msg): an error of xbtest itself.
+//     UnfencedEvent(): Event for an operation that is no fence (reading
+//     the clock). RuntimeError: the panic value of a runtime error the
+//     scheduler raises for the program (send on a closed channel).
+//     CallerPos(skip): where an object was made, for reports.
+//   - Channels xbtest does not control (native.go): ParkNative(cases, got,
+//     served, on) parks until one of the operations of cases proceeds,
+//     which the engine tries at every scheduling point and tick;
+//     Exec.Watch(done, fire, gone) runs fire when a context xbtest did not
+//     make is done. NotControlled names such a channel in reports.
+//   - The virtual clock (package vclock, clock.go): Timer, made by
+//     SleepTimer (wakes a sleeper), FuncTimer (starts time.AfterFunc's
+//     function) or TargetTimer (acts on a TimerTarget: its Fire, Idle,
+//     FiresAtOnce and Wakes are what clockHost asks of a timer's channel
+//     or a context's deadline); G.StartTimer, and Exec's Now,
+//     ClockAccess, StopTimer, ResetTimer, TimerDue, TakeTimer, AddTimer,
+//     TimerOf, AddTicker and TickerOf.
+//   - Channels: what the engine's T needs (make, send, receive and close
+//     a chan struct{}, context.WithCancel), registered by chanobj
+//     (RegisterChannels).
+//
 // # Inside
 //
-// run.go is one execution (run) and goroutine.go its goroutines; the files
-// of the hooks: memory.go, chan.go, select.go, timers.go, context.go;
-// locks.go the lock bookkeeping (the locks' state in an execution) and
-// where lock operations end blocks;
-// primitives.go for what package syncobj's objects call; clock.go for what
-// a timer does; tso.go (Load, Store, Wrote), fences.go and foreign.go the
-// hooks of the store buffers under -memory tso|pso; deadlock.go;
-// location.go naming memory the same way in every execution, native.go
-// for code outside any execution, outside.go for goroutines started
-// before any; brute.go for the extra scheduling points of
-// Algorithm Brute; guide.go and timeline.go for guided executions and
-// their reports. audit.go lists what ends an atomic block under Go's
+// run.go is one execution (run) and goroutine.go its goroutines; memory.go
+// the hooks of memory accesses and allocations; locks.go the lock
+// bookkeeping (the locks' state in an execution) and where lock
+// operations end blocks; primitives.go for what the drop-in objects call,
+// chanprims.go for what package chanobj's call besides; clock.go for what
+// a timer does (clockHost); native.go for goroutines waiting on channels
+// xbtest does not control; tso.go (Load, Store, Wrote), fences.go and
+// foreign.go the hooks of the store buffers under -memory tso|pso;
+// deadlock.go; location.go naming memory the same way in every execution;
+// outside.go for goroutines started before any; brute.go for the extra
+// scheduling points of Algorithm Brute; guide.go and timeline.go for
+// guided executions and their reports. audit.go lists what ends an atomic block under Go's
 // rules, operation by operation. testing.go and subtest.go are T, the test
 // handle, with go test's subtests, t.Parallel and -run/-skip.
 //

@@ -302,9 +302,9 @@ func describeAnchor(b result.Block) string {
 }
 
 // opName names the operation of a hook from its stack: the outermost
-// function of the scheduler's API (package scheduler's, or this engine's or
-// package syncobj's where package scheduler declares the type by alias, as
-// Cond), e.g.
+// function of the scheduler's API (package scheduler's, or this engine's,
+// package syncobj's or package chanobj's where package scheduler declares
+// the type by alias, as Cond), e.g.
 // (*Mutex).Unlock becomes Mutex.Unlock.
 func opName(pcs []uintptr) string {
 	name := ""
@@ -316,6 +316,8 @@ func opName(pcs []uintptr) string {
 			name = f[len(enginePkg):]
 		} else if strings.HasPrefix(f, objectsPkg) {
 			name = f[len(objectsPkg):]
+		} else if strings.HasPrefix(f, chanobjPkg) {
+			name = f[len(chanobjPkg):]
 		} else if !ownFrame(f) && !strings.HasPrefix(f, "runtime.") {
 			break
 		}
@@ -329,12 +331,14 @@ func opName(pcs []uintptr) string {
 
 // The prefixes of the functions of package scheduler (the hooks rewritten
 // code calls, which forward here or to the drop-in objects), of this
-// engine and of the drop-in objects (package scheduler/internal/syncobj,
-// which imports this one: named here, never imported).
+// engine and of the drop-in objects (packages scheduler/internal/syncobj
+// and scheduler/internal/chanobj, which import this one: named here, never
+// imported).
 const (
 	schedPkg   = "github.com/xbtest/xbtest/scheduler."
 	enginePkg  = "github.com/xbtest/xbtest/scheduler/internal/engine."
 	objectsPkg = "github.com/xbtest/xbtest/scheduler/internal/syncobj."
+	chanobjPkg = "github.com/xbtest/xbtest/scheduler/internal/chanobj."
 )
 
 // sourceLine returns the trimmed text of a line of a source file ("" if it

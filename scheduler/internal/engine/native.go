@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"reflect"
 	"time"
 )
@@ -21,7 +20,7 @@ import (
 // that controlled code readies synchronously: a library's cancel function
 // called by the test, a context derived from one of the scheduler's (the
 // context package cancels it from the scheduler's context at the same
-// point, see vctx.AfterFunc).
+// point, see package chanobj's vctx.AfterFunc).
 //
 // When nothing else can happen (no goroutine can run and no timer is
 // pending), only code xbtest does not control, on goroutines of its own,
@@ -29,28 +28,29 @@ import (
 // most half the watchdog period, and wakes the waiter whose operation
 // proceeded. If none did, the waiters are left waiting for good and the
 // path ends: a deadlock or leak like any other, whose report names the
-// channel as one xbtest does not control.
-
-// notControlled describes a channel the scheduler did not make, in reports.
-const notControlled = " (a channel made by code xbtest does not control)"
+// channel as one xbtest does not control (NotControlled).
+//
+// The operations themselves are package chanobj's (its native.go and
+// Select), which park through G.ParkNative; contexts xbtest did not make
+// are watched through Exec.Watch.
 
 // nativeWait is a goroutine waiting on channels xbtest does not control, or
 // a watch (see watch): something to do when a context xbtest did not make
 // is done.
 type nativeWait struct {
-	t     *thread              // the goroutine, or nil for a watch
-	cases []reflect.SelectCase // its operations, then a default case
-	got   func(i int, v reflect.Value, ok bool)
-	sel   *selectWait // a select's: served by a modelled case meanwhile
-	fire  func()      // a watch's action
-	gone  func() bool // a watch's: no longer needed
-	stuck bool        // nothing made it ready while the scheduler waited for real
-	panic any         // a send on a closed channel: the goroutine panics when it resumes
+	t      *thread              // the goroutine, or nil for a watch
+	cases  []reflect.SelectCase // its operations, then a default case
+	got    func(i int, v reflect.Value, ok bool)
+	served *bool       // a select's: set when it is served (by a modelled case meanwhile)
+	fire   func()      // a watch's action
+	gone   func() bool // a watch's: no longer needed
+	stuck  bool        // nothing made it ready while the scheduler waited for real
+	panic  any         // a send on a closed channel: the goroutine panics when it resumes
 }
 
 // live reports whether w still waits.
 func (w *nativeWait) live() bool {
-	return (w.sel == nil || !w.sel.done) && (w.gone == nil || !w.gone())
+	return (w.served == nil || !*w.served) && (w.gone == nil || !w.gone())
 }
 
 // try performs one of w's operations if one can proceed without blocking.
@@ -113,8 +113,8 @@ func (r *run) nativeDone(w *nativeWait) {
 			r.dataAccess(c.Chan.UnsafePointer(), 1, true)
 		}
 	}
-	if w.sel != nil {
-		w.sel.done = true
+	if w.served != nil {
+		*w.served = true
 	}
 	if w.t != nil {
 		r.wakeUp(w.t, -1)
@@ -203,35 +203,4 @@ func (r *run) watch(done <-chan struct{}, fire func(), gone func() bool) {
 	w := newNativeWait(nil, []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(done)}}, func(int, reflect.Value, bool) {})
 	w.fire, w.gone = fire, gone
 	r.natives = append(r.natives, w)
-}
-
-// recvNative is a receive from a channel xbtest does not control.
-func recvNative[T any](r *run, t *thread, ch <-chan T) (T, bool) {
-	r.dataAccess(chanPtr(ch), 1, true)
-	if v, ok, got := tryRecv(ch); got {
-		r.race.Observe(t.idx, chanPtr(ch), races.RoleAnySend)
-		r.yield(t)
-		return v, ok
-	}
-	var v T
-	var ok bool
-	w := newNativeWait(t, []reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)}}, func(_ int, rv reflect.Value, rok bool) {
-		if ok = rok; ok {
-			v = rv.Interface().(T)
-		}
-	})
-	r.parkNative(t, w, "chan receive"+notControlled)
-	return v, ok
-}
-
-// sendNative is a send on a channel xbtest does not control.
-func sendNative[T any](r *run, t *thread, ch chan<- T, v T) {
-	r.dataAccess(chanPtr(ch), 1, true)
-	if trySend(ch, v) {
-		r.race.Publish(t.idx, chanPtr(ch), races.RoleAnySend)
-		r.yield(t)
-		return
-	}
-	w := newNativeWait(t, []reflect.SelectCase{{Dir: reflect.SelectSend, Chan: reflect.ValueOf(ch), Send: reflect.ValueOf(&v).Elem()}}, func(int, reflect.Value, bool) {})
-	r.parkNative(t, w, "chan send"+notControlled)
 }

@@ -82,18 +82,39 @@ func (t *G) Fatal(msg string) { t.r.fatal(t, msg) }
 // NewObject numbers a synchronization object in this execution.
 func (t *G) NewObject() int32 { return t.r.newObj() }
 
-// ObjectTables is the per-execution state of the drop-in objects: the
-// object package's, kept by the execution, reset with each execution and
-// never read by the engine.
+// ObjectTables is the per-execution state of one package of drop-in
+// objects (syncobj's, chanobj's): the package's, kept by the execution in
+// the package's Slot, reset with each execution and never read by the
+// engine.
 type ObjectTables interface{ Reset() }
 
-// Objects returns this execution's object tables, made by mk the first
+// Slot is where one package of drop-in objects keeps its tables in every
+// execution.
+type Slot int
+
+var slots Slot
+
+// NewSlot reserves a Slot for a package of drop-in objects; call it when
+// the package is initialised.
+func NewSlot() Slot {
+	slots++
+	return slots - 1
+}
+
+// Objects returns this execution's tables in slot s, made by mk the first
 // time (executions of an exploration reuse them).
-func (t *G) Objects(mk func() ObjectTables) ObjectTables {
-	if t.r.objs == nil {
-		t.r.objs = mk()
+func (t *G) Objects(s Slot, mk func() ObjectTables) ObjectTables { return t.r.objects(s, mk) }
+
+func (r *run) objects(s Slot, mk func() ObjectTables) ObjectTables {
+	if int(s) < len(r.objs) {
+		if o := r.objs[s]; o != nil {
+			return o
+		}
+	} else {
+		r.objs = append(r.objs, make([]ObjectTables, int(s)+1-len(r.objs))...)
 	}
-	return t.r.objs
+	r.objs[s] = mk()
+	return r.objs[s]
 }
 
 // MadeByBody reports whether addr is in memory the test body allocated in

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
@@ -200,17 +199,15 @@ type run struct {
 	why      EndReason
 	dead     atomic.Bool
 
-	heap  heapIndex
-	sync  syncTables   // the locks' states (locks.go)
-	objs  ObjectTables // the drop-in objects' states (package syncobj, primitives.go)
-	chans map[unsafe.Pointer]any
-	nobj  int32
+	heap heapIndex
+	sync syncTables     // the locks' states (locks.go)
+	objs []ObjectTables // the drop-in objects' states, by Slot (packages syncobj and chanobj, primitives.go)
+	nobj int32
 
 	rand1 *randv1.Rand // this execution's math/rand source (see rand.go)
 	rand2 *randv2.Rand
 
 	natives []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
-	quiet   int           // the context package runs on a vctx's cancellation: Err and Cause are no scheduling points
 
 	clock     vclock.Clock[timerAction]              // virtual time (package vclock, clock.go)
 	deadlocks deadlock.Detector[*thread, *lockState] // deadlock detection (package deadlock, deadlock.go)
@@ -241,7 +238,6 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 		r.ack = make(chan struct{})
-		r.chans = make(map[unsafe.Pointer]any)
 	}
 	r.strat, r.guide, r.known, r.stats = s, g, known, stats
 	if g != nil {
@@ -270,16 +266,16 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.dead.Store(false)
 	r.heap.reset()
 	r.sync.reset()
-	if r.objs != nil {
-		r.objs.Reset()
+	for _, o := range r.objs {
+		if o != nil {
+			o.Reset()
+		}
 	}
-	clear(r.chans)
 	r.nobj = 0
 	r.rand1, r.rand2 = nil, nil
 	r.clock.NewExecution(clockHost{r}, cfg.Timers.Horizon(), cfg.FairBlocks)
 	clear(r.natives)
 	r.natives = r.natives[:0]
-	r.quiet = 0
 	r.findings = r.findings[:0]
 	r.bound = checkpoint.NoStop
 	r.warnings = r.warnings[:0]
@@ -975,7 +971,7 @@ func isInternalFault(p any, stack []byte) bool {
 	if !ok {
 		return false
 	}
-	if _, ok := p.(runtimeError); ok {
+	if _, ok := p.(RuntimeError); ok {
 		return false
 	}
 	switch e.Error() {
@@ -1035,7 +1031,7 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 // (package scheduler's hooks, this engine and the drop-in objects), or the
 // helpers the rewriter generates into user packages (named _xb...).
 func ownFrame(fn string) bool {
-	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) {
+	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) || strings.HasPrefix(fn, chanobjPkg) {
 		return true
 	}
 	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")

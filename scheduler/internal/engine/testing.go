@@ -274,7 +274,9 @@ func (t *T) runFunc(f func(t *T)) {
 // with) its parallel siblings: Run returns in the parent, and the test
 // goes on once the parent's function has returned. Every interleaving of
 // the siblings is explored (go test's -parallel limit only removes some).
-// A top-level test is explored alone: Parallel only marks it.
+// A top-level test is explored alone: Parallel only marks it. The waits
+// are on channels package chanobj makes and models (Channels), as the
+// program's are.
 func (t *T) Parallel() {
 	if t.parallel {
 		panic("testing: t.Parallel called multiple times")
@@ -290,13 +292,13 @@ func (t *T) Parallel() {
 	if p == nil || t.release == nil {
 		return
 	}
-	t.ended = MakeChan[struct{}](1)
+	t.ended = channels().MakeChan(1)
 	if p.barrier == nil {
-		p.barrier = MakeChan[struct{}](0)
+		p.barrier = channels().MakeChan(0)
 	}
 	p.parallelSubs = append(p.parallelSubs, t)
 	t.release()
-	Recv(p.barrier)
+	channels().Recv(p.barrier)
 }
 
 // runParallelSubtests releases the parallel subtests waiting for t's
@@ -305,16 +307,16 @@ func (t *T) runParallelSubtests() {
 	if t.barrier == nil {
 		return
 	}
-	Close(t.barrier)
+	channels().Close(t.barrier)
 	for _, sub := range t.parallelSubs {
-		Recv(sub.ended)
+		channels().Recv(sub.ended)
 	}
 }
 
 // signalDone tells the parent of a parallel subtest that it has finished.
 func (t *T) signalDone() {
 	if t.ended != nil {
-		Send(t.ended, struct{}{})
+		channels().Send(t.ended)
 	}
 }
 
@@ -370,7 +372,7 @@ func (t *T) Attr(key, value string) { t.Logf("=== ATTR %s %s", key, value) }
 // Context returns a context canceled when the test ends.
 func (t *T) Context() context.Context {
 	if t.ctx == nil {
-		t.ctx, t.cancel = ContextWithCancel(context.Background()) // on the virtual clock inside an execution
+		t.ctx, t.cancel = channels().WithCancel(context.Background()) // on the virtual clock inside an execution
 	}
 	return t.ctx
 }

@@ -30,7 +30,10 @@ func (s *tables) Reset() {
 	clear(s.conds)
 }
 
-func tablesOf(g *engine.G) *tables { return g.Objects(newTables).(*tables) }
+// slot is where executions keep this package's tables.
+var slot = engine.NewSlot()
+
+func tablesOf(g *engine.G) *tables { return g.Objects(slot, newTables).(*tables) }
 
 // wgState is a WaitGroup during one execution.
 type wgState struct {

@@ -1,9 +1,10 @@
-package engine
+package chanobj
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/races"
-	"sync"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 )
 
 // Channels.
@@ -16,22 +17,19 @@ import (
 // blocking (which also lets code xbtest does not control use it), then pairs
 // with a parked partner, then parks. Channels made by code xbtest does not
 // control have no model; operations on them are tried without blocking and
-// otherwise block for real (virtual time will drive timer channels).
+// otherwise wait as the engine's native waiters (native.go).
 
-// runtimeError is a panic value like the runtime's own (it implements
-// runtime.Error).
-type runtimeError string
-
-func (e runtimeError) Error() string { return string(e) }
-func (e runtimeError) RuntimeError() {}
+// runtimeError is the engine's: a panic the scheduler raises for the
+// program, which is no fault of xbtest's.
+type runtimeError = engine.RuntimeError
 
 // chanState is the model of one channel during one execution.
 type chanState struct {
 	id     int32
 	addr   unsafe.Pointer
 	closed bool
-	what   string  // for reports: the channel of a timer or context, "" for others
-	timer  *vtimer // the timer whose channel this is (timers.go), or nil
+	what   string        // for reports: the channel of a timer or context, "" for others
+	timer  *engine.Timer // the timer whose channel this is (timers.go), or nil
 	recvq  []*sudog
 	sendq  []*sudog
 	hb     races.ChanHB // happens-before of its values (package races)
@@ -39,7 +37,7 @@ type chanState struct {
 
 // sudog is a goroutine parked on a channel, as in Go's runtime.
 type sudog struct {
-	t    *thread
+	t    *engine.G
 	val  any  // the value to send, or the value received
 	ok   bool // receive: a value (not a close); send: done (not closed)
 	sel  *selectWait
@@ -67,12 +65,12 @@ func (sg *sudog) live() bool { return sg.sel == nil || !sg.sel.done }
 // case that sends to it). Recorded only on this one channel, the two blocks
 // looked independent and the order in which the non-blocking send wins was
 // lost (corpus/gosync TestSelectServedFirst).
-func (sg *sudog) fire(r *run, ok bool) {
+func (sg *sudog) fire(x engine.Exec, ok bool) {
 	sg.ok = ok
 	if sg.sel != nil {
 		sg.sel.done, sg.sel.chosen, sg.sel.ok = true, sg.cas, ok
 		for _, p := range sg.sel.chans {
-			r.dataAccess(p, 1, true)
+			x.DataAccess(p, 1, true)
 		}
 	}
 }
@@ -97,45 +95,41 @@ func hasLive(q []*sudog) bool {
 	return false
 }
 
-// madeOutside holds channels instrumented code made outside any execution
-// (package initialisation); executions adopt them.
-var madeOutside sync.Map
+// waits reports whether t is parked on m (a receive, or a select with a
+// receive case on it).
+func (m *chanState) waits(t *engine.G) bool {
+	if m == nil {
+		return false
+	}
+	for _, sg := range m.recvq {
+		if sg.t == t && sg.live() {
+			return true
+		}
+	}
+	return false
+}
 
 func chanPtr[C any](ch C) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&ch)) }
 
 // MakeChan replaces make(chan T, size).
 func MakeChan[T any](size int) chan T {
 	ch := make(chan T, size)
-	r, t := enter()
+	t := engine.Enter()
 	p := chanPtr(ch)
-	if r == nil {
+	if t == nil {
 		madeOutside.Store(p, true)
 		return ch
 	}
-	r.chans[p] = &chanState{id: r.newObj(), addr: p}
-	r.alloc(t, p, 1, nil)
+	tablesOf(t).chans[p] = &chanState{id: t.NewObject(), addr: p}
+	t.Allocated(p, 1)
 	return ch
-}
-
-// model returns the model of the channel at p, or nil for a channel made by
-// code xbtest does not control.
-func (r *run) model(p unsafe.Pointer) *chanState {
-	if m, ok := r.chans[p].(*chanState); ok {
-		return m
-	}
-	if _, ok := madeOutside.Load(p); ok {
-		m := &chanState{id: r.newObj(), addr: p}
-		r.chans[p] = m
-		return m
-	}
-	return nil
 }
 
 // parkForever blocks t for good (an operation on a nil channel, an empty
 // select).
-func (r *run) parkForever(t *thread, on string) {
-	r.parkHere(t, on, -1)
-	r.internalError(t, "a goroutine blocked forever was woken")
+func parkForever(t *engine.G, on string) {
+	t.Park(on, -1)
+	t.InternalError("a goroutine blocked forever was woken")
 }
 
 func trySend[T any](ch chan<- T, v T) bool {
@@ -163,52 +157,53 @@ func as[T any](v any) T {
 
 // Send replaces ch <- v.
 func Send[T any](ch chan<- T, v T) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		ch <- v
 		return
 	}
-	r.opPoint(t)
-	r.event(t)
+	t.OpPoint()
+	t.Event()
 	if ch == nil {
-		r.parkForever(t, "nil channel (send)")
+		parkForever(t, "nil channel (send)")
 	}
-	m := r.model(chanPtr(ch))
+	m := model(t, chanPtr(ch))
 	if m == nil {
-		sendNative(r, t, ch, v)
+		sendNative(t, ch, v)
 		return
 	}
-	r.dataAccess(m.addr, 1, true)
+	t.DataAccess(m.addr, 1, true)
 	if m.closed {
 		panic(runtimeError("send on closed channel"))
 	}
+	x := t.Exec()
 	if sg := popLive(&m.recvq); sg != nil {
-		r.race.HandOver(t.idx, sg.t.idx, &m.hb, m.addr, cap(ch))
-		r.deliver(sg, v, true)
-		r.yield(t)
+		t.Races().HandOver(t.Index(), sg.t.Index(), &m.hb, m.addr, cap(ch))
+		deliver(x, sg, v, true)
+		t.EndBlock()
 		return
 	}
 	if n := len(ch); trySend(ch, v) {
-		r.race.SendDone(t.idx, &m.hb, m.addr, n, cap(ch), true)
-		r.yield(t)
+		t.Races().SendDone(t.Index(), &m.hb, m.addr, n, cap(ch), true)
+		t.EndBlock()
 		return
 	}
 	sg := &sudog{t: t, val: v}
 	m.sendq = append(m.sendq, sg)
-	r.parkHere(t, "chan send", m.id)
+	t.Park("chan send", m.id)
 	if !sg.ok {
 		panic(runtimeError("send on closed channel"))
 	}
 }
 
 // deliver hands v to a parked receiver and wakes it.
-func (r *run) deliver(sg *sudog, v any, ok bool) {
+func deliver(x engine.Exec, sg *sudog, v any, ok bool) {
 	sg.val = v
 	if sg.recv != nil {
 		sg.recv(v)
 	}
-	sg.fire(r, ok)
-	r.wakeUp(sg.t, -1)
+	sg.fire(x, ok)
+	x.Wake(sg.t)
 }
 
 // Recv replaces <-ch.
@@ -219,40 +214,41 @@ func Recv[T any](ch <-chan T) T {
 
 // Recv2 replaces v, ok := <-ch.
 func Recv2[T any](ch <-chan T) (T, bool) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		v, ok := <-ch
 		return v, ok
 	}
-	r.opPoint(t)
-	r.event(t)
+	t.OpPoint()
+	t.Event()
 	if ch == nil {
-		r.parkForever(t, "nil channel (receive)")
+		parkForever(t, "nil channel (receive)")
 	}
-	m := r.model(chanPtr(ch))
+	m := model(t, chanPtr(ch))
 	if m == nil {
-		return recvNative(r, t, ch)
+		return recvNative(t, ch)
 	}
-	r.dataAccess(m.addr, 1, true)
-	if tm := m.timer; tm != nil && r.clock.Due(tm) {
-		v := r.clock.Take(tm)
-		r.yield(t)
+	t.DataAccess(m.addr, 1, true)
+	x := t.Exec()
+	if tm := m.timer; tm != nil && x.TimerDue(tm) {
+		v := x.TakeTimer(tm)
+		t.EndBlock()
 		return as[T](v), true
 	}
-	if v, ok := recvModel(r, t, m, bidi(ch)); ok {
-		r.yield(t)
+	if v, ok := recvModel(t, m, bidi(ch)); ok {
+		t.EndBlock()
 		return v.v, v.ok
 	}
 	if sg := popLive(&m.sendq); sg != nil {
-		r.race.HandOver(sg.t.idx, t.idx, &m.hb, m.addr, cap(ch))
-		sg.fire(r, true)
-		r.wakeUp(sg.t, -1)
-		r.yield(t)
+		t.Races().HandOver(sg.t.Index(), t.Index(), &m.hb, m.addr, cap(ch))
+		sg.fire(x, true)
+		x.Wake(sg.t)
+		t.EndBlock()
 		return as[T](sg.val), true
 	}
 	sg := &sudog{t: t}
 	m.recvq = append(m.recvq, sg)
-	r.parkHere(t, "chan receive"+m.what, m.id)
+	t.Park("chan receive"+m.what, m.id)
 	return as[T](sg.val), sg.ok
 }
 
@@ -266,17 +262,17 @@ type received[T any] struct {
 // zero value of a closed one, without blocking (got reports whether it
 // did), with the happens-before edges of the receive and of the send of a
 // parked sender that takes the freed slot.
-func recvModel[T any](r *run, t *thread, m *chanState, ch chan T) (v received[T], got bool) {
+func recvModel[T any](t *engine.G, m *chanState, ch chan T) (v received[T], got bool) {
 	n := len(ch)
 	v.v, v.ok, got = tryRecv(ch)
 	switch {
 	case !got:
 	case v.ok:
-		r.race.RecvDone(t.idx, &m.hb, m.addr, n, cap(ch))
-		refill(r, m, ch)
+		t.Races().RecvDone(t.Index(), &m.hb, m.addr, n, cap(ch))
+		refill(t.Exec(), m, ch)
 	default:
 		m.closed = true
-		r.race.ClosedRecv(t.idx, m.addr)
+		t.Races().ClosedRecv(t.Index(), m.addr)
 	}
 	return v, got
 }
@@ -286,7 +282,7 @@ func bidi[T any](ch <-chan T) chan T { return *(*chan T)(unsafe.Pointer(&ch)) }
 
 // refill moves the value of a sender parked on a full buffer into the slot a
 // receive just freed, and wakes the sender.
-func refill[T any](r *run, m *chanState, ch chan T) {
+func refill[T any](x engine.Exec, m *chanState, ch chan T) {
 	sg := popLive(&m.sendq)
 	if sg == nil {
 		return
@@ -296,49 +292,49 @@ func refill[T any](r *run, m *chanState, ch chan T) {
 		m.sendq = append([]*sudog{sg}, m.sendq...)
 		return
 	}
-	r.race.SendDone(sg.t.idx, &m.hb, m.addr, n, cap(ch), true)
-	sg.fire(r, true)
-	r.wakeUp(sg.t, -1)
+	x.Races().SendDone(sg.t.Index(), &m.hb, m.addr, n, cap(ch), true)
+	sg.fire(x, true)
+	x.Wake(sg.t)
 }
 
 // Close replaces close(ch).
 func Close[T any](ch chan<- T) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		close(ch)
 		return
 	}
-	r.opPoint(t)
-	r.event(t)
+	t.OpPoint()
+	t.Event()
 	if ch == nil {
 		panic(runtimeError("close of nil channel"))
 	}
-	m := r.model(chanPtr(ch))
+	m := model(t, chanPtr(ch))
 	if m == nil {
 		close(ch)
-		r.yield(t)
+		t.EndBlock()
 		return
 	}
-	r.dataAccess(m.addr, 1, true)
+	t.DataAccess(m.addr, 1, true)
 	close(ch) // panics "close of closed channel" as Go does
-	r.race.Publish(t.idx, m.addr, races.RoleSend)
-	r.closed(m)
-	r.yield(t)
+	t.Races().Publish(t.Index(), m.addr, races.RoleSend)
+	closed(t.Exec(), m)
+	t.EndBlock()
 }
 
 // closed wakes everyone parked on a channel that was just closed: receivers
 // get the zero value, senders panic.
-func (r *run) closed(m *chanState) {
+func closed(x engine.Exec, m *chanState) {
 	m.closed = true
 	for _, sg := range m.recvq {
 		if sg.live() {
-			r.deliver(sg, nil, false)
+			deliver(x, sg, nil, false)
 		}
 	}
 	for _, sg := range m.sendq {
 		if sg.live() {
-			sg.fire(r, false)
-			r.wakeUp(sg.t, -1)
+			sg.fire(x, false)
+			x.Wake(sg.t)
 		}
 	}
 	m.recvq, m.sendq = nil, nil
@@ -346,11 +342,11 @@ func (r *run) closed(m *chanState) {
 
 // Len replaces len(ch).
 func Len[T any](ch <-chan T) int {
-	if r, t := enter(); r != nil {
-		r.opPoint(t)
-		r.event(t)
-		if m := r.model(chanPtr(ch)); m != nil {
-			r.dataAccess(m.addr, 1, false)
+	if t := engine.Enter(); t != nil {
+		t.OpPoint()
+		t.Event()
+		if m := model(t, chanPtr(ch)); m != nil {
+			t.DataAccess(m.addr, 1, false)
 		}
 	}
 	return len(ch)
@@ -358,11 +354,11 @@ func Len[T any](ch <-chan T) int {
 
 // LenSend replaces len(ch) for a send-only channel.
 func LenSend[T any](ch chan<- T) int {
-	if r, t := enter(); r != nil {
-		r.opPoint(t)
-		r.event(t)
-		if m := r.model(chanPtr(ch)); m != nil {
-			r.dataAccess(m.addr, 1, false)
+	if t := engine.Enter(); t != nil {
+		t.OpPoint()
+		t.Event()
+		if m := model(t, chanPtr(ch)); m != nil {
+			t.DataAccess(m.addr, 1, false)
 		}
 	}
 	return len(ch)

@@ -1,12 +1,14 @@
-package engine
+package chanobj
 
 import (
 	"context"
-	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"slices"
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 )
 
 // The context package on the virtual clock. The rewriter sends
@@ -30,15 +32,15 @@ type vctxKey struct{}
 
 type vctx struct {
 	parent       context.Context
-	r            *run
-	owner        *thread
+	x            engine.Exec // the execution that made it
+	owner        *engine.G
 	done         chan struct{}
 	m            *chanState
 	err, cause   error
 	deadline     time.Time
 	hasDeadline  bool
 	timeoutCause error
-	timer        *vtimer
+	timer        *engine.Timer
 	children     []*vctx
 	afters       []*ctxAfter
 
@@ -52,7 +54,7 @@ type vctx struct {
 // ctxAfter is a function registered by context.AfterFunc.
 type ctxAfter struct {
 	f     func()
-	owner *thread
+	owner *engine.G
 }
 
 func (c *vctx) Deadline() (time.Time, bool) {
@@ -82,20 +84,20 @@ func (c *vctx) String() string {
 // context package that c's cancellation runs (see AfterFunc), it only
 // reads.
 func (c *vctx) read(get func() error) error {
-	if c.r.quiet > 0 {
+	if tablesIn(c.x).quiet > 0 {
 		return get()
 	}
-	r, t := enter()
-	if r == nil || r != c.r {
+	t := engine.Enter()
+	if t == nil || t.Exec() != c.x {
 		return get()
 	}
-	r.event(t)
-	r.dataAccess(c.m.addr, 1, false)
+	t.Event()
+	t.DataAccess(c.m.addr, 1, false)
 	err := get()
 	if err != nil {
-		r.race.Observe(t.idx, c.m.addr, races.RoleSend)
+		t.Races().Observe(t.Index(), c.m.addr, races.RoleSend)
 	}
-	r.yield(t)
+	t.EndBlock()
 	return err
 }
 
@@ -103,23 +105,24 @@ func (c *vctx) Err() error { return c.read(func() error { return c.err }) }
 
 // vctxOf returns the vctx of this execution ctx is or wraps, if ctx is
 // cancelled exactly when it is.
-func vctxOf(r *run, ctx context.Context) *vctx {
+func vctxOf(x engine.Exec, ctx context.Context) *vctx {
 	c, ok := ctx.Value(vctxKey{}).(*vctx)
-	if !ok || c.r != r || ctx.Done() != (<-chan struct{})(c.done) {
+	if !ok || c.x != x || ctx.Done() != (<-chan struct{})(c.done) {
 		return nil
 	}
 	return c
 }
 
 // newCtx makes a cancellable child of parent (Go's withCancel).
-func newCtx(r *run, t *thread, parent context.Context) *vctx {
+func newCtx(t *engine.G, parent context.Context) *vctx {
 	if parent == nil {
 		panic("cannot create context from nil parent")
 	}
 	ch := MakeChan[struct{}](0)
-	c := &vctx{parent: parent, r: r, owner: t, done: ch, m: r.model(chanPtr(ch))}
-	c.m.what = " (ctx.Done() of the context made at " + callerPos(3) + ")"
-	if p := vctxOf(r, parent); p != nil {
+	x := t.Exec()
+	c := &vctx{parent: parent, x: x, owner: t, done: ch, m: model(t, chanPtr(ch))}
+	c.m.what = " (ctx.Done() of the context made at " + engine.CallerPos(3) + ")"
+	if p := vctxOf(x, parent); p != nil {
 		if p.err != nil {
 			c.cancel(t, false, false, p.err, p.cause)
 		} else {
@@ -129,13 +132,13 @@ func newCtx(r *run, t *thread, parent context.Context) *vctx {
 	}
 	if pd := parent.Done(); pd != nil {
 		// A context xbtest did not make: c is cancelled when a scheduling
-		// point finds the parent done (native.go).
+		// point finds the parent done (the engine's native.go).
 		select {
 		case <-pd:
 			c.cancel(t, false, false, parent.Err(), context.Cause(parent))
 		default:
-			r.watch(pd, func() {
-				c.cancel(r.cur, true, true, parent.Err(), context.Cause(parent))
+			x.Watch(pd, func() {
+				c.cancel(x.Running(), true, true, parent.Err(), context.Cause(parent))
 			}, func() bool { return c.err != nil })
 		}
 	}
@@ -173,8 +176,9 @@ func (c *vctx) AfterFunc(f func()) (stop func() bool) {
 // runForeign calls the functions code xbtest does not control registered
 // with AfterFunc, with the hooks of c's Err and Cause quiet.
 func (c *vctx) runForeign(fs []*func()) {
-	c.r.quiet++
-	defer func() { c.r.quiet-- }()
+	s := tablesIn(c.x)
+	s.quiet++
+	defer func() { s.quiet-- }()
 	for _, f := range fs {
 		(*f)()
 	}
@@ -183,11 +187,11 @@ func (c *vctx) runForeign(fs []*func()) {
 // cancel closes c's Done channel, cancels its children and starts its
 // AfterFunc functions. byClock: a tick at the deadline (no goroutine runs);
 // otherwise t's block does it.
-func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
+func (c *vctx) cancel(t *engine.G, byClock, detach bool, err, cause error) {
 	if c.err != nil {
 		return
 	}
-	r := c.r
+	x := c.x
 	if cause == nil {
 		cause = err
 	}
@@ -197,25 +201,25 @@ func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
 	c.foreign = nil
 	c.mu.Unlock()
 	if !byClock {
-		r.race.Publish(t.idx, c.m.addr, races.RoleSend)
+		x.Races().Publish(t.Index(), c.m.addr, races.RoleSend)
 	}
 	close(c.done)
-	r.closed(c.m)
+	closed(x, c.m)
 	c.runForeign(foreign)
 	for _, k := range c.children {
 		k.cancel(t, byClock, false, err, cause)
 	}
 	c.children = nil
 	if c.timer != nil {
-		r.clock.Stop(c.timer)
-		r.clock.Access(true)
+		x.StopTimer(c.timer)
+		x.ClockAccess(true)
 	}
 	for _, a := range c.afters {
-		r.spawnFor(t, a.owner, a.f, byClock, unsafe.Pointer(a))
+		x.SpawnFor(t, a.owner, a.f, byClock, unsafe.Pointer(a))
 	}
 	c.afters = nil
 	if detach {
-		if p := vctxOf(r, c.parent); p != nil {
+		if p := vctxOf(x, c.parent); p != nil {
 			if i := slices.Index(p.children, c); i >= 0 {
 				p.children = slices.Delete(p.children, i, i+1)
 			}
@@ -227,35 +231,35 @@ func (c *vctx) cancel(t *thread, byClock, detach bool, err, cause error) {
 // goroutine.
 func (c *vctx) cancelFunc(err error) context.CancelCauseFunc {
 	return func(cause error) {
-		r, t := enter()
-		if r != c.r {
+		t := engine.Enter()
+		if t == nil || t.Exec() != c.x {
 			panic("xbtest: a context made in one execution was cancelled in another (or outside any)")
 		}
-		r.event(t)
-		r.dataAccess(c.m.addr, 1, true)
+		t.Event()
+		t.DataAccess(c.m.addr, 1, true)
 		c.cancel(t, false, true, err, cause)
-		r.yield(t)
+		t.EndBlock()
 	}
 }
 
 // ContextWithCancel replaces context.WithCancel.
 func ContextWithCancel(parent context.Context) (context.Context, context.CancelFunc) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return context.WithCancel(parent)
 	}
-	c := newCtx(r, t, parent)
+	c := newCtx(t, parent)
 	f := c.cancelFunc(errCanceled)
 	return c, func() { f(nil) }
 }
 
 // ContextWithCancelCause replaces context.WithCancelCause.
 func ContextWithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return context.WithCancelCause(parent)
 	}
-	c := newCtx(r, t, parent)
+	c := newCtx(t, parent)
 	return c, c.cancelFunc(errCanceled)
 }
 
@@ -276,22 +280,22 @@ func ContextWithTimeoutCause(parent context.Context, timeout time.Duration, caus
 
 // ContextWithDeadlineCause replaces context.WithDeadlineCause.
 func ContextWithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return context.WithDeadlineCause(parent, d, cause)
 	}
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		return ContextWithCancel(parent) // the parent's deadline comes first
 	}
-	c := newCtx(r, t, parent)
+	c := newCtx(t, parent)
 	c.deadline, c.hasDeadline, c.timeoutCause = d, true, cause
 	f := c.cancelFunc(errCanceled)
 	if c.err == nil {
-		if dur := d.Sub(r.clock.Now()); dur <= 0 {
+		if dur := d.Sub(t.Exec().Now()); dur <= 0 {
 			c.cancel(t, false, true, errDeadline, cause)
 		} else {
-			c.timer = &vtimer{Action: timerAction{kind: tkCtx, t: t, ctx: c}}
-			r.clock.Start(t.idx, c.timer, dur)
+			c.timer = engine.TargetTimer(ctxDeadline{c}, 0)
+			t.StartTimer(c.timer, dur)
 		}
 	}
 	return c, func() { f(nil) }
@@ -299,9 +303,8 @@ func ContextWithDeadlineCause(parent context.Context, d time.Time, cause error) 
 
 // ContextCause replaces context.Cause.
 func ContextCause(ctx context.Context) error {
-	r, _ := enter()
-	if r != nil {
-		if c := vctxOf(r, ctx); c != nil {
+	if t := engine.Enter(); t != nil {
+		if c := vctxOf(t.Exec(), ctx); c != nil {
 			return c.read(func() error { return c.cause })
 		}
 	}
@@ -311,61 +314,107 @@ func ContextCause(ctx context.Context) error {
 // ContextAfterFunc replaces context.AfterFunc: when ctx is cancelled, f
 // starts on a new goroutine, a child of the caller.
 func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
-	r, t := enter()
+	t := engine.Enter()
 	var c *vctx
-	if r != nil {
-		c = vctxOf(r, ctx)
+	var x engine.Exec
+	if t != nil {
+		x = t.Exec()
+		c = vctxOf(x, ctx)
 	}
-	if c == nil && (r == nil || ctx.Done() == nil) {
+	if c == nil && (t == nil || ctx.Done() == nil) {
 		return context.AfterFunc(ctx, f)
 	}
 	if c == nil {
 		// A context xbtest did not make: f starts, on a goroutine xbtest
 		// controls, when a scheduling point or a tick finds it done.
-		r.event(t)
+		t.Event()
 		a := &ctxAfter{f: f, owner: t}
-		r.race.Publish(t.idx, unsafe.Pointer(a), races.RoleSend)
+		t.Races().Publish(t.Index(), unsafe.Pointer(a), races.RoleSend)
 		stopped, started := false, false
-		r.watch(ctx.Done(), func() {
+		x.Watch(ctx.Done(), func() {
 			started = true
-			r.spawnFor(r.cur, t, f, true, unsafe.Pointer(a))
+			x.SpawnFor(x.Running(), t, f, true, unsafe.Pointer(a))
 		}, func() bool { return stopped })
-		r.yield(t)
+		t.EndBlock()
 		return func() bool {
-			r2, t := enter()
-			if r2 != r {
+			t := engine.Enter()
+			if t == nil || t.Exec() != x {
 				return false
 			}
-			r.event(t)
+			t.Event()
 			was := !stopped && !started
 			stopped = true
-			r.yield(t)
+			t.EndBlock()
 			return was
 		}
 	}
-	r.event(t)
-	r.dataAccess(c.m.addr, 1, true)
+	t.Event()
+	t.DataAccess(c.m.addr, 1, true)
 	a := &ctxAfter{f: f, owner: t}
-	r.race.Publish(t.idx, unsafe.Pointer(a), races.RoleSend)
+	t.Races().Publish(t.Index(), unsafe.Pointer(a), races.RoleSend)
 	if c.err != nil {
-		r.spawnFor(t, t, f, false, nil)
-		r.yield(t)
+		x.SpawnFor(t, t, f, false, nil)
+		t.EndBlock()
 		return func() bool { return false }
 	}
 	c.afters = append(c.afters, a)
-	r.yield(t)
+	t.EndBlock()
 	return func() bool {
-		r, t := enter()
-		if r != c.r {
+		t := engine.Enter()
+		if t == nil || t.Exec() != c.x {
 			return false
 		}
-		r.event(t)
-		r.dataAccess(c.m.addr, 1, true)
+		t.Event()
+		t.DataAccess(c.m.addr, 1, true)
 		i := slices.Index(c.afters, a)
 		if i >= 0 {
 			c.afters = slices.Delete(c.afters, i, i+1)
 		}
-		r.yield(t)
+		t.EndBlock()
 		return i >= 0
 	}
+}
+
+// ctxDeadline is the deadline of a context with one: what its timer acts
+// on (an engine.TimerTarget).
+type ctxDeadline struct{ c *vctx }
+
+// Fire implements engine.TimerTarget: the context is cancelled, by a tick
+// (by, if not nil, is the goroutine that ran the last block) or eagerly by
+// the clock's own block, which writes its Done channel.
+func (d ctxDeadline) Fire(x engine.Exec, by *engine.G, tm *engine.Timer, eager bool) {
+	c := d.c
+	if eager && c.m != nil {
+		x.DataAccess(c.m.addr, 1, true)
+	}
+	x.StopTimer(tm)
+	c.cancel(by, true, true, errDeadline, c.timeoutCause)
+}
+
+// Idle implements engine.TimerTarget: a deadline is never idle.
+func (ctxDeadline) Idle() bool { return false }
+
+// FiresAtOnce implements engine.TimerTarget: only a sleep and a timer
+// channel nobody can stop do.
+func (ctxDeadline) FiresAtOnce() bool { return false }
+
+// Wakes implements engine.TimerTarget: g waits on the Done channel of the
+// context or of one derived from it.
+func (d ctxDeadline) Wakes(g *engine.G) bool { return d.c.waits(g) }
+
+// waits reports whether g waits on the Done channel of c or of a context
+// derived from c.
+func (c *vctx) waits(g *engine.G) bool {
+	if c == nil {
+		return false
+	}
+	if c.m.waits(g) {
+		return true
+	}
+	for _, k := range c.children {
+		if k.waits(g) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,20 +1,22 @@
-package engine
+package chanobj
 
 import (
 	"reflect"
 	"strings"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // Case is one case of a select statement, built by SendCase or RecvCase.
 type Case interface {
 	chanAddr() unsafe.Pointer
 	// ready reports whether the case can proceed without blocking.
-	ready(r *run, m *chanState) bool
-	// commit performs a ready case and returns the receive's ok.
-	commit(r *run, m *chanState) bool
+	ready(x engine.Exec, m *chanState) bool
+	// commit performs a ready case, t's, and returns the receive's ok.
+	commit(t *engine.G, m *chanState) bool
 	// enqueue parks the select's goroutine on the case's channel.
-	enqueue(m *chanState, t *thread, sel *selectWait, i int)
+	enqueue(m *chanState, t *engine.G, sel *selectWait, i int)
 	// tryNative attempts the case on a channel without a model.
 	tryNative() (ok, done bool)
 	reflectCase() reflect.SelectCase
@@ -35,28 +37,28 @@ type sendCase[T any] struct {
 
 func (c *sendCase[T]) chanAddr() unsafe.Pointer { return chanPtr(c.ch) }
 
-func (c *sendCase[T]) ready(r *run, m *chanState) bool {
+func (c *sendCase[T]) ready(x engine.Exec, m *chanState) bool {
 	return m.closed || hasLive(m.recvq) || len(c.ch) < cap(c.ch)
 }
 
-func (c *sendCase[T]) commit(r *run, m *chanState) bool {
+func (c *sendCase[T]) commit(t *engine.G, m *chanState) bool {
 	if m.closed {
 		panic(runtimeError("send on closed channel"))
 	}
 	if sg := popLive(&m.recvq); sg != nil {
-		r.race.HandOver(r.cur.idx, sg.t.idx, &m.hb, m.addr, cap(c.ch))
-		r.deliver(sg, c.v, true)
+		t.Races().HandOver(t.Index(), sg.t.Index(), &m.hb, m.addr, cap(c.ch))
+		deliver(t.Exec(), sg, c.v, true)
 		return false
 	}
 	n := len(c.ch)
 	if !trySend(c.ch, c.v) {
-		r.internalError(r.cur, "a ready send case could not send")
+		t.InternalError("a ready send case could not send")
 	}
-	r.race.SendDone(r.cur.idx, &m.hb, m.addr, n, cap(c.ch), true)
+	t.Races().SendDone(t.Index(), &m.hb, m.addr, n, cap(c.ch), true)
 	return false
 }
 
-func (c *sendCase[T]) enqueue(m *chanState, t *thread, sel *selectWait, i int) {
+func (c *sendCase[T]) enqueue(m *chanState, t *engine.G, sel *selectWait, i int) {
 	m.sendq = append(m.sendq, &sudog{t: t, val: c.v, sel: sel, cas: i})
 }
 
@@ -75,12 +77,12 @@ type recvCase[T any] struct {
 
 func (c *recvCase[T]) chanAddr() unsafe.Pointer { return chanPtr(c.ch) }
 
-func (c *recvCase[T]) ready(r *run, m *chanState) bool {
+func (c *recvCase[T]) ready(x engine.Exec, m *chanState) bool {
 	if len(c.ch) > 0 || hasLive(m.sendq) || m.closed {
 		return true
 	}
 	if m.timer != nil {
-		return r.clock.Due(m.timer)
+		return x.TimerDue(m.timer)
 	}
 	// Empty and no sender: a receive commits to nothing unless the channel
 	// was closed by code xbtest does not control.
@@ -97,19 +99,20 @@ func (c *recvCase[T]) store(v T) {
 	}
 }
 
-func (c *recvCase[T]) commit(r *run, m *chanState) bool {
-	if m.timer != nil && r.clock.Due(m.timer) {
-		c.store(as[T](r.clock.Take(m.timer)))
+func (c *recvCase[T]) commit(t *engine.G, m *chanState) bool {
+	x := t.Exec()
+	if m.timer != nil && x.TimerDue(m.timer) {
+		c.store(as[T](x.TakeTimer(m.timer)))
 		return true
 	}
-	if v, got := recvModel(r, r.cur, m, bidi(c.ch)); got {
+	if v, got := recvModel(t, m, bidi(c.ch)); got {
 		c.store(v.v)
 		return v.ok
 	}
 	if sg := popLive(&m.sendq); sg != nil {
-		r.race.HandOver(sg.t.idx, r.cur.idx, &m.hb, m.addr, cap(c.ch))
-		sg.fire(r, true)
-		r.wakeUp(sg.t, -1)
+		t.Races().HandOver(sg.t.Index(), t.Index(), &m.hb, m.addr, cap(c.ch))
+		sg.fire(x, true)
+		x.Wake(sg.t)
 		c.store(as[T](sg.val))
 		return true
 	}
@@ -118,7 +121,7 @@ func (c *recvCase[T]) commit(r *run, m *chanState) bool {
 	return false
 }
 
-func (c *recvCase[T]) enqueue(m *chanState, t *thread, sel *selectWait, i int) {
+func (c *recvCase[T]) enqueue(m *chanState, t *engine.G, sel *selectWait, i int) {
 	m.recvq = append(m.recvq, &sudog{t: t, sel: sel, cas: i, recv: func(v any) { c.store(as[T](v)) }})
 }
 
@@ -148,12 +151,13 @@ func (c *recvCase[T]) received(v reflect.Value, ok bool) {
 // received. When several cases are ready the choice is a branch point of the
 // exploration; the first schedule takes the first ready case.
 func Select(hasDefault bool, cases ...Case) (int, bool) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return nativeSelect(hasDefault, cases)
 	}
-	r.opPoint(t)
-	r.event(t)
+	t.OpPoint()
+	t.Event()
+	x := t.Exec()
 	models := make([]*chanState, len(cases))
 	var ready []int32
 	var native []int
@@ -164,35 +168,35 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 			continue // a nil channel's case never proceeds
 		}
 		live = true
-		m := r.model(p)
+		m := model(t, p)
 		if m == nil {
 			native = append(native, i)
 			continue
 		}
 		models[i] = m
-		r.dataAccess(m.addr, 1, true)
-		if c.ready(r, m) {
+		t.DataAccess(m.addr, 1, true)
+		if c.ready(x, m) {
 			ready = append(ready, int32(i))
 		}
 	}
 	if len(ready) > 0 {
-		i := int(r.choice(t, ready))
-		ok := cases[i].commit(r, models[i])
-		r.yield(t)
+		i := int(t.Choose(ready))
+		ok := cases[i].commit(t, models[i])
+		t.EndBlock()
 		return i, ok
 	}
 	for _, i := range native {
 		if ok, done := cases[i].tryNative(); done {
-			r.yield(t)
+			t.EndBlock()
 			return i, ok
 		}
 	}
 	if hasDefault {
-		r.yield(t)
+		t.EndBlock()
 		return -1, false
 	}
 	if !live {
-		r.parkForever(t, "select with no cases")
+		parkForever(t, "select with no cases")
 	}
 	sel := &selectWait{}
 	for i, c := range cases {
@@ -202,21 +206,19 @@ func Select(hasDefault bool, cases ...Case) (int, bool) {
 		}
 	}
 	if len(native) == 0 {
-		r.parkHere(t, selectOn(cases, models), -1)
+		t.Park(selectOn(cases, models), -1)
 	} else {
 		// Channels made by code xbtest does not control (native.go).
 		rc := make([]reflect.SelectCase, len(native))
 		for j, i := range native {
 			rc[j] = cases[i].reflectCase()
-			r.dataAccess(cases[i].chanAddr(), 1, true)
+			t.DataAccess(cases[i].chanAddr(), 1, true)
 		}
-		w := newNativeWait(t, rc, func(j int, v reflect.Value, ok bool) {
+		t.ParkNative(rc, func(j int, v reflect.Value, ok bool) {
 			i := native[j]
 			cases[i].received(v, ok)
 			sel.chosen, sel.ok = i, ok
-		})
-		w.sel = sel
-		r.parkNative(t, w, selectOn(cases, models))
+		}, &sel.done, selectOn(cases, models))
 	}
 	if _, send := cases[sel.chosen].(sendCaseMarker); send && !sel.ok {
 		panic(runtimeError("send on closed channel"))
@@ -234,7 +236,7 @@ func selectOn(cases []Case, models []*chanState) string {
 		if models[i] != nil {
 			return models[i].what
 		}
-		return notControlled
+		return engine.NotControlled
 	}
 	named := false
 	for i, c := range cases {

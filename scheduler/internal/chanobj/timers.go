@@ -1,13 +1,15 @@
-package engine
+package chanobj
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"time"
 	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 )
 
 // The time package on the virtual clock (package scheduler/internal/vclock,
-// clock.go). The rewriter sends
+// the engine's clock.go). The rewriter sends
 // time.Now, Since, Until, Sleep, After, Tick, NewTimer, NewTicker and
 // AfterFunc here, and the Stop and Reset methods of *time.Timer and
 // *time.Ticker through TimerOf and TickerOf. The values stay *time.Timer and
@@ -19,15 +21,14 @@ import (
 // it is a step: a loop that polls the clock without blocking, which never
 // sees time pass, is stopped by the step bound.
 func TimeNow() time.Time {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return time.Now()
 	}
-	t.unfenced = true // reading the clock is no fence (package storebuf)
-	r.event(t)
-	t.unfenced = false
-	r.clock.Access(false)
-	return r.clock.Now()
+	t.UnfencedEvent() // reading the clock is no fence (package storebuf)
+	x := t.Exec()
+	x.ClockAccess(false)
+	return x.Now()
 }
 
 // TimeSince replaces time.Since.
@@ -39,18 +40,25 @@ func TimeUntil(t time.Time) time.Duration { return t.Sub(TimeNow()) }
 // TimeSleep replaces time.Sleep: the goroutine waits for its deadline, which
 // only a tick reaches. Sleep(0) returns at once, as Go's does.
 func TimeSleep(d time.Duration) {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		time.Sleep(d)
 		return
 	}
-	r.event(t)
+	t.Event()
 	if d <= 0 {
 		return
 	}
-	tm := &vtimer{Action: timerAction{kind: tkSleep, t: t}}
-	r.clock.Start(t.idx, tm, d)
-	r.parkHere(t, "time.Sleep", -1)
+	t.StartTimer(engine.SleepTimer(t), d)
+	t.Park("time.Sleep", -1)
+}
+
+// chanTimer is the channel of a Timer, a Ticker, time.After or time.Tick:
+// what its timer acts on at its deadline (an engine.TimerTarget).
+type chanTimer struct {
+	ch   chan time.Time
+	m    *chanState
+	anon bool // time.After's or time.Tick's: nobody can Stop or Reset it
 }
 
 // newChanTimer makes a timer whose C is a modelled channel. The channel is
@@ -58,64 +66,98 @@ func TimeSleep(d time.Duration) {
 // scheduler hands the value to a receiver (see vclock's Take), so Stop and
 // Reset never leave a stale value behind. anon: time.After's or time.Tick's,
 // which nobody can stop or reset.
-func newChanTimer(r *run, t *thread, d, period time.Duration, what string, anon bool) *vtimer {
+func newChanTimer(t *engine.G, d, period time.Duration, what string, anon bool) (*engine.Timer, *chanTimer) {
 	ch := MakeChan[time.Time](0)
-	m := r.model(chanPtr(ch))
-	tm := &vtimer{Action: timerAction{kind: tkChan, anon: anon, t: t, ch: ch, m: m}, Period: period}
-	m.what = " (" + what + ", made at " + callerPos(3) + ")"
+	m := model(t, chanPtr(ch))
+	c := &chanTimer{ch: ch, m: m, anon: anon}
+	tm := engine.TargetTimer(c, period)
+	m.what = " (" + what + ", made at " + engine.CallerPos(3) + ")"
 	m.timer = tm
-	r.clock.Start(t.idx, tm, d)
-	return tm
+	t.StartTimer(tm, d)
+	return tm, c
 }
+
+// Fire implements engine.TimerTarget: the timer's value goes to a parked
+// receiver, if there is one. Fired eagerly, by the clock's own block, it
+// writes the channel.
+func (c *chanTimer) Fire(x engine.Exec, _ *engine.G, tm *engine.Timer, eager bool) {
+	if eager {
+		x.DataAccess(c.m.addr, 1, true)
+	}
+	if sg := popLive(&c.m.recvq); sg != nil {
+		deliver(x, sg, x.TakeTimer(tm), true)
+	}
+}
+
+// Idle implements engine.TimerTarget: nobody waits on the channel.
+func (c *chanTimer) Idle() bool { return !hasLive(c.m.recvq) }
+
+// FiresAtOnce implements engine.TimerTarget: a time.After's or time.Tick's
+// channel that only plain receives wait on (see vclock's fireDue).
+func (c *chanTimer) FiresAtOnce() bool {
+	if !c.anon {
+		return false
+	}
+	for _, sg := range c.m.recvq {
+		if sg.sel != nil && sg.live() {
+			return false
+		}
+	}
+	return true
+}
+
+// Wakes implements engine.TimerTarget: g waits on the channel.
+func (c *chanTimer) Wakes(g *engine.G) bool { return c.m.waits(g) }
 
 // TimeNewTimer replaces time.NewTimer.
 func TimeNewTimer(d time.Duration) *time.Timer {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return time.NewTimer(d)
 	}
-	tm := newChanTimer(r, t, d, 0, "time.Timer.C", false)
-	timer := &time.Timer{C: tm.Action.ch}
-	r.clock.AddTimer(timer, tm)
+	tm, c := newChanTimer(t, d, 0, "time.Timer.C", false)
+	timer := &time.Timer{C: c.ch}
+	t.Exec().AddTimer(timer, tm)
 	return timer
 }
 
 // TimeAfter replaces time.After.
 func TimeAfter(d time.Duration) <-chan time.Time {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return time.After(d)
 	}
-	return newChanTimer(r, t, d, 0, "time.After", true).Action.ch
+	_, c := newChanTimer(t, d, 0, "time.After", true)
+	return c.ch
 }
 
 // TimeAfterFunc replaces time.AfterFunc: at the deadline f starts on a new
 // goroutine, a child of the caller.
 func TimeAfterFunc(d time.Duration, f func()) *time.Timer {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return time.AfterFunc(d, f)
 	}
-	tm := &vtimer{Action: timerAction{kind: tkFunc, t: t, fn: f}}
-	r.race.Publish(t.idx, unsafe.Pointer(tm), races.RoleSend)
-	r.clock.Start(t.idx, tm, d)
+	tm := engine.FuncTimer(t, f)
+	t.Races().Publish(t.Index(), unsafe.Pointer(tm), races.RoleSend)
+	t.StartTimer(tm, d)
 	timer := &time.Timer{}
-	r.clock.AddTimer(timer, tm)
+	t.Exec().AddTimer(timer, tm)
 	return timer
 }
 
 // TimeNewTicker replaces time.NewTicker.
 func TimeNewTicker(d time.Duration) *time.Ticker {
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return time.NewTicker(d)
 	}
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
 	}
-	tm := newChanTimer(r, t, d, d, "time.Ticker.C", false)
-	ticker := &time.Ticker{C: tm.Action.ch}
-	r.clock.AddTicker(ticker, tm)
+	tm, c := newChanTimer(t, d, d, "time.Ticker.C", false)
+	ticker := &time.Ticker{C: c.ch}
+	t.Exec().AddTicker(ticker, tm)
 	return ticker
 }
 
@@ -124,11 +166,12 @@ func TimeTick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
 	}
-	r, t := enter()
-	if r == nil {
+	t := engine.Enter()
+	if t == nil {
 		return time.Tick(d)
 	}
-	return newChanTimer(r, t, d, d, "time.Tick", true).Action.ch
+	_, c := newChanTimer(t, d, d, "time.Tick", true)
+	return c.ch
 }
 
 // TimerCtl carries the methods of a *time.Timer that touch the clock:
@@ -138,13 +181,13 @@ type TimerCtl struct{ t *time.Timer }
 // TimerOf returns the controls of t.
 func TimerOf(t *time.Timer) TimerCtl { return TimerCtl{t} }
 
-// vtimerOf returns the virtual timer behind t in the execution r, or nil
-// (a real timer, made outside any execution).
-func vtimerOf(r *run, t *time.Timer) *vtimer {
-	if r == nil {
+// vtimerOf returns the virtual timer behind timer in the execution of g,
+// or nil (a real timer, made outside any execution).
+func vtimerOf(g *engine.G, timer *time.Timer) *engine.Timer {
+	if g == nil {
 		return nil
 	}
-	return r.clock.TimerOf(t)
+	return g.Exec().TimerOf(timer)
 }
 
 // timerOp is the common frame of Stop and Reset: an operation on the timer's
@@ -152,38 +195,38 @@ func vtimerOf(r *run, t *time.Timer) *vtimer {
 // As in Go 1.23 and later, nothing is ever buffered in the channel, so
 // neither leaves a stale value, and each reports whether the timer was
 // pending: a timer that is due but whose value nobody received still is.
-func timerOp(r *run, t *thread, tm *vtimer, key unsafe.Pointer, op func() bool) bool {
-	r.event(t)
-	if m := tm.Action.m; m != nil {
-		key = m.addr
+func timerOp(t *engine.G, tm *engine.Timer, key unsafe.Pointer, op func() bool) bool {
+	t.Event()
+	if c, ok := engine.TargetOf(tm).(*chanTimer); ok {
+		key = c.m.addr
 	}
-	r.dataAccess(key, 1, true)
-	r.clock.Access(true)
+	t.DataAccess(key, 1, true)
+	t.Exec().ClockAccess(true)
 	was := op()
-	r.yield(t)
+	t.EndBlock()
 	return was
 }
 
 // Stop replaces (*time.Timer).Stop.
 func (c TimerCtl) Stop() bool {
-	r, t := enter()
-	tm := vtimerOf(r, c.t)
+	t := engine.Enter()
+	tm := vtimerOf(t, c.t)
 	if tm == nil {
 		return c.t.Stop()
 	}
-	return timerOp(r, t, tm, unsafe.Pointer(c.t), func() bool { return r.clock.Stop(tm) })
+	return timerOp(t, tm, unsafe.Pointer(c.t), func() bool { return t.Exec().StopTimer(tm) })
 }
 
 // Reset replaces (*time.Timer).Reset.
 func (c TimerCtl) Reset(d time.Duration) bool {
-	r, t := enter()
-	tm := vtimerOf(r, c.t)
+	t := engine.Enter()
+	tm := vtimerOf(t, c.t)
 	if tm == nil {
 		return c.t.Reset(d)
 	}
-	return timerOp(r, t, tm, unsafe.Pointer(c.t), func() bool {
+	return timerOp(t, tm, unsafe.Pointer(c.t), func() bool {
 		was := tm.Pending()
-		r.clock.Reset(tm, d)
+		t.Exec().ResetTimer(tm, d)
 		return was
 	})
 }
@@ -194,27 +237,27 @@ type TickerCtl struct{ t *time.Ticker }
 // TickerOf returns the controls of t.
 func TickerOf(t *time.Ticker) TickerCtl { return TickerCtl{t} }
 
-func (c TickerCtl) vt() (*run, *thread, *vtimer) {
-	r, t := enter()
-	if r == nil {
-		return nil, nil, nil
+func (c TickerCtl) vt() (*engine.G, *engine.Timer) {
+	t := engine.Enter()
+	if t == nil {
+		return nil, nil
 	}
-	return r, t, r.clock.TickerOf(c.t)
+	return t, t.Exec().TickerOf(c.t)
 }
 
 // Stop replaces (*time.Ticker).Stop.
 func (c TickerCtl) Stop() {
-	r, t, tm := c.vt()
+	t, tm := c.vt()
 	if tm == nil {
 		c.t.Stop()
 		return
 	}
-	timerOp(r, t, tm, nil, func() bool { return r.clock.Stop(tm) })
+	timerOp(t, tm, nil, func() bool { return t.Exec().StopTimer(tm) })
 }
 
 // Reset replaces (*time.Ticker).Reset.
 func (c TickerCtl) Reset(d time.Duration) {
-	r, t, tm := c.vt()
+	t, tm := c.vt()
 	if tm == nil {
 		c.t.Reset(d)
 		return
@@ -222,9 +265,9 @@ func (c TickerCtl) Reset(d time.Duration) {
 	if d <= 0 {
 		panic("non-positive interval for Ticker.Reset")
 	}
-	timerOp(r, t, tm, nil, func() bool {
+	timerOp(t, tm, nil, func() bool {
 		tm.Period = d
-		r.clock.Reset(tm, d)
+		t.Exec().ResetTimer(tm, d)
 		return true
 	})
 }

@@ -1,0 +1,57 @@
+package chanobj
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+)
+
+// What this package knows of an execution lives in its tables, which the
+// execution keeps in this package's slot (engine.ObjectTables), forgotten
+// with the execution: the models of the channels, keyed by the address of
+// the runtime's channel, and whether the context package is running on a
+// context's cancellation (context.go).
+
+// tables are the per-execution state of this package.
+type tables struct {
+	chans map[unsafe.Pointer]*chanState
+	// quiet > 0: the context package runs on a vctx's cancellation, whose
+	// Err and Cause are no scheduling points (vctx.runForeign).
+	quiet int
+}
+
+func newTables() engine.ObjectTables {
+	return &tables{chans: map[unsafe.Pointer]*chanState{}}
+}
+
+func (s *tables) Reset() {
+	clear(s.chans)
+	s.quiet = 0
+}
+
+// slot is where executions keep this package's tables.
+var slot = engine.NewSlot()
+
+func tablesOf(t *engine.G) *tables { return t.Objects(slot, newTables).(*tables) }
+
+func tablesIn(x engine.Exec) *tables { return x.Objects(slot, newTables).(*tables) }
+
+// madeOutside holds channels instrumented code made outside any execution
+// (package initialisation); executions adopt them.
+var madeOutside sync.Map
+
+// model returns the model of the channel at p, or nil for a channel made by
+// code xbtest does not control.
+func model(t *engine.G, p unsafe.Pointer) *chanState {
+	s := tablesOf(t)
+	if m := s.chans[p]; m != nil {
+		return m
+	}
+	if _, ok := madeOutside.Load(p); ok {
+		m := &chanState{id: t.NewObject(), addr: p}
+		s.chans[p] = m
+		return m
+	}
+	return nil
+}
