@@ -103,7 +103,7 @@ type hasher struct {
 }
 
 var (
-	schedulerPkg  = reflect.TypeFor[engine.Exec]().PkgPath()
+	enginePkg     = reflect.TypeFor[engine.Exec]().PkgPath()
 	testingobjPkg = reflect.TypeFor[testingobj.T]().PkgPath()
 	objectsPkg    = reflect.TypeFor[syncobj.WaitGroup]().PkgPath()
 	chanobjPkg    = reflect.TypeFor[chanobj.TimerCtl]().PkgPath()
@@ -206,7 +206,7 @@ func (h *hasher) value(v reflect.Value) uint64 {
 		return mix(mix(k, maphash.String(fingerprintSeed, e.Type().String())), h.value(e))
 	case reflect.Struct:
 		x := k
-		own := t.PkgPath() == schedulerPkg || t.PkgPath() == objectsPkg || t.PkgPath() == chanobjPkg || t.PkgPath() == testingobjPkg
+		own := t.PkgPath() == enginePkg || t.PkgPath() == objectsPkg || t.PkgPath() == chanobjPkg || t.PkgPath() == testingobjPkg
 		for i := range v.NumField() {
 			f := v.Field(i)
 			if tag := t.Field(i).Tag.Get("xbtest"); own && (tag == "-" || f.Type().PkgPath() != "sync/atomic" && tag != "state") {

@@ -72,7 +72,7 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 	}()
 	t0 := r.newThread(nil, nil)
 	r.race.Start(-1, t0.idx)
-	t0.fn = func() { r.runBody(t0) }
+	t0.fn = func() { r.runBody() }
 	r.cur = t0
 	if len(r.replay) == 0 {
 		r.exploring = true

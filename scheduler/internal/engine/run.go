@@ -225,6 +225,7 @@ type run struct {
 	skipped  bool
 	failed   bool
 	t0       Test
+	begin    func(Test) // beginTest, as Body takes it
 }
 
 // reset prepares r for a new execution. Executions of one exploration reuse
@@ -291,9 +292,16 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 }
 
 // runBody is the test goroutine's function.
-func (r *run) runBody(t0 *thread) {
-	r.body(Exec{r}, r.name, func(tt Test) { r.t0, t0.tt = tt, tt })
+func (r *run) runBody() {
+	if r.begin == nil {
+		r.begin = r.beginTest // once: executions reuse the run, and a new func value each would allocate
+	}
+	r.body(Exec{r}, r.name, r.begin)
 }
+
+// beginTest keeps the top-level test's handle, before its function
+// starts: the test goroutine is the running one.
+func (r *run) beginTest(tt Test) { r.t0, r.cur.tt = tt, tt }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
 	var t *thread
