@@ -43,7 +43,8 @@
 // engine's primitives, to package scheduler/internal/syncobj (Mutex,
 // RWMutex, WaitGroup, Once, Cond, the atomics, Map, Pool) or package
 // scheduler/internal/chanobj (channels and select, the time package's
-// hooks, contexts), and is small enough for the compiler
+// hooks, contexts); T and TB are package scheduler/internal/testingobj's,
+// the model of *testing.T. Every hook is small enough for the compiler
 // to inline into rewritten code, so that a hook costs what the engine's
 // fast path costs (Read, Write, Load and Step test one flag until the
 // execution has a second goroutine). Where the implementing package's own

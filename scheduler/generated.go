@@ -5,6 +5,7 @@ import (
 
 	"github.com/xbtest/xbtest/scheduler/internal/driver"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 )
 
 // What the rewriter generates calls of besides the hooks: the test entry
@@ -27,12 +28,12 @@ func RunTest(t *testing.T, body func(*T)) {
 // marks the test failed and goes on, FailNow and Fatal end the calling
 // goroutine with runtime.Goexit, Skip ends the test as skipped, Run runs a
 // subtest on a goroutine of its own and waits for it.
-type T = engine.T
+type T = testingobj.T
 
 // TB is the interface common to T and the handles of rewritten helpers; it
 // has the methods of testing.TB (which cannot be implemented outside the
 // testing package).
-type TB = engine.TB
+type TB = testingobj.TB
 
 // Pos names a source position of instrumented code (see RegisterPositions);
 // 0 is unknown.

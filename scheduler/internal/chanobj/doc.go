@@ -18,8 +18,8 @@
 // contracts in the engine's package doc ("Primitives of the drop-in
 // objects", and "Channels, timers and contexts" for the few only this
 // package uses). It imports the engine, never the reverse. The engine
-// reaches back in three ways, each an interface or a registration of its
-// own, so that it never names this package's types:
+// reaches back in two ways, each an interface of its own, so that it never
+// names this package's types:
 //
 //   - Its tables: what this package knows of an execution (the channels'
 //     models, tables.go) lives in a Slot of the execution's
@@ -30,10 +30,11 @@
 //     anyone waits (Idle, Wakes), whether firing can be observed by others
 //     than those it wakes (FiresAtOnce), and to act at the deadline
 //     (Fire).
-//   - The engine's own channels: its T waits on channels for parallel
-//     subtests and makes T.Context, through engine.Channels, which
-//     engine.go registers when the package is initialised. The engine
-//     thus runs the very hooks rewritten code runs, with the same events.
+//
+// The test handle (package scheduler/internal/testingobj's T) imports this
+// package: a parallel subtest waits on channels it makes here, and
+// T.Context is one of its contexts, so that T runs the very hooks
+// rewritten code runs, with the same events.
 //
 // The engine names this package's frames by their package path, to find
 // the first frame of user code (positions in reports) and the operation of
@@ -117,6 +118,6 @@
 // chan.go (the model, MakeChan, Send, Recv, Close, Len), select.go (Case,
 // Select), native.go (channels xbtest does not control), timers.go (the
 // time package), context.go (the context package), tables.go (the
-// per-execution state), engine.go (engine.Channels). The engine's audit.go
+// per-execution state). The engine's audit.go
 // lists, for each operation, whether it ends an atomic block and why.
 package chanobj

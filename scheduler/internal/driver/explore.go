@@ -11,12 +11,13 @@ import (
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 	"github.com/xbtest/xbtest/settings"
 )
 
 // Explore runs body once per schedule the configured algorithm explores and
 // returns what it found. name is the test's name in reports.
-func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Result {
+func Explore(name string, body func(*testingobj.T), cfg engine.Config) *result.Result {
 	if cfg.Backer == nil {
 		cfg.Backer = engine.BackerFor(cfg.Checkpoint)
 	}
@@ -50,7 +51,7 @@ func Explore(name string, body func(*engine.T), cfg engine.Config) *result.Resul
 		defer checkpoint.StopAfter(cfg.Timeout, checkpoint.StopTime)()
 	}
 	start := time.Now()
-	d := &driver{known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}, start: start}
+	d := &driver{known: engine.NewLearnt(), cfg: &cfg, name: name, body: testingobj.Body(body), res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}, start: start}
 	d.joinTeam() // team.go
 	defer d.leaveTeam()
 	d.strat = newStrategy(&cfg, nil)
@@ -150,7 +151,7 @@ type driver struct {
 	stats    engine.Stats   // the engine counts into them
 	cfg      *engine.Config
 	name     string
-	body     func(*engine.T)
+	body     engine.Body
 	res      *result.Result
 	seen     map[string]*engine.Finding
 	found    []*engine.Finding // the distinct findings, in the order seen (res.Findings at the end)

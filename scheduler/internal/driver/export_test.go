@@ -3,6 +3,7 @@ package driver
 import (
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 )
 
 // What the driver's external tests (minimise_test.go) need beyond Explore
@@ -12,7 +13,7 @@ import (
 // WorstSchedule explores body under cfg and returns, among the schedules
 // that lead to a finding of kind k, the blocks of one with the most
 // preemptions (the schedule minimisation should shorten most).
-func WorstSchedule(name string, body func(*engine.T), cfg engine.Config, k result.Kind) []result.Block {
+func WorstSchedule(name string, body func(*testingobj.T), cfg engine.Config, k result.Kind) []result.Block {
 	var paths [][]decision
 	cfg.Minimise = false
 	cfg.OnFinding = func(f *engine.Finding) {
@@ -21,7 +22,7 @@ func WorstSchedule(name string, body func(*engine.T), cfg engine.Config, k resul
 		}
 	}
 	Explore(name, body, cfg)
-	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: testingobj.Body(body), res: &result.Result{}}
 	// The most switches between goroutines, then the longest: traced once.
 	var most []decision
 	for _, p := range paths {
@@ -35,8 +36,8 @@ func WorstSchedule(name string, body func(*engine.T), cfg engine.Config, k resul
 
 // MinimiseSchedule shortens a schedule leading to a finding of kind k as
 // exploration does before reporting it.
-func MinimiseSchedule(name string, body func(*engine.T), cfg engine.Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
-	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: &result.Result{}}
+func MinimiseSchedule(name string, body func(*testingobj.T), cfg engine.Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: testingobj.Body(body), res: &result.Result{}}
 	f, _, _ := d.follow(blocks, false, func(f *engine.Finding) int { return wantMatches(result.Want{Kind: k}, f) })
 	if f == nil {
 		return nil, nil

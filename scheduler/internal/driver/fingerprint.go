@@ -11,6 +11,7 @@ import (
 	"github.com/xbtest/xbtest/scheduler/internal/chanobj"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
+	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 )
 
 // Package state across executions.
@@ -102,10 +103,11 @@ type hasher struct {
 }
 
 var (
-	schedulerPkg = reflect.TypeFor[engine.T]().PkgPath()
-	objectsPkg   = reflect.TypeFor[syncobj.WaitGroup]().PkgPath()
-	chanobjPkg   = reflect.TypeFor[chanobj.TimerCtl]().PkgPath()
-	locationPtr  = reflect.TypeFor[*time.Location]()
+	enginePkg     = reflect.TypeFor[engine.Exec]().PkgPath()
+	testingobjPkg = reflect.TypeFor[testingobj.T]().PkgPath()
+	objectsPkg    = reflect.TypeFor[syncobj.WaitGroup]().PkgPath()
+	chanobjPkg    = reflect.TypeFor[chanobj.TimerCtl]().PkgPath()
+	locationPtr   = reflect.TypeFor[*time.Location]()
 )
 
 func mix(h, x uint64) uint64 {
@@ -204,7 +206,7 @@ func (h *hasher) value(v reflect.Value) uint64 {
 		return mix(mix(k, maphash.String(fingerprintSeed, e.Type().String())), h.value(e))
 	case reflect.Struct:
 		x := k
-		own := t.PkgPath() == schedulerPkg || t.PkgPath() == objectsPkg || t.PkgPath() == chanobjPkg
+		own := t.PkgPath() == enginePkg || t.PkgPath() == objectsPkg || t.PkgPath() == chanobjPkg || t.PkgPath() == testingobjPkg
 		for i := range v.NumField() {
 			f := v.Field(i)
 			if tag := t.Field(i).Tag.Get("xbtest"); own && (tag == "-" || f.Type().PkgPath() != "sync/atomic" && tag != "state") {

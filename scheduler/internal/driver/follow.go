@@ -9,6 +9,7 @@ import (
 
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -204,7 +205,7 @@ func wantMatches(w result.Want, f *engine.Finding) int {
 // the result holds the finding the schedule led to, if it is the wanted one,
 // every scheduling point, and where the program stopped following the
 // schedule if it did.
-func Replay(name string, body func(*engine.T), cfg engine.Config, blocks []result.Block, want result.Want) (res *result.Result) {
+func Replay(name string, body func(*testingobj.T), cfg engine.Config, blocks []result.Block, want result.Want) (res *result.Result) {
 	res = &result.Result{Test: name, Semantics: cfg.Semantics, Backer: "replay", Complete: true}
 	out := &result.ReplayOutcome{FindingStep: -1, Blocks: len(blocks)}
 	res.Replay = out
@@ -230,7 +231,7 @@ func Replay(name string, body func(*engine.T), cfg engine.Config, blocks []resul
 		res.Elapsed = time.Since(start)
 	}()
 	cfg.Minimise = false
-	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: body, res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}}
+	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: testingobj.Body(body), res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}}
 	if cfg.Watchdog > 0 {
 		d.tick = time.NewTicker(engine.WatchdogTick(cfg.Watchdog))
 		defer d.tick.Stop()

@@ -18,6 +18,7 @@ import (
 	"github.com/xbtest/xbtest/internal/claims"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -149,14 +150,14 @@ func skippedEarlier(name string) bool {
 // `func TestX(t *testing.T) { body }` into
 // `func TestX(t *testing.T) { scheduler.RunTest(t, func(t *scheduler.T) { body }) }`.
 // go test sees the test fail if exploration found anything.
-func RunTest(t *testing.T, body func(*engine.T)) {
+func RunTest(t *testing.T, body func(*testingobj.T)) {
 	t.Helper()
 	watchParent.Do(startParentWatch)
 	if skippedEarlier(t.Name()) {
 		t.SkipNow()
 	}
 	if subprocess() {
-		engine.RunNative(t, body)
+		testingobj.RunNative(t, body)
 		return
 	}
 	rc, err := readRunConfig(os.Getenv(result.EnvConfig))

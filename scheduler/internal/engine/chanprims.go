@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"reflect"
 	"time"
 	"unsafe"
@@ -181,36 +180,6 @@ func (x Exec) AddTicker(ticker *time.Ticker, tm *Timer) { x.r.clock.AddTicker(ti
 
 // TickerOf is the virtual timer behind ticker, or nil (a real ticker).
 func (x Exec) TickerOf(ticker *time.Ticker) *Timer { return x.r.clock.TickerOf(ticker) }
-
-// Channels is what the engine itself needs of channels and contexts: T's
-// parallel subtests wait on channels, and T.Context is a context on the
-// virtual clock. Package chanobj implements it and registers it when it
-// is initialised (RegisterChannels), so that the engine calls the same
-// hooks rewritten code does, with the same events, without importing it.
-type Channels interface {
-	// MakeChan, Send, Recv and Close are chanobj's MakeChan[struct{}],
-	// Send, Recv and Close.
-	MakeChan(size int) chan struct{}
-	Send(ch chan<- struct{})
-	Recv(ch <-chan struct{})
-	Close(ch chan<- struct{})
-	// WithCancel is chanobj's ContextWithCancel.
-	WithCancel(parent context.Context) (context.Context, context.CancelFunc)
-}
-
-var chans Channels
-
-// RegisterChannels makes c the engine's Channels (package chanobj's
-// init).
-func RegisterChannels(c Channels) { chans = c }
-
-// channels is the registered Channels.
-func channels() Channels {
-	if chans == nil {
-		panic("xbtest: no channels registered (package scheduler/internal/chanobj is not linked in)")
-	}
-	return chans
-}
 
 // CallerPos is file:line of the first frame outside xbtest, looking from
 // the caller of CallerPos (skip 1) or skip-1 frames above it, for reports

@@ -8,9 +8,10 @@
 //
 // Rewritten code calls package scheduler, whose hooks and drop-in types
 // forward here or to the packages of drop-in objects,
-// scheduler/internal/syncobj and scheduler/internal/chanobj: the exported
+// scheduler/internal/syncobj and scheduler/internal/chanobj, or to the
+// model of *testing.T, package scheduler/internal/testingobj: the exported
 // functions and types of this package named as there (Read, Go, Step,
-// Load, T...) are the runtime API, with the contracts package scheduler
+// Load...) are the runtime API, with the contracts package scheduler
 // documents. Package scheduler's drop-in types are structs around this
 // package's or syncobj's, at the same address (a Cond's L holds them:
 // syncobj.DropInLock sees through them); Hot and LoadHot let
@@ -19,22 +20,22 @@
 // The drop-in objects are built on this package's primitives, as loom's
 // sync is on its rt (below): package syncobj's (Mutex, RWMutex, WaitGroup,
 // Once, Cond, the atomics, Map, Pool) and package chanobj's (channels and
-// select, the time package's hooks and timers, contexts). This package
-// imports neither: it keeps their per-execution state as opaque
-// ObjectTables, each package's in a Slot of its own, a lock's state as its
-// lock bookkeeping (Lock), a timer's channel or a context's deadline as a
-// TimerTarget, and names their frames by package path only (own frames,
-// operation names). What it needs of channels itself (T's parallel
-// subtests wait on channels; T.Context) it calls through Channels, which
-// package chanobj registers when it is initialised, so that T and
-// rewritten code run the same hooks, with the same events.
+// select, the time package's hooks and timers, contexts), and so is T,
+// the test handle (package testingobj, on chanobj's channels for parallel
+// subtests and T.Context). This package imports none of them: it keeps
+// their per-execution state as opaque ObjectTables, each package's in a
+// Slot of its own, a lock's state as its lock bookkeeping (Lock), a
+// timer's channel or a context's deadline as a TimerTarget, the test
+// handle as a Test, started by a Body the driver makes, and names their
+// frames by package path only (own frames, operation names).
 //
 // The driver calls the rest (drive.go): an Execution runs one execution
 // under a sched.Strategy and a Config and says how it ended (EndReason)
 // and what it found (Finding); a Guide steers guided executions along a
 // recorded schedule (xbtest -replay, shortening); Learnt and Stats are what
-// an exploration keeps across its executions; RunNative runs a test body
-// outside any execution.
+// an exploration keeps across its executions. Execution.Reset takes the
+// test's Body, which package testingobj makes (testingobj.Body); outside
+// any execution the driver runs the body with testingobj.RunNative.
 //
 // # Primitives of the drop-in objects
 //
@@ -131,9 +132,29 @@
 //     or a context's deadline); G.StartTimer, and Exec's Now,
 //     ClockAccess, StopTimer, ResetTimer, TimerDue, TakeTimer, AddTimer,
 //     TimerOf, AddTicker and TickerOf.
-//   - Channels: what the engine's T needs (make, send, receive and close
-//     a chan struct{}, context.WithCancel), registered by chanobj
-//     (RegisterChannels).
+//
+// # The test handle
+//
+// Package testingobj's T, the model of *testing.T, uses the primitives of
+// the drop-in objects (Enter, Event), chanobj's channels and contexts, and
+// a few of its own (testprims.go):
+//
+//   - Body(x, name, begin): a test's function as the engine runs it on the
+//     test goroutine of each execution (runBody): it makes the top-level
+//     test's handle, hands it to begin as a Test before the function
+//     starts, then runs the function, its parallel subtests and its
+//     cleanups. Test.Log() is the log each finding carries;
+//     Test.FailedNow(): FailNow or SkipNow was called, so the test
+//     goroutine's Goexit ends the test (a failure).
+//   - Exec.TestFailed(), Exec.TestSkipped(): the execution's test failed
+//     (any T's Fail) or was skipped (the top-level T's SkipNow).
+//   - G.ID(), G.AddFinding(f, key): an assertion (T.Error) as a finding
+//     of the running block, named by its goroutine.
+//   - GoAndJoin(f): T.Run's subtest on a goroutine of its own, started and
+//     waited for in one step; f's release ends the wait early
+//     (T.Parallel). Goexit(): FailNow and SkipNow end the goroutine.
+//   - OwnFrame(fn), ShortPos(file, line): T names the position of a
+//     failure by the first frame outside xbtest and its helpers.
 //
 // # Inside
 //
@@ -149,8 +170,8 @@
 // outside.go for goroutines started before any; brute.go for the extra
 // scheduling points of Algorithm Brute; guide.go and timeline.go for
 // guided executions and their reports. audit.go lists what ends an atomic block under Go's
-// rules, operation by operation. testing.go and subtest.go are T, the test
-// handle, with go test's subtests, t.Parallel and -run/-skip.
+// rules, operation by operation. testprims.go is what T (package
+// testingobj) needs of an execution.
 //
 // Four components live in packages of their own, each reaching the
 // execution only through a host interface that run (hosts.go) or an

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"reflect"
-	"testing"
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
@@ -39,7 +38,7 @@ type Execution struct{ r run }
 // the schedule a guided execution follows (nil when exploring), known what
 // the exploration learnt about block boundaries, stats where it counts
 // paths; the execution first replays the decisions of replay.
-func (x *Execution) Reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg *Config, name string, body func(*T), replay []sched.Decision) {
+func (x *Execution) Reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg *Config, name string, body Body, replay []sched.Decision) {
 	x.r.reset(s, g, known, stats, cfg, name, body, replay)
 }
 
@@ -73,7 +72,7 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 	}()
 	t0 := r.newThread(nil, nil)
 	r.race.Start(-1, t0.idx)
-	t0.fn = func() { r.runBody(t0) }
+	t0.fn = func() { r.runBody() }
 	r.cur = t0
 	if len(r.replay) == 0 {
 		r.exploring = true
@@ -253,29 +252,6 @@ func PackageVars() []PackageVar {
 		}
 	}
 	return vars
-}
-
-// RunNative runs a rewritten test body once, with no execution under way:
-// every hook behaves as the operation it replaces, and the test's failures
-// and log go to t, as under go test.
-func RunNative(t *testing.T, body func(*T)) {
-	t.Helper()
-	tt := newT(nil, t.Name(), nil)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tt.runFunc(body)
-	}()
-	<-done
-	for _, l := range tt.logs {
-		t.Log(l)
-	}
-	switch {
-	case tt.skipped && !tt.failed:
-		t.SkipNow()
-	case tt.failed:
-		t.FailNow()
-	}
 }
 
 // DropFindings forgets the execution's findings: another shard counts its

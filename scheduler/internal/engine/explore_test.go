@@ -7,6 +7,7 @@ import (
 	"github.com/xbtest/xbtest/scheduler/internal/driver"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/syncobj"
+	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 )
 
 // The engine under the driver: what an execution's failures of its own
@@ -24,7 +25,7 @@ func TestPanicInsideTheSchedulerIsAnInternalError(t *testing.T) {
 			m[0] = 1 // a fault in the scheduler's own frames
 		}
 	})
-	res := driver.Explore("fault", func(t *engine.T) {
+	res := driver.Explore("fault", func(t *testingobj.T) {
 		var mu syncobj.Mutex
 		for range 2 {
 			engine.Go(func() { mu.Lock(); mu.Unlock() })
@@ -41,7 +42,7 @@ func TestPanicInsideTheSchedulerIsAnInternalError(t *testing.T) {
 // A replayed prefix that does not reproduce is reported as such.
 func TestDivergenceIsReported(t *testing.T) {
 	calls := 0
-	res := driver.Explore("diverge", func(t *engine.T) {
+	res := driver.Explore("diverge", func(t *testingobj.T) {
 		calls++
 		var mu syncobj.Mutex
 		n := 2

@@ -27,12 +27,12 @@ func Go(f func()) {
 	r.transfer(t, r.point(t, ptSpawn))
 }
 
-// goAndJoin runs f on a new controlled goroutine and waits for it to end,
+// GoAndJoin runs f on a new controlled goroutine and waits for it to end,
 // as T.Run runs a subtest. Starting the goroutine and starting to wait are
 // one step: nothing the child could observe happens in between, so the
 // wait adds no order to explore. f may call release to end the wait early,
 // from its own goroutine: a subtest that calls T.Parallel lets Run return.
-func goAndJoin(f func(release func())) {
+func GoAndJoin(f func(release func())) {
 	r, t := enter()
 	if r == nil {
 		done := make(chan struct{})
@@ -53,7 +53,7 @@ func goAndJoin(f func(release func())) {
 	r.parkHere(t, "subtest", -1)
 }
 
-// releaseJoiner wakes the goroutine waiting in goAndJoin for c before c
+// releaseJoiner wakes the goroutine waiting in GoAndJoin for c before c
 // ends. It is a synchronization of c's (go test's subtest signals its
 // parent on a channel), and the parent may run before the rest of c's
 // block.

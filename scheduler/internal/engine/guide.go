@@ -318,6 +318,8 @@ func opName(pcs []uintptr) string {
 			name = f[len(objectsPkg):]
 		} else if strings.HasPrefix(f, chanobjPkg) {
 			name = f[len(chanobjPkg):]
+		} else if strings.HasPrefix(f, testingobjPkg) {
+			name = f[len(testingobjPkg):]
 		} else if !ownFrame(f) && !strings.HasPrefix(f, "runtime.") {
 			break
 		}
@@ -335,10 +337,11 @@ func opName(pcs []uintptr) string {
 // and scheduler/internal/chanobj, which import this one: named here, never
 // imported).
 const (
-	schedPkg   = "github.com/xbtest/xbtest/scheduler."
-	enginePkg  = "github.com/xbtest/xbtest/scheduler/internal/engine."
-	objectsPkg = "github.com/xbtest/xbtest/scheduler/internal/syncobj."
-	chanobjPkg = "github.com/xbtest/xbtest/scheduler/internal/chanobj."
+	schedPkg      = "github.com/xbtest/xbtest/scheduler."
+	enginePkg     = "github.com/xbtest/xbtest/scheduler/internal/engine."
+	objectsPkg    = "github.com/xbtest/xbtest/scheduler/internal/syncobj."
+	chanobjPkg    = "github.com/xbtest/xbtest/scheduler/internal/chanobj."
+	testingobjPkg = "github.com/xbtest/xbtest/scheduler/internal/testingobj."
 )
 
 // sourceLine returns the trimmed text of a line of a source file ("" if it

@@ -99,7 +99,7 @@ type thread struct {
 	joiner *thread    // a parent waiting for this thread to end (T.Run)
 	lastE  int64      // event number of its last event
 	pcs    []uintptr  // trace mode: the call stack at its last event
-	tt     *T         // the test handle of a T.Run goroutine
+	tt     Test       // the test handle of the test goroutine
 
 	// Store buffers (package storebuf): the goroutine's buffers, and for
 	// a flush pseudo-thread the buffer it commits.
@@ -155,7 +155,7 @@ type run struct {
 	mem      settings.Memory
 	access   bool // every shared access is a block boundary
 	epoch    uint64
-	body     func(*T)
+	body     Body
 	name     string
 	number   int // the schedule this execution explores, 1-based
 
@@ -224,7 +224,8 @@ type run struct {
 	internal string
 	skipped  bool
 	failed   bool
-	t0       *T
+	t0       Test
+	begin    func(Test) // beginTest, as Body takes it
 }
 
 // reset prepares r for a new execution. Executions of one exploration reuse
@@ -234,7 +235,7 @@ type run struct {
 // s, g, known and stats are the exploration's: its strategy, the schedule a
 // guided execution follows (nil when exploring), what it learnt about block
 // boundaries and where it counts paths.
-func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg *Config, name string, body func(*T), replay []decision) {
+func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg *Config, name string, body Body, replay []decision) {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 		r.ack = make(chan struct{})
@@ -291,11 +292,16 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 }
 
 // runBody is the test goroutine's function.
-func (r *run) runBody(t0 *thread) {
-	tt := newT(r, r.name, nil)
-	r.t0, t0.tt = tt, tt
-	tt.runFunc(r.body)
+func (r *run) runBody() {
+	if r.begin == nil {
+		r.begin = r.beginTest // once: executions reuse the run, and a new func value each would allocate
+	}
+	r.body(Exec{r}, r.name, r.begin)
 }
+
+// beginTest keeps the top-level test's handle, before its function
+// starts: the test goroutine is the running one.
+func (r *run) beginTest(tt Test) { r.t0, r.cur.tt = tt, tt }
 
 func (r *run) newThread(parent *thread, fn func()) *thread {
 	var t *thread
@@ -780,7 +786,7 @@ func (t *thread) finish() {
 		r.end(EndFailure)
 		return
 	}
-	if !t.returned && t.tt != nil && t.tt.failNow && t.idx == 0 {
+	if !t.returned && t.tt != nil && t.tt.FailedNow() && t.idx == 0 {
 		// t.FailNow on the test goroutine ends the test, as in go test.
 		t.gone = true
 		r.end(EndFailure)
@@ -1010,7 +1016,7 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 func (r *run) addFinding(rf *result.Finding, key string) {
 	f := &Finding{Finding: *rf, Key: key}
 	if r.t0 != nil {
-		f.Log = append([]string(nil), r.t0.logs...)
+		f.Log = append([]string(nil), r.t0.Log()...)
 	}
 	if r.exploring {
 		f.Path = r.strat.PathPrefix()
@@ -1031,7 +1037,7 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 // (package scheduler's hooks, this engine and the drop-in objects), or the
 // helpers the rewriter generates into user packages (named _xb...).
 func ownFrame(fn string) bool {
-	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) || strings.HasPrefix(fn, chanobjPkg) {
+	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) || strings.HasPrefix(fn, chanobjPkg) || strings.HasPrefix(fn, testingobjPkg) {
 		return true
 	}
 	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")

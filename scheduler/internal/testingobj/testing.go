@@ -1,4 +1,4 @@
-package engine
+package testingobj
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/chanobj"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // T is the test handle a test body receives in place of *testing.T: one T
@@ -19,7 +21,7 @@ import (
 // goroutine with runtime.Goexit, Skip ends the test as skipped, Run runs a
 // subtest on a goroutine of its own and waits for it.
 type T struct {
-	r        *run
+	x        engine.Exec // the execution it serves; the zero Exec under RunNative
 	name     string
 	parent   *T
 	failed   bool
@@ -77,8 +79,8 @@ type TB interface {
 
 var _ TB = (*T)(nil)
 
-func newT(r *run, name string, parent *T) *T {
-	return &T{r: r, name: name, parent: parent}
+func newT(x engine.Exec, name string, parent *T) *T {
+	return &T{x: x, name: name, parent: parent}
 }
 
 // Name returns the name of the test.
@@ -92,8 +94,8 @@ func (t *T) Fail() {
 	for p := t; p != nil; p = p.parent {
 		p.failed = true
 	}
-	if t.r != nil {
-		t.r.failed = true
+	if t.x != (engine.Exec{}) {
+		t.x.TestFailed()
 	}
 }
 
@@ -104,8 +106,7 @@ func (t *T) Failed() bool { return t.failed }
 func (t *T) FailNow() {
 	t.Fail()
 	t.failNow = true
-	goexiting()
-	runtime.Goexit()
+	engine.Goexit()
 }
 
 // Error is Log followed by Fail; xbtest records it as an assertion finding.
@@ -125,14 +126,14 @@ func (t *T) report(msg string) {
 	pos := t.callerPos()
 	t.log(pos+": "+msg, msg)
 	t.Fail()
-	r, th := enter()
-	if r == nil || r != t.r {
+	th := engine.Enter()
+	if th == nil || th.Exec() != t.x {
 		return
 	}
-	r.event(th)
+	th.Event()
 	f := &result.Finding{Kind: result.Assertion, Message: msg, Pos: pos,
-		Goroutines: []result.Goroutine{{ID: th.id(), State: "running", Pos: pos}}}
-	r.addFinding(f, "assertion|"+pos)
+		Goroutines: []result.Goroutine{{ID: th.ID(), State: "running", Pos: pos}}}
+	th.AddFinding(f, "assertion|"+pos)
 }
 
 // Log records its arguments in the test's log.
@@ -173,12 +174,11 @@ func (t *T) Skipf(format string, args ...any) { t.Logf(format, args...); t.SkipN
 // SkipNow marks the test skipped and stops the calling goroutine.
 func (t *T) SkipNow() {
 	t.skipped = true
-	if t.r != nil && t.parent == nil {
-		t.r.skipped = true
+	if t.x != (engine.Exec{}) && t.parent == nil {
+		t.x.TestSkipped()
 	}
 	t.failNow = true
-	goexiting()
-	runtime.Goexit()
+	engine.Goexit()
 }
 
 // Skipped reports whether the test was skipped.
@@ -214,8 +214,8 @@ func (t *T) callerPos() string {
 		for p := t; p != nil; p = p.parent {
 			helper = helper || p.helpers[f.Function]
 		}
-		if !helper && f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			return shortPos(f.File, f.Line)
+		if !helper && f.Function != "" && !engine.OwnFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
+			return engine.ShortPos(f.File, f.Line)
 		}
 		if !more {
 			return "?"
@@ -249,11 +249,11 @@ func (t *T) runCleanups() {
 // failed when it called Parallel). A subtest that -run or -skip leaves out
 // is not run, and Run reports true.
 func (t *T) Run(name string, f func(t *T)) bool {
-	sub := newT(t.r, t.subName(name), t)
+	sub := newT(t.x, t.subName(name), t)
 	if !subtestSelected(sub.name) {
 		return true
 	}
-	goAndJoin(func(release func()) {
+	engine.GoAndJoin(func(release func()) {
 		sub.release = release
 		sub.runFunc(f)
 	})
@@ -275,8 +275,7 @@ func (t *T) runFunc(f func(t *T)) {
 // goes on once the parent's function has returned. Every interleaving of
 // the siblings is explored (go test's -parallel limit only removes some).
 // A top-level test is explored alone: Parallel only marks it. The waits
-// are on channels package chanobj makes and models (Channels), as the
-// program's are.
+// are on channels package chanobj makes and models, as the program's are.
 func (t *T) Parallel() {
 	if t.parallel {
 		panic("testing: t.Parallel called multiple times")
@@ -292,13 +291,13 @@ func (t *T) Parallel() {
 	if p == nil || t.release == nil {
 		return
 	}
-	t.ended = channels().MakeChan(1)
+	t.ended = chanobj.MakeChan[struct{}](1)
 	if p.barrier == nil {
-		p.barrier = channels().MakeChan(0)
+		p.barrier = chanobj.MakeChan[struct{}](0)
 	}
 	p.parallelSubs = append(p.parallelSubs, t)
 	t.release()
-	channels().Recv(p.barrier)
+	chanobj.Recv(p.barrier)
 }
 
 // runParallelSubtests releases the parallel subtests waiting for t's
@@ -307,16 +306,16 @@ func (t *T) runParallelSubtests() {
 	if t.barrier == nil {
 		return
 	}
-	channels().Close(t.barrier)
+	chanobj.Close(t.barrier)
 	for _, sub := range t.parallelSubs {
-		channels().Recv(sub.ended)
+		chanobj.Recv(sub.ended)
 	}
 }
 
 // signalDone tells the parent of a parallel subtest that it has finished.
 func (t *T) signalDone() {
 	if t.ended != nil {
-		channels().Send(t.ended)
+		chanobj.Send(t.ended, struct{}{})
 	}
 }
 
@@ -372,7 +371,7 @@ func (t *T) Attr(key, value string) { t.Logf("=== ATTR %s %s", key, value) }
 // Context returns a context canceled when the test ends.
 func (t *T) Context() context.Context {
 	if t.ctx == nil {
-		t.ctx, t.cancel = channels().WithCancel(context.Background()) // on the virtual clock inside an execution
+		t.ctx, t.cancel = chanobj.ContextWithCancel(context.Background()) // on the virtual clock inside an execution
 	}
 	return t.ctx
 }
