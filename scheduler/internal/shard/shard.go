@@ -155,8 +155,8 @@ type Strategy struct {
 	// left and is redirected to the next start from inside the call
 	// (sched.Engine.BranchPoint). What the call returns then belongs to
 	// that start, whose own Begin has checked it, if the replay has
-	// reached it; the caller's check, made for the path the call began
-	// on, must not run (see after).
+	// reached it; Begin's own check, made for the path it began on, must
+	// not run.
 	loads int
 }
 
@@ -324,12 +324,14 @@ func (w *Strategy) Next(aborted bool) bool {
 	return true
 }
 
-// The calls that return the thread that runs next. Each checks whether
-// the path crosses where the block starts, unless the call was redirected
-// to another start meanwhile (loads): then that start's Begin checks, and
-// a Begin that returns still replaying toward it must leave begun unset
-// (a crossing counted on the prefix would be one no other shard counts,
-// and would mark the new path crossed before it starts).
+// The calls that return the thread that runs next: each checks whether
+// the path crosses where the block starts. A call may return redirected
+// to another start (loads changed): then a Begin that returns still
+// replaying toward it must leave begun unset (a crossing counted on the
+// prefix would be one no other shard counts, and would mark the new path
+// crossed before it starts). The other calls need no such care: with
+// begun unset next does nothing, and once the new start's Begin has
+// checked, checking again at the same depth gives the same answer.
 
 func (w *Strategy) Begin(e sched.Engine) int32 {
 	loads := w.loads
@@ -340,40 +342,12 @@ func (w *Strategy) Begin(e sched.Engine) int32 {
 	w.st.begun = true
 	return w.next(t)
 }
-
-// after is next for a call of the wrapped strategy made when loads
-// hand-overs had been applied.
-func (w *Strategy) after(loads int, t int32) int32 {
-	if w.loads != loads {
-		return t
-	}
-	return w.next(t)
-}
-
-func (w *Strategy) Boundary() int32 {
-	loads := w.loads
-	return w.after(loads, w.Strategy.Boundary())
-}
-func (w *Strategy) Yielded() int32 {
-	loads := w.loads
-	return w.after(loads, w.Strategy.Yielded())
-}
-func (w *Strategy) Park() int32 {
-	loads := w.loads
-	return w.after(loads, w.Strategy.Park())
-}
-func (w *Strategy) Exit() int32 {
-	loads := w.loads
-	return w.after(loads, w.Strategy.Exit())
-}
-func (w *Strategy) Freeze() int32 {
-	loads := w.loads
-	return w.after(loads, w.Strategy.Freeze())
-}
-func (w *Strategy) Preempt(lockExit bool) int32 {
-	loads := w.loads
-	return w.after(loads, w.Strategy.Preempt(lockExit))
-}
+func (w *Strategy) Boundary() int32             { return w.next(w.Strategy.Boundary()) }
+func (w *Strategy) Yielded() int32              { return w.next(w.Strategy.Yielded()) }
+func (w *Strategy) Park() int32                 { return w.next(w.Strategy.Park()) }
+func (w *Strategy) Exit() int32                 { return w.next(w.Strategy.Exit()) }
+func (w *Strategy) Freeze() int32               { return w.next(w.Strategy.Freeze()) }
+func (w *Strategy) Preempt(lockExit bool) int32 { return w.next(w.Strategy.Preempt(lockExit)) }
 
 // Save encodes the wrapped strategy's hand-over, then this shard's state
 // (whole: it is small).
