@@ -208,25 +208,7 @@ func EntryBad(dir string) map[string]string {
 
 // markEntry writes a marker file into an entry, aside and renamed.
 func markEntry(dir, name, content string) error {
-	f, err := os.CreateTemp(dir, "."+name+".tmp")
-	if err != nil {
-		return fmt.Errorf("instrument: %v", err)
-	}
-	_, err = f.WriteString(content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("instrument: %v", err)
-	}
-	return nil
+	return writeAside(filepath.Join(dir, name), []byte(content))
 }
 
 // AddBad adds packages, with why, to an entry's list of packages whose
