@@ -342,24 +342,23 @@ func closed(x engine.Exec, m *chanState) {
 
 // Len replaces len(ch).
 func Len[T any](ch <-chan T) int {
-	if t := engine.Enter(); t != nil {
-		t.OpPoint()
-		t.Event()
-		if m := model(t, chanPtr(ch)); m != nil {
-			t.DataAccess(m.addr, 1, false)
-		}
-	}
+	lenOp(chanPtr(ch))
 	return len(ch)
 }
 
 // LenSend replaces len(ch) for a send-only channel.
 func LenSend[T any](ch chan<- T) int {
+	lenOp(chanPtr(ch))
+	return len(ch)
+}
+
+// lenOp is len's operation on the channel at p: a read of it.
+func lenOp(p unsafe.Pointer) {
 	if t := engine.Enter(); t != nil {
 		t.OpPoint()
 		t.Event()
-		if m := model(t, chanPtr(ch)); m != nil {
+		if m := model(t, p); m != nil {
 			t.DataAccess(m.addr, 1, false)
 		}
 	}
-	return len(ch)
 }
