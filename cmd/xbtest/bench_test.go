@@ -61,7 +61,7 @@ func TestWork(t *testing.T) {
 	start := cpuSeconds()
 	defer func() { os.WriteFile(os.Getenv("SEQ_TIMING"), []byte(fmt.Sprint(cpuSeconds()-start)), 0o644) }()
 	m, s, c = map[int]int{}, make([]int, 1000), &cell{}
-	for i := 0; i < 1000000; i++ {
+	for i := 0; i < 20000000; i++ {
 		s[i%1000] += i
 		c.v += s[(i*7)%1000]
 		if i%16 == 0 {
@@ -83,7 +83,11 @@ func cpuSeconds() float64 {
 `
 
 // BenchmarkSequentialSlowdown runs the same sequential test plainly and
-// under xbtest and reports the ratio of the CPU time of the test's loop.
+// under xbtest and reports the ratio of the CPU time of the test's loop
+// (20M iterations, about 0.1 s plain: long enough to be above the noise of
+// a shared machine, which a 1M loop of a few milliseconds was not).
+//
+//	go test ./cmd/xbtest -run '^$' -bench SequentialSlowdown -benchtime 5x
 func BenchmarkSequentialSlowdown(b *testing.B) {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/seq\n\ngo 1.22\n"), 0o644)
