@@ -37,6 +37,28 @@ func TestSleepAdvancesTheVirtualClock(t *testing.T) {
 	}
 }
 
+// A time read before the execution (a package variable that time.Now set at
+// init) is earlier than every virtual time, as Go's monotonic clock
+// promises: jackc/puddle v2.2.3 keeps time.Since(globalStart), and its
+// TestPoolCreateResource failed on the first schedule while virtual times
+// had no monotonic reading (2000-01-01 against today's wall clock: 26 years
+// back). The virtual clock still reads 2000-01-01, as under synctest.
+func TestVirtualTimeIsAfterTimesReadBefore(t *testing.T) {
+	before := xb.TimeNow() // the real time
+	got := reach(t, func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			now := xb.TimeNow()
+			xb.TimeSleep(time.Second)
+			out(fmt.Sprintf("%v %v %v %v %s", xb.TimeSince(before) > 20*365*24*time.Hour, now.After(before), xb.TimeUntil(before) < 0,
+				xb.TimeSince(now), now.UTC().Format(time.DateTime)))
+		}
+	})
+	want := []string{"true true true 1s 2000-01-01 00:00:00"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 // Outside an execution the hooks are the real functions.
 func TestClockOutsideAnExecutionIsReal(t *testing.T) {
 	if xb.TimeNow().Year() < 2025 {

@@ -49,12 +49,47 @@ package vclock
 import (
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // Epoch is virtual time zero, the same for every execution, so that
 // time.Now reads the same on every replay of a schedule (and in every
-// process).
-var Epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+// process): midnight UTC, 2000-01-01, as under testing/synctest.
+//
+// Like a time.Now, and like synctest's clock, it carries a monotonic
+// reading, 2000-01-01 in nanoseconds. Real readings count from the
+// process's start, so Epoch and every virtual time after it are later than
+// any time the program read before its execution (a package variable set
+// by time.Now at init): time.Since of such a time is positive, as Go's
+// monotonic clock promises. Without the reading, Sub would compare wall
+// clocks, 2000 against today, and time would run backwards.
+var Epoch = withMonotonic(time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC))
+
+// withMonotonic is t with the monotonic reading t.UnixNano(). No exported
+// function of package time makes a Time whose monotonic reading is not the
+// current one, so it sets the fields as time.Now does (time.Time is wall,
+// ext, loc; with hasMonotonic, wall holds the seconds since 1885 and the
+// nanoseconds, ext the reading). init checks the result, so a change of
+// the layout fails at once rather than quietly.
+func withMonotonic(t time.Time) time.Time {
+	const hasMonotonic, nsecShift = 1 << 63, 30
+	rep := (*struct {
+		wall uint64
+		ext  int64
+		loc  *time.Location
+	})(unsafe.Pointer(&t))
+	sec := t.Unix() - time.Date(1885, time.January, 1, 0, 0, 0, 0, time.UTC).Unix()
+	rep.wall = hasMonotonic | uint64(sec)<<nsecShift | uint64(t.Nanosecond())
+	rep.ext = t.UnixNano()
+	return t
+}
+
+func init() {
+	wall := time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+	if !Epoch.Equal(wall) || Epoch.Sub(time.Now()) < 20*365*24*time.Hour || Epoch.Add(time.Hour).Sub(Epoch) != time.Hour {
+		panic("vclock: the virtual epoch has no monotonic reading: has time.Time's layout changed?")
+	}
+}
 
 // Timer is a deadline of the virtual clock. A is what the host does at the
 // deadline.
