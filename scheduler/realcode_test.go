@@ -238,3 +238,47 @@ func TestPollingAloneLetsTimePass(t *testing.T) {
 		}
 	}
 }
+
+// Two goroutines that poll a channel until a timer closes it (jackc/puddle
+// v2.2.3's stress tests: time.AfterFunc(time.Second, func() { close(done) })
+// and two loops on select { case <-done: return; default: }). Virtual time
+// does not pass while they can run, so they go through the step bound; in
+// Go time passes meanwhile and the timer ends their loops. That is a bound,
+// not a nontermination finding (it was one, and its schedule did not
+// replay). Without the timer nothing ends the loops: a finding.
+func TestStepBoundWhileATimerIsPending(t *testing.T) {
+	for _, timer := range []bool{true, false} {
+		cfg := xb.DefaultConfig()
+		cfg.MaxSteps = 1000
+		cfg.MaxSchedules = 1
+		res := xb.Explore("poll", func(t *xb.T) {
+			done := xb.MakeChan[struct{}](0)
+			sp := xb.New(new(spawner))
+			for range 2 {
+				sp.goWait(func() {
+					for {
+						if i, _ := xb.Select(true, xb.RecvCase(done, nil)); i == 0 {
+							return
+						}
+					}
+				})
+			}
+			if timer {
+				xb.TimeAfterFunc(time.Second, func() { xb.Close(done) })
+			}
+			sp.wg.Wait()
+		}, cfg)
+		if res.Internal != "" || res.Complete || res.Bound == "" {
+			t.Fatalf("timer %v: complete=%v bound=%q internal=%q", timer, res.Complete, res.Bound, res.Internal)
+		}
+		if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "was stopped after 1000 scheduling steps") {
+			t.Errorf("timer %v: warnings do not name the bound:\n%s", timer, w)
+		}
+		switch {
+		case timer && len(res.Findings) != 0:
+			t.Errorf("a pending timer would end the loops, but: %v", res.Findings)
+		case !timer && (len(res.Findings) != 1 || res.Findings[0].Kind != result.NonTermination):
+			t.Errorf("without the timer: findings %v; want one nontermination", res.Findings)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func newFlagSet(o *options, w io.Writer) *pflag.FlagSet {
 	fs.IntVar(&s.Samples, "samples", def.Samples, "with -strategy pct or random: stop a test after this many samples (0: until -max-schedules or -timeout, one of which is then needed)")
 	fs.IntVar(&s.PCTDepth, "pct-depth", def.PCTDepth, "with -strategy pct: the bug depth d it targets (d-1 priority change points per sample)")
 	fs.IntVar(&s.MaxSchedules, "max-schedules", def.MaxSchedules, "stop exploring a test after this many schedules (0: no bound)")
-	fs.Int64Var(&s.MaxSteps, "max-steps", def.MaxSteps, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating (0: no bound)")
+	fs.Int64Var(&s.MaxSteps, "max-steps", def.MaxSteps, "stop a goroutine after this many scheduling steps (hook calls) in one schedule, once a second goroutine exists, and report it as possibly non-terminating if nothing else could have run and no timer was pending (0: no bound)")
 	fs.IntVar(&s.FairBlocks, "fair-blocks", def.FairBlocks, "fairness: a goroutine that polls (this many atomic blocks in a row ending at the same synchronization objects while another goroutine could run) gives way, as Go's preemptive scheduler makes it (0: never; polling loops then never end)")
 	fs.TextVar(&s.Timers, "timers", def.Timers, "`when` a due timer fires: synctest (only when no goroutine can run, as under testing/synctest), eager (at any scheduling point, ahead of goroutines that could run), or a duration D (eagerly if due within D of the virtual now, else as synctest)")
 	fs.DurationVar(&s.Timeout, "timeout", def.Timeout, "stop exploring a test after this long (0: no bound)")

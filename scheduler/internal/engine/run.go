@@ -904,9 +904,9 @@ func (r *run) tooManySteps(t *thread) {
 	// ends (a consumer draining 100,000 items), which go test would just
 	// wait for; that is a bound, said on the test's line. One that only
 	// reads while nothing else can run never sees a change: it waits for
-	// a value that cannot come.
+	// a value that cannot come, unless xbtest holds it back (heldBack).
 	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
-	if r.exploring && r.strat.OthersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 {
+	if r.exploring && r.strat.OthersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 || r.heldBack(t) {
 		next := r.point(t, ptFreeze)
 		if next == t {
 			r.internalError(t, "a frozen goroutine was scheduled")
@@ -915,7 +915,7 @@ func (r *run) tooManySteps(t *thread) {
 		t.sleep()
 	}
 	r.addFinding(&result.Finding{Kind: result.NonTermination, Pos: pos,
-		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
+		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run and no timer was pending: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
 		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+deadlock.FuncSite(t.fn))
 	next := r.point(t, ptFreeze)
 	if next == t {
@@ -923,6 +923,25 @@ func (r *run) tooManySteps(t *thread) {
 	}
 	r.transfer(t, next)
 	t.sleep()
+}
+
+// heldBack reports whether what a looping t may wait for is held back by
+// xbtest, not by the program: a goroutine the step bound stopped while it
+// still wrote shared memory (Go would go on running it; one that only read
+// cannot change what t reads), or a pending timer (real time passes while
+// t loops, and Go fires the timer; the virtual clock moves only when no
+// goroutine can run). jackc/puddle's stress tests loop until a
+// time.AfterFunc of a second closes their channel.
+func (r *run) heldBack(t *thread) bool {
+	if r.clock.CanFire() {
+		return true
+	}
+	for _, u := range r.threads {
+		if u != t && u.frozen && u.status == stRunnable && u.steps-u.wroteAt < r.cfg.MaxSteps/2 {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) warn(s string) { r.warnings = append(r.warnings, s) }
