@@ -242,15 +242,21 @@ func TestPollingAloneLetsTimePass(t *testing.T) {
 // Two goroutines that poll a channel until a timer closes it (jackc/puddle
 // v2.2.3's stress tests: time.AfterFunc(time.Second, func() { close(done) })
 // and two loops on select { case <-done: return; default: }). Virtual time
-// does not pass while they can run, so they go through the step bound; in
-// Go time passes meanwhile and the timer ends their loops. That is a bound,
-// not a nontermination finding (it was one, and its schedule did not
-// replay). Without the timer nothing ends the loops: a finding.
-func TestStepBoundWhileATimerIsPending(t *testing.T) {
-	for _, timer := range []bool{true, false} {
+// moves only when no goroutine can run, and they can; in Go time passes
+// while they spin and the timer ends their loops. They poll together, so
+// time passes: the first path ends with no step bound (it used to spin into
+// the bound, with a nontermination finding whose schedule did not replay).
+// Paths that keep spinning and reach the bound while the timer is pending
+// are a bound, not a finding. Without the timer nothing ends the loops: a
+// finding.
+func TestPollingTogetherLetsTimePass(t *testing.T) {
+	for _, c := range []struct {
+		timer     bool
+		schedules int
+	}{{true, 1}, {true, 300}, {false, 1}} {
 		cfg := xb.DefaultConfig()
 		cfg.MaxSteps = 1000
-		cfg.MaxSchedules = 1
+		cfg.MaxSchedules = c.schedules
 		res := xb.Explore("poll", func(t *xb.T) {
 			done := xb.MakeChan[struct{}](0)
 			sp := xb.New(new(spawner))
@@ -263,22 +269,22 @@ func TestStepBoundWhileATimerIsPending(t *testing.T) {
 					}
 				})
 			}
-			if timer {
+			if c.timer {
 				xb.TimeAfterFunc(time.Second, func() { xb.Close(done) })
 			}
 			sp.wg.Wait()
 		}, cfg)
-		if res.Internal != "" || res.Complete || res.Bound == "" {
-			t.Fatalf("timer %v: complete=%v bound=%q internal=%q", timer, res.Complete, res.Bound, res.Internal)
+		if res.Internal != "" || res.Complete || res.Schedules != c.schedules {
+			t.Fatalf("%+v: complete=%v schedules=%d internal=%q", c, res.Complete, res.Schedules, res.Internal)
 		}
-		if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "was stopped after 1000 scheduling steps") {
-			t.Errorf("timer %v: warnings do not name the bound:\n%s", timer, w)
-		}
+		steps := strings.Contains(strings.Join(res.Warnings, "\n"), "was stopped after 1000 scheduling steps")
 		switch {
-		case timer && len(res.Findings) != 0:
-			t.Errorf("a pending timer would end the loops, but: %v", res.Findings)
-		case !timer && (len(res.Findings) != 1 || res.Findings[0].Kind != result.NonTermination):
-			t.Errorf("without the timer: findings %v; want one nontermination", res.Findings)
+		case c.timer && c.schedules == 1 && (steps || len(res.Findings) != 0):
+			t.Errorf("%+v: the timer did not end the first path: findings %v, warnings %q", c, res.Findings, res.Warnings)
+		case c.timer && len(res.Findings) != 0:
+			t.Errorf("%+v: a pending timer would end the loops, but: %v", c, res.Findings)
+		case !c.timer && (!steps || len(res.Findings) != 1 || res.Findings[0].Kind != result.NonTermination):
+			t.Errorf("%+v: without the timer: findings %v, warnings %q; want one nontermination at the bound", c, res.Findings, res.Warnings)
 		}
 	}
 }

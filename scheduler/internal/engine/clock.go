@@ -119,6 +119,9 @@ func (h clockHost) AwaitNative() bool { return len(h.r.natives) > 0 && h.r.await
 // it.
 func (h clockHost) Ticked(when time.Duration) {
 	r := h.r
+	for _, t := range r.threads {
+		t.tickedAt = t.steps
+	}
 	if r.exploring {
 		r.strat.Ticked()
 		if g := r.guide; g != nil && r.trace && len(g.steps) < maxSteps {

@@ -90,6 +90,7 @@ type thread struct {
 	onObj    int32  // the object it waits on (-1: none)
 	steps    int64
 	wroteAt  int64 // steps when it last wrote shared memory (tooManySteps)
+	tickedAt int64 // steps when virtual time last advanced (heldBack)
 	allocs   int32 // heap objects registered so far (names them, see location.go)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
@@ -914,8 +915,12 @@ func (r *run) tooManySteps(t *thread) {
 		r.transfer(t, next)
 		t.sleep()
 	}
+	timers := "no timer was pending"
+	if r.clock.CanFire() {
+		timers = "virtual time passed meanwhile"
+	}
 	r.addFinding(&result.Finding{Kind: result.NonTermination, Pos: pos,
-		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run and no timer was pending: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt),
+		Message:    fmt.Sprintf("goroutine %s exceeded %d scheduling steps in one execution (-max-steps), the last %d without writing shared memory while no other goroutine could run and %s: it may not terminate", t.id(), r.cfg.MaxSteps, t.steps-t.wroteAt, timers),
 		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos}}}, "nontermination|"+deadlock.FuncSite(t.fn))
 	next := r.point(t, ptFreeze)
 	if next == t {
@@ -932,8 +937,14 @@ func (r *run) tooManySteps(t *thread) {
 // t loops, and Go fires the timer; the virtual clock moves only when no
 // goroutine can run). jackc/puddle's stress tests loop until a
 // time.AfterFunc of a second closes their channel.
+//
+// A timer counts only if time has not passed since t last wrote: goroutines
+// that poll together let it pass (internal/exitblock, "Polling together"),
+// and a loop that has seen the clock move without changing anything (nine
+// workers polling a flag nobody sets, with a pool's ticker beating: ants's
+// TestNonblockingSubmit) waits for more than time.
 func (r *run) heldBack(t *thread) bool {
-	if r.clock.CanFire() {
+	if r.clock.CanFire() && t.tickedAt <= t.wroteAt {
 		return true
 	}
 	for _, u := range r.threads {

@@ -204,6 +204,7 @@ type Explorer struct {
 type threadState struct {
 	polls, alonePolls pollCount
 	yieldAt           int
+	gaveWay           int // fair give-ways since anything else happened (pollTogether)
 }
 
 // Options configure an Explorer: which member of the family it is and the
@@ -385,6 +386,7 @@ func (ex *Explorer) loop() int32 {
 
 // Spawned: "if (thread T starts) add T to enabled set; continue running curThread".
 func (ex *Explorer) Spawned(child int32) {
+	ex.progressed()
 	ex.st.enabled.Add(child)
 	ex.EnabledMidBlock()
 }
@@ -462,6 +464,7 @@ func (ex *Explorer) LockReleased(lock int32) {
 // reacquire first if that lock is held ("move T from wait set to block set
 // of notify lock"), or -1.
 func (ex *Explorer) Woken(t, relock int32) {
+	ex.progressed()
 	if relock >= 0 {
 		ex.st.blocked = append(ex.st.blocked, sched.Blocked{Thread: t, Lock: relock})
 		return
@@ -545,6 +548,9 @@ func (ex *Explorer) Boundary() int32 {
 	ex.endBlock(true)
 	if ex.spinning() {
 		ex.giveWay(ex.blk.thread, true)
+		if ex.pollTogether(ex.blk.thread) {
+			ex.delayPollers()
+		}
 	}
 	return ex.loop()
 }
@@ -645,6 +651,9 @@ func (ex *Explorer) Yielded() int32 {
 	ex.th(t).yieldAt = len(ex.path)
 	if fair := ex.spinning(); again || fair {
 		ex.giveWay(t, fair && !again)
+		if ex.pollTogether(t) {
+			ex.delayPollers()
+		}
 	}
 	return ex.loop()
 }
@@ -680,6 +689,56 @@ func (ex *Explorer) pollsAlone(t int32, obj uintptr) bool {
 	return true
 }
 
+// Polling together. Goroutines that poll each other and a channel a timer
+// will close (two loops on select { case <-done: return; default: }, with
+// time.AfterFunc(time.Second, func() { close(done) }): jackc/puddle's
+// stress tests) are never alone, so they give way to each other for ever
+// while in Go time passes and the timer ends them. Once every goroutine that
+// can run has given way twice under the fairness bound (or by yielding
+// twice) with nothing else happening (no park, exit, spawn, wake-up or
+// tick), and a timer can fire, they all give way: time advances, whoever it
+// wakes runs first, and the pollers go on after them.
+
+// pollTogether counts t's give-way and reports whether every goroutine
+// that can run now polls.
+func (ex *Explorer) pollTogether(t int32) bool {
+	ex.th(t).gaveWay++
+	if ex.opt.FairBlocks <= 0 {
+		return false
+	}
+	all := true
+	ex.st.enabled.Each(func(u int32) {
+		if ex.eng.IsClock(u) || ex.th(u).gaveWay < 2 {
+			all = false
+		}
+	})
+	for _, d := range ex.st.delayed {
+		if !d.yield || ex.th(d.t).gaveWay < 2 {
+			all = false
+		}
+	}
+	return all && ex.eng.TimerPending()
+}
+
+// delayPollers gives way for every goroutine that can run, so that loop
+// ticks (it re-enables them if the tick wakes nobody).
+func (ex *Explorer) delayPollers() {
+	var ts []int32
+	ex.st.enabled.Each(func(u int32) { ts = append(ts, u) })
+	for _, u := range ts {
+		ex.giveWay(u, false)
+	}
+	ex.progressed()
+}
+
+// progressed forgets the give-ways counted for pollTogether: something
+// other than polling happened.
+func (ex *Explorer) progressed() {
+	for i := range ex.thr {
+		ex.thr[i].gaveWay = 0
+	}
+}
+
 // letTimePass ends the block of a goroutine that polls alone and delays it
 // (as a yield does) so that loop ticks.
 func (ex *Explorer) letTimePass() int32 {
@@ -704,6 +763,7 @@ func (ex *Explorer) othersRanSince(t int32, from int) bool {
 // set; count as lock_exit". Blocking channel operations, WaitGroup.Wait and
 // a writer waiting for readers to leave an RWMutex park the same way.
 func (ex *Explorer) Park() int32 {
+	ex.progressed()
 	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(true)
@@ -717,6 +777,7 @@ func (ex *Explorer) Park() int32 {
 // nothing for the programs the thesis considers, and it keeps a program that
 // breaks the discipline from hiding an order.
 func (ex *Explorer) Exit() int32 {
+	ex.progressed()
 	ex.st.enabled.Remove(ex.blk.thread)
 	ex.reenableDelayed()
 	ex.endBlock(false)
@@ -976,6 +1037,7 @@ func (ex *Explorer) TickChosen(c int32) {
 // Ticked: virtual time advances after the last block of the path (vclock),
 // which then cannot merge with the next one (the driver's mergePath).
 func (ex *Explorer) Ticked() {
+	ex.progressed()
 	if n := len(ex.path); n > 0 {
 		ex.path[n-1].Tick = true
 	}
