@@ -288,3 +288,56 @@ func TestPollingTogetherLetsTimePass(t *testing.T) {
 		}
 	}
 }
+
+// A finding reached after goroutines polled together and time passed
+// replays from its schedule: the tick happens at the same point of the
+// replayed path.
+func TestPollingTogetherFindingReplays(t *testing.T) {
+	body := func(t *xb.T) {
+		done := xb.MakeChan[struct{}](0)
+		mu := xb.New(new(xb.Mutex))
+		order := xb.New(new(int))
+		sp := xb.New(new(spawner))
+		for g := range 2 {
+			sp.goWait(func() {
+				for {
+					if i, _ := xb.Select(true, xb.RecvCase(done, nil)); i == 0 {
+						break
+					}
+				}
+				mu.Lock()
+				wr(order, rd(order)*10+g+1)
+				mu.Unlock()
+			})
+		}
+		xb.TimeAfterFunc(time.Second, func() { xb.Close(done) })
+		sp.wg.Wait()
+		mu.Lock()
+		if o := rd(order); o != 12 {
+			t.Errorf("the pollers ended in the order %d", o)
+		}
+		mu.Unlock()
+	}
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 1000
+	cfg.MaxSchedules = 200
+	res := xb.Explore("polltogether", body, cfg)
+	if res.Internal != "" || len(res.Findings) != 1 || res.Findings[0].Kind != result.Assertion {
+		t.Fatalf("findings %v, internal %q; want the assertion", res.Findings, res.Internal)
+	}
+	f := res.Findings[0]
+	if f.Unreproduced != "" {
+		t.Errorf("the exploration could not replay it: %s", f.Unreproduced)
+	}
+	got := xb.Replay("polltogether", body, cfg, f.Blocks, result.Want{Kind: f.Kind, Pos: f.Pos, Src: f.Src})
+	if out := got.Replay; !out.Reproduced || out.Diverged != "" || got.Internal != "" {
+		t.Errorf("not reproduced: diverged %q, internal %q, findings %v", out.Diverged, got.Internal, got.Findings)
+	}
+	ticked := false
+	for _, st := range got.Replay.Steps {
+		ticked = ticked || strings.HasPrefix(st.Op, "time advances to +1s")
+	}
+	if !ticked {
+		t.Errorf("the replayed schedule does not advance time: the timer did not end the loops")
+	}
+}

@@ -177,6 +177,15 @@ func (g *Guide) pickThread(depth int, enabled *sched.TSet, blocked *[]sched.Bloc
 	b := &g.blocks[g.i]
 	g.midRun = b.Mid
 	if !enabled.Has(b.Thread) && g.div == "" {
+		// Time passes first if the block's goroutine cannot run otherwise,
+		// as in a replayed prefix (vclock's CatchUp): the goroutines before
+		// it polled until time passed (exitblock's "Polling alone" and
+		// "Polling together"), which the guided execution, ending blocks
+		// where the schedule says, does not count.
+		r := g.r
+		r.clock.CatchUp(r.cur.idx, b.Thread, len(r.natives) > 0)
+	}
+	if !enabled.Has(b.Thread) && g.div == "" {
 		why := "has exited or does not exist"
 		if t := g.r.threadAt(b.Thread); t != nil {
 			switch {
