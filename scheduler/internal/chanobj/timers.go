@@ -1,6 +1,7 @@
 package chanobj
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"time"
 	"unsafe"
 
@@ -71,7 +72,7 @@ func newChanTimer(t *engine.G, d, period time.Duration, what string, anon bool) 
 	m := model(t, chanPtr(ch))
 	c := &chanTimer{ch: ch, m: m, anon: anon}
 	tm := engine.TargetTimer(c, period)
-	m.what = " (" + what + ", made at " + engine.CallerPos(3) + ")"
+	m.what = " (" + what + ", made at " + srcpos.Caller(4) + ")"
 	m.timer = tm
 	t.StartTimer(tm, d)
 	return tm, c

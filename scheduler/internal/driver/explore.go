@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -439,7 +440,7 @@ func (d *driver) describeOne(f *engine.Finding) bool {
 	if f.Pos == "" && len(f.Goroutines) > 0 {
 		f.Pos = f.Goroutines[0].Pos
 	}
-	f.Src = engine.SourceAt(f.Pos)
+	f.Src = srcpos.SourceAt(f.Pos)
 	f.Blocks = blocks
 	return true
 }

@@ -3,6 +3,7 @@ package driver
 import (
 	"cmp"
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -191,7 +192,7 @@ func wantMatches(w result.Want, f *engine.Finding) int {
 	if w.Pos != "" && f.Pos != w.Pos {
 		wf, _, _ := strings.Cut(w.Pos, ":")
 		ff, _, _ := strings.Cut(f.Pos, ":")
-		if wf != ff || w.Src == "" || engine.SourceAt(f.Pos) != w.Src {
+		if wf != ff || w.Src == "" || srcpos.SourceAt(f.Pos) != w.Src {
 			return matchNone
 		}
 	}

@@ -180,8 +180,3 @@ func (x Exec) AddTicker(ticker *time.Ticker, tm *Timer) { x.r.clock.AddTicker(ti
 
 // TickerOf is the virtual timer behind ticker, or nil (a real ticker).
 func (x Exec) TickerOf(ticker *time.Ticker) *Timer { return x.r.clock.TickerOf(ticker) }
-
-// CallerPos is file:line of the first frame outside xbtest, looking from
-// the caller of CallerPos (skip 1) or skip-1 frames above it, for reports
-// that name where an object was made.
-func CallerPos(skip int) string { return callerPos(skip + 1) }

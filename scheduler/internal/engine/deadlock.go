@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/xbtest/xbtest/scheduler/internal/deadlock"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // The engine's side of deadlock detection (package
@@ -88,4 +89,4 @@ func (h deadlockHost) TimerWakes(t *thread) bool { return h.r.clock.Wakes(t.idx)
 func (h deadlockHost) Wanted(t *thread) *lockState { return h.r.guide.wantOf(t) }
 
 // Pos implements deadlock.Host.
-func (deadlockHost) Pos(pcs []uintptr) string { return firstUserPos(pcs) }
+func (deadlockHost) Pos(pcs []uintptr) string { return srcpos.FirstUser(pcs) }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"reflect"
 	"time"
 
@@ -147,16 +148,13 @@ func (x *Execution) ThreadID(i int32) string { return x.r.threads[i].id() }
 func (x *Execution) Positions() map[string]string {
 	pos := map[string]string{}
 	for _, t := range x.r.threads {
-		if file, line, _ := userFrame(t.pcs); file != "" {
-			pos[t.id()] = shortPos(file, line)
-			sourceLine(file, line)
+		if file, line, _ := srcpos.UserFrame(t.pcs); file != "" {
+			pos[t.id()] = srcpos.Short(file, line)
+			srcpos.SourceLine(file, line)
 		}
 	}
 	return pos
 }
-
-// SourceAt is the source line at pos ("file:line"), trimmed; "" if unknown.
-func SourceAt(pos string) string { return sourceAt(pos) }
 
 // NewGuide returns a guide along blocks for x's guided executions; with
 // check, it checks that each block ends at the recorded operation.

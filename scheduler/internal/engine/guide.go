@@ -2,11 +2,9 @@ package engine
 
 import (
 	"fmt"
-	"os"
-	"runtime"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
@@ -259,7 +257,7 @@ func (r *run) anchor(t *thread, kind pointKind) result.Block {
 	case ptFreeze:
 		b.Op = "step bound"
 	default:
-		b.Op = opName(t.pcs)
+		b.Op = srcpos.OpName(t.pcs)
 	}
 	if kind == ptSpawn {
 		b.Op = "go"
@@ -267,8 +265,8 @@ func (r *run) anchor(t *thread, kind pointKind) result.Block {
 	if buf := t.flushOf; buf != nil {
 		// A flush: the store it committed, in the goroutine that made it.
 		b.Op = "flush"
-		if file, line := Pos(buf.Flushed).fileLine(); file != "" {
-			b.Pos, b.Src = shortPos(file, line), sourceLine(file, line)
+		if file, line := Pos(buf.Flushed).FileLine(); file != "" {
+			b.Pos, b.Src = srcpos.Short(file, line), srcpos.SourceLine(file, line)
 		}
 		return b
 	}
@@ -276,9 +274,9 @@ func (r *run) anchor(t *thread, kind pointKind) result.Block {
 		b.Op = "timer fires"
 		return b
 	}
-	file, line, fn := userFrame(t.pcs)
+	file, line, fn := srcpos.UserFrame(t.pcs)
 	if file != "" {
-		b.Pos, b.Fn, b.Src = shortPos(file, line), fn, sourceLine(file, line)
+		b.Pos, b.Fn, b.Src = srcpos.Short(file, line), fn, srcpos.SourceLine(file, line)
 	}
 	return b
 }
@@ -310,133 +308,14 @@ func describeAnchor(b result.Block) string {
 	return s
 }
 
-// opName names the operation of a hook from its stack: the outermost
-// function of the scheduler's API (package scheduler's, or this engine's,
-// package syncobj's or package chanobj's where package scheduler declares
-// the type by alias, as Cond), e.g.
-// (*Mutex).Unlock becomes Mutex.Unlock.
-func opName(pcs []uintptr) string {
-	name := ""
-	frames := runtimeFrames(pcs)
-	for _, f := range frames {
-		if strings.HasPrefix(f, schedPkg) {
-			name = f[len(schedPkg):]
-		} else if strings.HasPrefix(f, enginePkg) {
-			name = f[len(enginePkg):]
-		} else if strings.HasPrefix(f, objectsPkg) {
-			name = f[len(objectsPkg):]
-		} else if strings.HasPrefix(f, chanobjPkg) {
-			name = f[len(chanobjPkg):]
-		} else if strings.HasPrefix(f, testingobjPkg) {
-			name = f[len(testingobjPkg):]
-		} else if !ownFrame(f) && !strings.HasPrefix(f, "runtime.") {
-			break
-		}
-	}
-	name = strings.NewReplacer("(*", "", ")", "", "[...]", "").Replace(name)
-	if name == "" {
-		return "?"
-	}
-	return name
-}
-
-// The prefixes of the functions of package scheduler (the hooks rewritten
-// code calls, which forward here or to the drop-in objects), of this
-// engine and of the drop-in objects (packages scheduler/internal/syncobj
-// and scheduler/internal/chanobj, which import this one: named here, never
-// imported).
-const (
-	schedPkg      = "github.com/xbtest/xbtest/scheduler."
-	enginePkg     = "github.com/xbtest/xbtest/scheduler/internal/engine."
-	objectsPkg    = "github.com/xbtest/xbtest/scheduler/internal/syncobj."
-	chanobjPkg    = "github.com/xbtest/xbtest/scheduler/internal/chanobj."
-	testingobjPkg = "github.com/xbtest/xbtest/scheduler/internal/testingobj."
-)
-
-// sourceLine returns the trimmed text of a line of a source file ("" if it
-// cannot be read).
-func sourceLine(file string, line int) string {
-	srcMu.Lock()
-	defer srcMu.Unlock()
-	lines, ok := srcCache[file]
-	if !ok {
-		b, err := os.ReadFile(file)
-		if err == nil {
-			lines = strings.Split(string(b), "\n")
-		}
-		srcCache[file] = lines
-		srcShort[shortPos(file, 0)] = file
-	}
-	if line < 1 || line > len(lines) {
-		return ""
-	}
-	return strings.TrimSpace(lines[line-1])
-}
-
-// sourceAt returns the source text at a short position file:line printed
-// by this process ("" if unknown).
-func sourceAt(pos string) string {
-	i := strings.LastIndexByte(pos, ':')
-	if i < 0 {
-		return ""
-	}
-	var line int
-	fmt.Sscan(pos[i+1:], &line)
-	srcMu.Lock()
-	file := srcShort[pos[:i]+":0"]
-	srcMu.Unlock()
-	if file == "" {
-		return ""
-	}
-	return sourceLine(file, line)
-}
-
-var (
-	srcMu    sync.Mutex
-	srcCache = map[string][]string{}
-	srcShort = map[string]string{}
-)
-
-// userFrame returns the file, line and function of the first frame outside
-// xbtest and the runtime ("" if there is none).
-func userFrame(pcs []uintptr) (string, int, string) {
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			fn := f.Function
-			if i := strings.LastIndexByte(fn, '/'); i >= 0 {
-				fn = fn[i+1:]
-			}
-			return f.File, f.Line, fn
-		}
-		if !more {
-			return "", 0, ""
-		}
-	}
-}
-
-// runtimeFrames returns the function names of a stack, innermost first.
-func runtimeFrames(pcs []uintptr) []string {
-	var out []string
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		out = append(out, f.Function)
-		if !more {
-			return out
-		}
-	}
-}
-
 // notePositions gives the goroutines of a finding of a guided execution
 // their positions at the moment of the finding (trace mode).
 func (r *run) notePositions(f *Finding) {
 	pos := map[string]string{}
 	for _, t := range r.threads {
-		if file, line, _ := userFrame(t.pcs); file != "" {
-			pos[t.id()] = shortPos(file, line)
-			sourceLine(file, line)
+		if file, line, _ := srcpos.UserFrame(t.pcs); file != "" {
+			pos[t.id()] = srcpos.Short(file, line)
+			srcpos.SourceLine(file, line)
 		}
 	}
 	for i := range f.Goroutines {
@@ -447,5 +326,5 @@ func (r *run) notePositions(f *Finding) {
 	if f.Pos == "" && len(f.Goroutines) > 0 {
 		f.Pos = f.Goroutines[0].Pos
 	}
-	f.Src = sourceAt(f.Pos)
+	f.Src = srcpos.SourceAt(f.Pos)
 }

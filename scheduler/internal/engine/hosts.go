@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"runtime"
 	"sync"
 
@@ -213,11 +214,11 @@ func sitePos(skip int) Pos {
 	}
 	var all [16]uintptr
 	n := runtime.Callers(skip, all[:])
-	file, line := firstUserFrame(all[:n])
+	file, line := srcpos.FirstUserFrame(all[:n])
 	if file == "" {
 		file = "?"
 	}
-	p := RegisterPositions(file, int32(line))
+	p := srcpos.RegisterPositions(file, int32(line))
 	sites.Store(pcs, p)
 	return p
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"runtime"
 	"unsafe"
@@ -177,7 +178,7 @@ func (t *G) AcquireFailed(l *Lock, mode string) {
 func (t *G) ReverseLockChain(l *Lock, mode string) {
 	r := t.r
 	if f, key := r.deadlocks.LockChain(t, l, mode); f != nil {
-		f.Pos = callerPos(5)
+		f.Pos = srcpos.Caller(5)
 		r.addFinding(f, key)
 	}
 }
@@ -189,7 +190,7 @@ func (t *G) ReverseLockChain(l *Lock, mode string) {
 func (t *G) SelfDeadlock(l *Lock, mode string) {
 	r := t.r
 	if r.exploring && r.dd {
-		r.addFinding(r.deadlocks.SelfDeadlock(t, l, mode, callerPos(5)))
+		r.addFinding(r.deadlocks.SelfDeadlock(t, l, mode, srcpos.Caller(5)))
 	}
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on its own lock")
@@ -203,7 +204,7 @@ func (t *G) SelfDeadlock(l *Lock, mode string) {
 // waits for the readers to leave; the writer waits for t, t for the writer.
 func (r *run) readerWriterCycle(t *thread, l *lockState) {
 	if r.exploring && r.dd {
-		r.addFinding(r.deadlocks.ReaderWriterCycle(t, l, callerPos(5)))
+		r.addFinding(r.deadlocks.ReaderWriterCycle(t, l, srcpos.Caller(5)))
 	}
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on a read lock")

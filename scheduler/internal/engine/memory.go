@@ -1,95 +1,16 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"reflect"
-	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
-// Pos names a source position of instrumented code (see RegisterPositions);
-// 0 is unknown.
-type Pos uint32
-
-var positions struct {
-	sync.Mutex
-	file []string
-	line []int32
-	expr map[Pos]string
-}
-
-// RegisterPositions records the positions of the memory accesses of one
-// instrumented file and returns the Pos of the first; the rewriter numbers
-// an access site k of the file base+k. lines holds the line of every site.
-func RegisterPositions(file string, lines ...int32) Pos {
-	positions.Lock()
-	defer positions.Unlock()
-	if len(positions.file) == 0 {
-		positions.file = append(positions.file, "")
-		positions.line = append(positions.line, 0)
-	}
-	base := Pos(len(positions.file))
-	for _, l := range lines {
-		positions.file = append(positions.file, file)
-		positions.line = append(positions.line, l)
-	}
-	return base
-}
-
-// RegisterExprs records the source text of the accesses at base, base+1...
-// (the expression read or written), which names the variable in race
-// reports. It returns base.
-func RegisterExprs(base Pos, exprs ...string) Pos {
-	positions.Lock()
-	defer positions.Unlock()
-	if positions.expr == nil {
-		positions.expr = map[Pos]string{}
-	}
-	for i, e := range exprs {
-		if e != "" {
-			positions.expr[base+Pos(i)] = e
-		}
-	}
-	return base
-}
-
-// Expr returns the source text of the access at p, if known.
-func (p Pos) Expr() string {
-	positions.Lock()
-	defer positions.Unlock()
-	return positions.expr[p]
-}
-
-// File returns the file of p, shortened as in String.
-func (p Pos) File() string {
-	s := p.String()
-	if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// fileLine returns p's file and line ("" if unknown).
-func (p Pos) fileLine() (string, int) {
-	positions.Lock()
-	defer positions.Unlock()
-	if p == 0 || int(p) >= len(positions.file) {
-		return "", 0
-	}
-	return positions.file[p], int(positions.line[p])
-}
-
-// String returns file:line.
-func (p Pos) String() string {
-	positions.Lock()
-	defer positions.Unlock()
-	if p == 0 || int(p) >= len(positions.file) {
-		return "?"
-	}
-	return shortPos(positions.file[p], int(positions.line[p]))
-}
+// Pos names a source position of instrumented code (package srcpos's
+// registry); 0 is unknown.
+type Pos = srcpos.Pos
 
 // Read reports that the running goroutine read size bytes at addr. It is
 // small enough to be inlined into instrumented code, and costs one atomic

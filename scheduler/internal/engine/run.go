@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
@@ -599,9 +600,9 @@ func (r *run) choice(t *thread, options []int32) int32 {
 	if g := r.guide; g != nil {
 		c, ok, recorded := g.choice(options)
 		if recorded && !ok {
-			why := fmt.Sprintf("block %d: the recorded notify/select choice is not available to %s at %s", g.i, t.id(), callerPos(2))
+			why := fmt.Sprintf("block %d: the recorded notify/select choice is not available to %s at %s", g.i, t.id(), srcpos.Caller(2))
 			if len(g.blocks[g.i].Choices) < g.choiceN+1 {
-				why = fmt.Sprintf("block %d: %s made more notify/select choices than recorded, at %s", g.i, t.id(), callerPos(2))
+				why = fmt.Sprintf("block %d: %s made more notify/select choices than recorded, at %s", g.i, t.id(), srcpos.Caller(2))
 			}
 			r.guideDiverged(t, why)
 		}
@@ -894,7 +895,7 @@ func (r *run) shardCut() bool {
 // tooManySteps stops t for good: it exceeded the step bound.
 func (r *run) tooManySteps(t *thread) {
 	t.frozen = true
-	pos := callerPos(3)
+	pos := srcpos.Caller(3)
 	// A bound: what the goroutine would do next is not explored. And a
 	// finding (a goroutine that never terminates is a bug go test hangs
 	// on), unless another goroutine could have run meanwhile: Go's
@@ -992,8 +993,8 @@ func (r *run) internalError(t *thread, msg string) {
 // as unlocking an unlocked mutex): the program would crash, so the
 // execution ends.
 func (r *run) fatal(t *thread, msg string) {
-	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: callerPos(3),
-		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
+	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: srcpos.Caller(3),
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+srcpos.Caller(3))
 	r.end(EndFailure)
 	t.sleep()
 }
@@ -1023,7 +1024,7 @@ func isInternalFault(p any, stack []byte) bool {
 				if strings.HasPrefix(f, "\t") || strings.HasPrefix(f, "runtime.") {
 					continue
 				}
-				return ownFrame(f)
+				return srcpos.OwnFrame(f)
 			}
 		}
 	}
@@ -1036,7 +1037,7 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 	if e, ok := p.(error); ok {
 		msg = e.Error()
 	}
-	pos := panicPos(stack)
+	pos := srcpos.Panic(stack)
 	r.addFinding(&result.Finding{Kind: result.Panic, Message: "panic: " + msg, Pos: pos,
 		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos, Stack: string(stack)}}}, "panic|"+msg+"|"+pos)
 }
@@ -1061,81 +1062,6 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 		f.Path = append(f.Path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
 	}
 	r.findings = append(r.findings, f)
-}
-
-// ownFrame reports whether a stack frame belongs to xbtest: its runtime
-// (package scheduler's hooks, this engine and the drop-in objects), or the
-// helpers the rewriter generates into user packages (named _xb...).
-func ownFrame(fn string) bool {
-	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) || strings.HasPrefix(fn, chanobjPkg) || strings.HasPrefix(fn, testingobjPkg) {
-		return true
-	}
-	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")
-}
-
-// callerPos returns file:line of the first caller outside the scheduler.
-func callerPos(skip int) string {
-	var pcs [16]uintptr
-	n := runtime.Callers(skip+1, pcs[:])
-	return firstUserPos(pcs[:n])
-}
-
-func firstUserPos(pcs []uintptr) string {
-	if file, line := firstUserFrame(pcs); file != "" {
-		return shortPos(file, line)
-	}
-	return ""
-}
-
-// firstUserFrame returns the file and line of the first frame outside
-// xbtest and the runtime ("" if there is none).
-func firstUserFrame(pcs []uintptr) (string, int) {
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			return f.File, f.Line
-		}
-		if !more {
-			return "", 0
-		}
-	}
-}
-
-func shortPos(file string, line int) string {
-	if i := strings.LastIndexByte(file, '/'); i >= 0 {
-		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
-			file = file[j+1:]
-		}
-	}
-	return file + ":" + strconv.Itoa(line)
-}
-
-// panicPos finds the position of a panic in a stack printed by
-// debug.Stack: the first frame after runtime.gopanic that is not the runtime.
-func panicPos(stack []byte) string {
-	lines := bytes.Split(stack, []byte("\n"))
-	seenPanic := false
-	for i := 0; i+1 < len(lines); i++ {
-		fn := string(lines[i])
-		if strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.gopanic") {
-			seenPanic = true
-			continue
-		}
-		if !seenPanic || strings.HasPrefix(fn, "\t") || strings.HasPrefix(fn, "runtime.") || ownFrame(fn) {
-			continue
-		}
-		loc := strings.TrimSpace(string(lines[i+1]))
-		if k := strings.LastIndex(loc, " +0x"); k >= 0 {
-			loc = loc[:k]
-		}
-		if k := strings.LastIndexByte(loc, ':'); k >= 0 {
-			if n, err := strconv.Atoi(loc[k+1:]); err == nil {
-				return shortPos(loc[:k], n)
-			}
-		}
-	}
-	return ""
 }
 
 // watchdogTick is how often the driver looks at a running execution.

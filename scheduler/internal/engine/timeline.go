@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"reflect"
 
@@ -74,8 +75,8 @@ func describeStore(e storebuf.Entry) string {
 	name := p.Expr()
 	if name == "" {
 		name = "?"
-		if file, line := p.fileLine(); file != "" {
-			name = sourceLine(file, line)
+		if file, line := p.FileLine(); file != "" {
+			name = srcpos.SourceLine(file, line)
 		}
 	}
 	val := "…"
@@ -188,9 +189,9 @@ func (g *Guide) traceRace(f *result.Finding, prevT int32, cur, prev uint32) {
 	}
 	mark := func(pos uint32, gr result.Goroutine, step int) {
 		m := result.TraceMark{G: gr.ID, Op: gr.State, Pos: gr.Pos, Step: step}
-		m.Src = sourceAt(gr.Pos)
-		if file, line := Pos(pos).fileLine(); file != "" {
-			m.Src = sourceLine(file, line)
+		m.Src = srcpos.SourceAt(gr.Pos)
+		if file, line := Pos(pos).FileLine(); file != "" {
+			m.Src = srcpos.SourceLine(file, line)
 		}
 		tl.marks = append(tl.marks, m)
 	}

@@ -3,6 +3,7 @@ package testingobj
 import (
 	"context"
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"io"
 	"os"
 	"runtime"
@@ -214,8 +215,8 @@ func (t *T) callerPos() string {
 		for p := t; p != nil; p = p.parent {
 			helper = helper || p.helpers[f.Function]
 		}
-		if !helper && f.Function != "" && !engine.OwnFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			return engine.ShortPos(f.File, f.Line)
+		if !helper && f.Function != "" && !srcpos.OwnFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
+			return srcpos.Short(f.File, f.Line)
 		}
 		if !more {
 			return "?"
