@@ -33,7 +33,7 @@ func (d *driver) follow(blocks []result.Block, trace bool, match func(*engine.Fi
 	cfg.Trace = trace
 	g := engine.NewGuide(&d.r, blocks, trace)
 	for range 64 + 4*len(blocks) {
-		// Guided executions are ExitBlock-DD's (see the engine's guide.go), whatever
+		// Guided executions are ExitBlock-DD's (see package guide), whatever
 		// strategy found the schedule; their paths are not counted.
 		ex := newStrategy(&cfg, g)
 		g.Reset()

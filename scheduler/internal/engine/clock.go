@@ -124,8 +124,8 @@ func (h clockHost) Ticked(when time.Duration) {
 	}
 	if r.exploring {
 		r.strat.Ticked()
-		if g := r.guide; g != nil && r.trace && len(g.steps) < maxSteps {
-			g.steps = append(g.steps, result.TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
+		if g := r.guide; g != nil && r.trace && g.Stepping() {
+			g.Step(result.TraceStep{Op: "time advances to +" + when.String()})
 		}
 	}
 }
@@ -141,9 +141,9 @@ func (h clockHost) Choose(g int32, opts []int32, tick bool) int32 {
 	}
 	if r.exploring {
 		if g := r.guide; g != nil {
-			if c, recorded, why := g.tickChoice(opts); recorded {
+			if c, recorded, why := g.TickChoice(opts); recorded {
 				if why != "" {
-					r.guideDiverged(r.cur, why)
+					r.cur.guideDiverged(why)
 				}
 				r.strat.TickChosen(c)
 				return c

@@ -86,7 +86,10 @@ func (h deadlockHost) TimerWakes(t *thread) bool { return h.r.clock.Wakes(t.idx)
 
 // Wanted implements deadlock.Host: the lock the timeline saw t fail to
 // take.
-func (h deadlockHost) Wanted(t *thread) *lockState { return h.r.guide.wantOf(t) }
+func (h deadlockHost) Wanted(t *thread) *lockState {
+	l, _ := h.r.guide.WantOf(t.idx).(*lockState)
+	return l
+}
 
 // Pos implements deadlock.Host.
 func (deadlockHost) Pos(pcs []uintptr) string { return srcpos.FirstUser(pcs) }

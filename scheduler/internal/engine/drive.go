@@ -156,25 +156,19 @@ func (x *Execution) Positions() map[string]string {
 	return pos
 }
 
-// NewGuide returns a guide along blocks for x's guided executions; with
-// check, it checks that each block ends at the recorded operation.
-func NewGuide(x *Execution, blocks []result.Block, check bool) *Guide {
-	return &Guide{r: &x.r, blocks: blocks, check: check}
+// Outcome is what a guided execution g (the last one the driver followed,
+// in x) showed, with f the finding it led to (nil: none).
+func (x *Execution) Outcome(g *Guide, f *Finding) *result.ReplayOutcome {
+	i := -1
+	if f != nil {
+		for j, ff := range x.r.findings {
+			if ff == f {
+				i = j
+			}
+		}
+	}
+	return g.Outcome(x.r.deadlocks.FinalStates(), f != nil, i)
 }
-
-// Reset prepares g for the next guided execution, keeping its hints.
-func (g *Guide) Reset() { g.reset() }
-
-// Hints is how many goroutines blocked on a lock g has learnt of.
-func (g *Guide) Hints() int { return len(g.hints) }
-
-// Diverged is where the last guided execution stopped following the
-// schedule ("" if it did not).
-func (g *Guide) Diverged() string { return g.div }
-
-// SetDiverged records why the guided execution could not follow the
-// schedule.
-func (g *Guide) SetDiverged(why string) { g.div = why }
 
 // Save encodes what l holds, for a forked process's hand-over.
 func (l *Learnt) Save(e *sched.Enc) {

@@ -116,9 +116,15 @@ func (r *run) Committed(addr, size uintptr) {
 	}
 }
 
-func (r *run) Buffered(g int32, pos uint32) { r.guide.traceBuffered(r.threads[g], Pos(pos)) }
+func (r *run) Buffered(g int32, pos uint32) {
+	r.guide.StoreStep(r.threads[g].id(), "store buffered", Pos(pos))
+}
 
-func (r *run) Drained(b *storebuf.Buf) { r.guide.traceDrained(r, b) }
+func (r *run) Drained(b *storebuf.Buf) {
+	if g := r.guide; g.Records() { // the buffer's name is not built for nothing
+		g.StoreStep(r.bufName(b), "commit (fence)", Pos(b.Entries()[0].Where()))
+	}
+}
 
 func (r *run) Region(addr uintptr) (sched.RegionKind, sched.HeapKey, uintptr) {
 	kind, reg := r.heap.classify(addr)
@@ -180,13 +186,13 @@ func (r *run) Raced(addr uintptr) { r.buf.LearnRacy(addr) }
 func (r *run) ReportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
 	r.addFinding(f, key)
 	if r.trace {
-		r.guide.traceRace(f, prevT, cur, prev)
+		r.guide.TraceRace(f, prevT, cur, prev)
 	}
 }
 
 func (r *run) Note(s string) { r.notes = append(r.notes, s) }
 
-func (r *run) TracedAccess(g int32, pos uint32) { r.guide.traceAccess(r.threads[g], Pos(pos)) }
+func (r *run) TracedAccess(g int32, pos uint32) { r.guide.TraceAccess(g, pos) }
 
 func (r *run) PosString(pos uint32) string  { return Pos(pos).String() }
 func (r *run) PosFile(pos uint32) string    { return Pos(pos).File() }

@@ -126,14 +126,14 @@ func (t *thread) hold(l *lockState) {
 	t.held = append(t.held, l)
 	t.r.race.Acquire(t.idx, l.id, l.writer == t, l)
 	if t.r.trace {
-		t.r.guide.traceLock(t, l, true, t.r.lockName(l))
+		t.r.guide.TraceLock(t.idx, t.id(), l, l.writer != t, true, t.r.lockName(l))
 	}
 }
 
 func (t *thread) drop(l *lockState) {
 	t.r.race.Release(t.idx, l.id)
 	if t.r.trace {
-		t.r.guide.traceLock(t, l, false, t.r.lockName(l))
+		t.r.guide.TraceLock(t.idx, t.id(), l, l.writer != t, false, t.r.lockName(l))
 	}
 	for i := len(t.held) - 1; i >= 0; i-- {
 		if t.held[i] == l {
@@ -161,7 +161,7 @@ func (t *G) AcquireFailed(l *Lock, mode string) {
 		r.diverged(t, "a replayed block could not acquire a lock")
 	}
 	if r.trace {
-		r.guide.traceWant(t, l)
+		r.guide.TraceWant(t.idx, l)
 	}
 	if r.dd {
 		t.ReverseLockChain(l, mode)

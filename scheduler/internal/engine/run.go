@@ -244,7 +244,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	}
 	r.strat, r.guide, r.known, r.stats = s, g, known, stats
 	if g != nil {
-		g.record = cfg.Trace
+		g.Record(cfg.Trace)
 	}
 	s.NewExecution()
 	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
@@ -412,7 +412,7 @@ func (r *run) event(t *thread) {
 		t.record()
 		if r.traceOnly && r.k == len(r.replay)-1 {
 			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
-				r.stepAt[r.k] = r.anchor(t, ptBoundary)
+				r.stepAt[r.k] = t.anchor(ptBoundary)
 				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
 				r.end(EndReplay)
 				t.sleep()
@@ -484,7 +484,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	r.clock.Sync(t.idx)
 	if r.exploring {
 		if r.guide != nil {
-			return r.guided(t, kind)
+			return t.guided(kind)
 		}
 		if kind == ptPass {
 			return t
@@ -519,7 +519,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.Choices)))
 	}
 	if r.stepAt != nil {
-		r.stepAt[r.k] = r.anchor(t, kind)
+		r.stepAt[r.k] = t.anchor(kind)
 	}
 	r.bpoints = 0
 	r.k++
@@ -544,6 +544,23 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	}
 	r.clock.BlockStarted(n)
 	return r.threads[n]
+}
+
+// dispatch hands a scheduling point to the explorer.
+func (r *run) dispatch(t *thread, kind pointKind) *thread {
+	switch kind {
+	case ptBoundary:
+		return r.threadOf(r.strat.Boundary())
+	case ptYield:
+		return r.threadOf(r.strat.Yielded())
+	case ptPark:
+		return r.threadOf(r.strat.Park())
+	case ptExit:
+		return r.threadOf(r.strat.Exit())
+	case ptFreeze:
+		return r.threadOf(r.strat.Freeze())
+	}
+	return t
 }
 
 // offerSnapshot offers the backer the program state after d decisions.
@@ -598,13 +615,9 @@ func (r *run) choice(t *thread, options []int32) int32 {
 		return c
 	}
 	if g := r.guide; g != nil {
-		c, ok, recorded := g.choice(options)
+		c, ok, recorded := g.Choice(options)
 		if recorded && !ok {
-			why := fmt.Sprintf("block %d: the recorded notify/select choice is not available to %s at %s", g.i, t.id(), srcpos.Caller(2))
-			if len(g.blocks[g.i].Choices) < g.choiceN+1 {
-				why = fmt.Sprintf("block %d: %s made more notify/select choices than recorded, at %s", g.i, t.id(), srcpos.Caller(2))
-			}
-			r.guideDiverged(t, why)
+			t.guideDiverged(g.ChoiceMismatch(t.id(), srcpos.Caller(2)))
 		}
 		if recorded {
 			r.strat.Chosen(c)
@@ -639,8 +652,8 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 	t.status = stWaiting
 	t.on, t.onObj = on, obj
 	t.wait = waitResult{}
-	if r.trace {
-		r.guide.tracePark(t, on)
+	if r.trace && t.flushOf == nil && !t.isClock {
+		r.guide.TracePark(t.idx, t.id(), on)
 	}
 	next := r.point(t, ptPark)
 	if next == t && t.status != stRunnable { // a tick may wake t itself (it sleeps alone)
@@ -656,7 +669,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 		r.race.Edge(idxOf(r.cur), w.idx)
 	}
 	if r.trace {
-		r.guide.traceWake(w, r.waker())
+		r.guide.TraceWake(w.idx, r.waker())
 	}
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
@@ -1055,13 +1068,34 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 			if r.trace {
 				r.notePositions(f)
 			}
-			g.found = append(g.found, len(g.steps))
+			g.Found()
 		}
 	} else {
 		f.Path = append([]decision(nil), r.replay[:r.k]...)
 		f.Path = append(f.Path, decision{Thread: r.cur.idx, End: r.events, Choices: append([]int32(nil), r.replay[r.k].Choices[:r.choiceN]...), Mid: true})
 	}
 	r.findings = append(r.findings, f)
+}
+
+// notePositions gives the goroutines of a finding of a guided execution
+// their positions at the moment of the finding (trace mode).
+func (r *run) notePositions(f *Finding) {
+	pos := map[string]string{}
+	for _, t := range r.threads {
+		if file, line, _ := srcpos.UserFrame(t.pcs); file != "" {
+			pos[t.id()] = srcpos.Short(file, line)
+			srcpos.SourceLine(file, line)
+		}
+	}
+	for i := range f.Goroutines {
+		if g := &f.Goroutines[i]; g.Pos == "" {
+			g.Pos = pos[g.ID]
+		}
+	}
+	if f.Pos == "" && len(f.Goroutines) > 0 {
+		f.Pos = f.Goroutines[0].Pos
+	}
+	f.Src = srcpos.SourceAt(f.Pos)
 }
 
 // watchdogTick is how often the driver looks at a running execution.
