@@ -40,8 +40,9 @@ package engine
 // scheduler/litmus_diff_test.go found it: G0{r0=x; xchg(x,1); x=2}
 // G1{y=3; r1=x; xchg(x,4)} never reached r0=0 r1=0 under -memory sc.
 
-// opPoint is called by a synchronization operation before its event.
-func (r *run) opPoint(t *thread) {
+// opPoint is called by t's synchronization operation before its event.
+func (t *thread) opPoint() {
+	r := t.r
 	if r.accessed {
 		t.unfenced = true // the operation's own event fences (package storebuf)
 		r.event(t)

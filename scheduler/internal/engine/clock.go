@@ -83,7 +83,7 @@ func (h clockHost) Fire(g int32, tm *vtimer, eager bool) {
 		r.wakeUp(a.t, -1)
 	case tkFunc:
 		r.clock.Stop(tm)
-		r.spawnFor(t, a.t, a.fn, true, unsafe.Pointer(tm))
+		a.t.startChild(t, a.fn, true, unsafe.Pointer(tm))
 	case tkTarget:
 		a.target.Fire(Exec{r}, t, tm, eager)
 	}
@@ -215,7 +215,7 @@ func (h clockHost) Runnable(g int32) bool {
 // the event its block ends at.
 func (h clockHost) WokeMidBlock(g int32) {
 	t := h.r.threads[g]
-	h.r.wokeMidBlock(t)
+	t.wokeMidBlock()
 	h.r.event(t)
 }
 

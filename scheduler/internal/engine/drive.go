@@ -77,7 +77,7 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 	r.cur = t0
 	if len(r.replay) == 0 {
 		r.exploring = true
-		if first := r.strat.Begin(r); first != t0.idx {
+		if first := r.strat.Begin(stratHost{r}); first != t0.idx {
 			r.internal = "internal error: the first block is not the test goroutine's"
 			return EndInternal
 		}

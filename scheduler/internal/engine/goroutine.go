@@ -44,7 +44,7 @@ func GoAndJoin(f func(release func())) {
 	}
 	r.event(t)
 	var c *thread
-	c = r.newThread(t, func() { f(func() { r.releaseJoiner(c) }) })
+	c = r.newThread(t, func() { f(func() { c.releaseJoiner() }) })
 	r.race.Start(t.idx, c.idx)
 	c.joiner = t
 	if r.exploring {
@@ -57,17 +57,18 @@ func GoAndJoin(f func(release func())) {
 // ends. It is a synchronization of c's (go test's subtest signals its
 // parent on a channel), and the parent may run before the rest of c's
 // block.
-func (r *run) releaseJoiner(c *thread) {
+func (c *thread) releaseJoiner() {
+	r := c.r
 	r2, t := enter()
 	if r2 != r || t != c || c.joiner == nil {
 		return
 	}
-	r.opPoint(t)
+	t.opPoint()
 	r.event(t)
 	j := c.joiner
 	c.joiner = nil
 	r.wakeUp(j, -1)
-	r.wokeMidBlock(t)
+	t.wokeMidBlock()
 }
 
 // Goexit replaces runtime.Goexit.
@@ -127,11 +128,13 @@ func Gosched() {
 	}
 }
 
-// spawnFor starts fn on a new goroutine, a child of parent: an AfterFunc's
-// function. byClock: started by a tick (no block is under way, the child is
-// simply enabled); otherwise by t's block, like a go statement. A non-nil
-// key carries the happens-before edge from the AfterFunc call.
-func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Pointer) *thread {
+// startChild starts fn on a new goroutine, a child of parent: an
+// AfterFunc's function. byClock: started by a tick (no block is under way,
+// the child is simply enabled); otherwise by t's block, like a go
+// statement. A non-nil key carries the happens-before edge from the
+// AfterFunc call.
+func (parent *thread) startChild(t *thread, fn func(), byClock bool, key unsafe.Pointer) *thread {
+	r := parent.r
 	c := r.newThread(parent, fn)
 	if byClock {
 		r.clock.SpawnedByClock()
@@ -155,7 +158,8 @@ func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Po
 // signalled without holding c.L, which Go allows and Java's notify does
 // not), so the waiter may run before the rest of the signaller's block; the
 // explorer branches there as after a go statement (internal/exitblock, "Spawn branches").
-func (r *run) wokeMidBlock(t *thread) {
+func (t *thread) wokeMidBlock() {
+	r := t.r
 	if r.exploring {
 		r.strat.EnabledMidBlock()
 	}

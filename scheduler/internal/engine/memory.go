@@ -96,11 +96,11 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 	if r == nil {
 		return
 	}
-	r.alloc(t, addr, size, nil)
+	t.alloc(addr, size, nil)
 }
 
-func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
-	r.heap.add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
+func (t *thread) alloc(addr unsafe.Pointer, size uintptr, typ reflect.Type) {
+	t.r.heap.add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
 	t.allocs++
 }
 
@@ -108,7 +108,7 @@ func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Ty
 // new(T) and &T{...} in it.
 func New[T any](p *T) *T {
 	if r, t := enter(); r != nil {
-		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T]())
+		t.alloc(unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T]())
 	}
 	return p
 }
@@ -121,7 +121,7 @@ func Slice[T any](s []T) []T {
 	}
 	if r, t := enter(); r != nil {
 		var z T
-		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()))
+		t.alloc(unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()))
 	}
 	return s
 }
@@ -129,7 +129,7 @@ func Slice[T any](s []T) []T {
 // NewMap registers a map made by make and returns it; a map is one location.
 func NewMap[M ~map[K]V, K comparable, V any](m M) M {
 	if r, t := enter(); r != nil && m != nil {
-		r.alloc(t, MapAddr(m), 1, reflect.TypeFor[M]())
+		t.alloc(MapAddr(m), 1, reflect.TypeFor[M]())
 	}
 	return m
 }

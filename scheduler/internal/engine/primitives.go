@@ -30,7 +30,7 @@ func (t *G) Index() int32 { return t.idx }
 
 // OpPoint is the scheduling point an operation may start with; call it
 // before Event.
-func (t *G) OpPoint() { t.r.opPoint(t) }
+func (t *G) OpPoint() { t.opPoint() }
 
 // Event counts the operation as one scheduling event of t.
 func (t *G) Event() { t.r.event(t) }
@@ -51,7 +51,7 @@ func (t *G) Wake(w *G, relock int32) { t.r.wakeUp(w, relock) }
 // WokeMidBlock: t woke a goroutine that may run before the rest of t's
 // block (a Cond signalled without its lock): a scheduling point the
 // explorer branches at, as after a go statement.
-func (t *G) WokeMidBlock() { t.r.wokeMidBlock(t) }
+func (t *G) WokeMidBlock() { t.wokeMidBlock() }
 
 // Choose returns the option taken at a choice point of t (which waiter a
 // Signal wakes, which ready case a select takes): a branch of the
@@ -105,18 +105,6 @@ func NewSlot() Slot {
 // time (executions of an exploration reuse them).
 func (t *G) Objects(s Slot, mk func() ObjectTables) ObjectTables { return t.r.objects(s, mk) }
 
-func (r *run) objects(s Slot, mk func() ObjectTables) ObjectTables {
-	if int(s) < len(r.objs) {
-		if o := r.objs[s]; o != nil {
-			return o
-		}
-	} else {
-		r.objs = append(r.objs, make([]ObjectTables, int(s)+1-len(r.objs))...)
-	}
-	r.objs[s] = mk()
-	return r.objs[s]
-}
-
 // MadeByBody reports whether addr is in memory the test body allocated in
 // this execution (not a package's variable or memory made before).
 func (t *G) MadeByBody(addr unsafe.Pointer) bool {
@@ -149,7 +137,7 @@ func (t *G) RelaxedCASStart(addr unsafe.Pointer, size uintptr) bool {
 	if r.cfg.CAS != settings.RelaxedCAS || r.mem != settings.PSO || t.sb.Pending == 0 {
 		return false
 	}
-	r.opPoint(t)
+	t.opPoint()
 	t.unfenced = true
 	r.event(t)
 	t.unfenced = false

@@ -129,6 +129,36 @@ func (t *thread) id() string {
 	return t.parent.id() + "." + strconv.Itoa(int(t.ord))
 }
 
+// threadOf is the thread with creation index i, nil for -1.
+func (r *run) threadOf(i int32) *thread {
+	if i < 0 {
+		return nil
+	}
+	return r.threads[i]
+}
+
+// idxOf is t's creation index, -1 for nil.
+func idxOf(t *thread) int32 {
+	if t == nil {
+		return -1
+	}
+	return t.idx
+}
+
+// threadAt returns the thread with creation index i (nil if there is none
+// yet).
+func (r *run) threadAt(i int32) *thread {
+	if int(i) >= len(r.threads) {
+		return nil
+	}
+	return r.threads[i]
+}
+
+// bufName names a store buffer in reports.
+func (r *run) bufName(b *storebuf.Buf) string {
+	return r.threads[b.Owner()].id() + " store buffer"
+}
+
 // EndReason is how an execution ended.
 type EndReason uint8
 
@@ -288,8 +318,8 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
-	r.race.Reset(cfg.Race, r, cfg.Trace)
-	r.resetBuffers()
+	r.race.Reset(cfg.Race, raceHost{r}, cfg.Trace)
+	bufHost{r}.reset()
 	r.deadlocks.NewExecution(deadlockHost{r})
 }
 
@@ -430,6 +460,23 @@ func (r *run) event(t *thread) {
 	}
 }
 
+// bufferedEvent counts the event of a buffered access (which is no fence)
+// and returns the running goroutine; nil for a finalizer's access, which is
+// made natively (see foreign).
+func (r *run) bufferedEvent() *thread {
+	t := r.cur
+	if t.g != getg() && r.foreign() {
+		return nil
+	}
+	if r.dead.Load() {
+		panic(teardown{})
+	}
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+	return t
+}
+
 // record keeps t's call stack at its current event (trace mode only).
 func (t *thread) record() {
 	if cap(t.pcs) < 32 {
@@ -536,7 +583,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 			return nil
 		}
 		r.exploring = true
-		return r.threadOf(r.strat.Begin(r))
+		return r.threadOf(r.strat.Begin(stratHost{r}))
 	}
 	n := r.replay[r.k].Thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
@@ -588,7 +635,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 // loop: either the start is right here, or a prefix remains to replay.
 func (r *run) redirected() *thread {
 	if r.k == len(r.replay) {
-		return r.threadOf(r.strat.Begin(r))
+		return r.threadOf(r.strat.Begin(stratHost{r}))
 	}
 	r.exploring = false
 	n := r.replay[r.k].Thread
@@ -1053,6 +1100,18 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 	pos := srcpos.Panic(stack)
 	r.addFinding(&result.Finding{Kind: result.Panic, Message: "panic: " + msg, Pos: pos,
 		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos, Stack: string(stack)}}}, "panic|"+msg+"|"+pos)
+}
+
+func (r *run) objects(s Slot, mk func() ObjectTables) ObjectTables {
+	if int(s) < len(r.objs) {
+		if o := r.objs[s]; o != nil {
+			return o
+		}
+	} else {
+		r.objs = append(r.objs, make([]ObjectTables, int(s)+1-len(r.objs))...)
+	}
+	r.objs[s] = mk()
+	return r.objs[s]
 }
 
 // addFinding records a finding of this execution, with the path that leads
