@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"slices"
 	"time"
 	"unsafe"
@@ -42,7 +43,7 @@ type timerAction struct {
 var clockCell byte
 
 func init() {
-	registerGlobal(unsafe.Pointer(&clockCell), 1, "the virtual clock", nil)
+	location.RegisterGlobal(unsafe.Pointer(&clockCell), 1, "the virtual clock", nil)
 }
 
 // clockHost is the execution as the clock's host (vclock.Host): an adapter,

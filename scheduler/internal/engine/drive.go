@@ -1,8 +1,8 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
-	"reflect"
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
@@ -225,26 +225,13 @@ func WatchdogTick(watchdog time.Duration) time.Duration { return watchdogTick(wa
 func CheckRewrite(m settings.Memory) error { return checkRewrite(m) }
 
 // PackageVar is a registered package-level variable of an instrumented
-// package.
-type PackageVar struct {
-	Name  string
-	Value reflect.Value // the variable itself (addressable)
-}
+// package (package location).
+type PackageVar = location.PackageVar
 
 // PackageVars are the registered package-level variables whose types are
 // known: the program state that survives from one execution into the next
 // (the driver's fingerprint of it decides whether re-running is sound).
-func PackageVars() []PackageVar {
-	globals.Lock()
-	defer globals.Unlock()
-	var vars []PackageVar
-	for _, g := range globals.regs {
-		if g.typ != nil {
-			vars = append(vars, PackageVar{g.name, reflect.NewAt(g.typ, g.keep).Elem()})
-		}
-	}
-	return vars
-}
+func PackageVars() []PackageVar { return location.PackageVars() }
 
 // DropFindings forgets the execution's findings: another shard counts its
 // path (the driver's partition.go).

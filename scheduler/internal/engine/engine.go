@@ -58,16 +58,16 @@ func (h stratHost) GaveWayFairly() { h.r.gaveWay++ }
 
 // Canon implements sched.Engine.
 func (h stratHost) Canon(rw *sched.RWSet, thread, allocs int32) *sched.CanonRW {
-	return h.r.heap.canon(rw, func(k sched.HeapKey) bool { return k.Thread == thread && k.Seq >= allocs })
+	return h.r.heap.Canon(rw, func(k sched.HeapKey) bool { return k.Thread == thread && k.Seq >= allocs })
 }
 
 // Uncanon implements sched.Engine.
-func (h stratHost) Uncanon(c *sched.CanonRW) *sched.RWSet { return h.r.heap.uncanon(c) }
+func (h stratHost) Uncanon(c *sched.CanonRW) *sched.RWSet { return h.r.heap.Uncanon(c) }
 
 // UnknownAddr implements sched.Engine.
 func (h stratHost) UnknownAddr(addr uintptr) bool {
 	r := h.r
-	kind, _ := r.heap.classify(addr)
+	kind, _ := r.heap.Classify(addr)
 	return kind == sched.RegionUnknown
 }
 

@@ -127,11 +127,11 @@ func (h bufHost) Drained(b *storebuf.Buf) {
 
 func (h bufHost) Region(addr uintptr) (sched.RegionKind, sched.HeapKey, uintptr) {
 	r := h.r
-	kind, reg := r.heap.classify(addr)
+	kind, reg := r.heap.Classify(addr)
 	if reg == nil {
 		return kind, sched.HeapKey{}, 0
 	}
-	return kind, reg.key, reg.base
+	return kind, reg.Key, reg.Base
 }
 
 // NextFlushPass is called when a pass of the store buffers has explored
@@ -163,7 +163,7 @@ var _ races.Host = raceHost{}
 
 func (h raceHost) GoroutineID(idx int32) string { return h.r.threads[idx].id() }
 
-func (h raceHost) MemoryName(addr uintptr) string { return h.r.heap.describe(addr) }
+func (h raceHost) MemoryName(addr uintptr) string { return h.r.heap.Describe(addr) }
 
 func (h raceHost) LockName(lock any) string {
 	l, _ := lock.(*lockState)

@@ -220,7 +220,7 @@ func (r *run) lockName(l *lockState) string {
 		return "?"
 	}
 	id := fmt.Sprintf("%s#%d", l.kind(), l.id)
-	if name := r.heap.describe(uintptr(l.addr)); name != "" {
+	if name := r.heap.Describe(uintptr(l.addr)); name != "" {
 		return name + " (" + id + ")"
 	}
 	return id
@@ -272,9 +272,9 @@ func NewLearnt() *Learnt {
 
 // lockKey names a lock across executions, as read/write sets do.
 func (r *run) lockKey(addr unsafe.Pointer) (sched.CanonAccess, bool) {
-	switch kind, reg := r.heap.classify(uintptr(addr)); kind {
+	switch kind, reg := r.heap.Classify(uintptr(addr)); kind {
 	case sched.RegionHeap:
-		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.key, Off: uintptr(addr) - reg.base}, true
+		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.Key, Off: uintptr(addr) - reg.Base}, true
 	case sched.RegionGlobal:
 		return sched.CanonAccess{Kind: sched.RegionGlobal, Addr: uintptr(addr)}, true
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"reflect"
 	"unsafe"
@@ -75,7 +76,9 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 
 // Global registers a package-level variable of an instrumented package, so
 // that it has the same name in every execution (and in reports).
-func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(addr, size, name, nil) }
+func Global(addr unsafe.Pointer, size uintptr, name string) {
+	location.RegisterGlobal(addr, size, name, nil)
+}
 
 // GlobalOf registers the package-level variable p points to, with its type,
 // so that fork checkpoints can tell whether a test changed it (see
@@ -86,7 +89,7 @@ func GlobalOf(p any, name string) {
 		return
 	}
 	t := v.Type().Elem()
-	registerGlobal(v.UnsafePointer(), t.Size(), name, t)
+	location.RegisterGlobal(v.UnsafePointer(), t.Size(), name, t)
 }
 
 // Alloc registers a heap object the running goroutine just allocated
@@ -100,7 +103,7 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 }
 
 func (t *thread) alloc(addr unsafe.Pointer, size uintptr, typ reflect.Type) {
-	t.r.heap.add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
+	t.r.heap.Add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
 	t.allocs++
 }
 

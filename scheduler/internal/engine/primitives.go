@@ -108,7 +108,7 @@ func (t *G) Objects(s Slot, mk func() ObjectTables) ObjectTables { return t.r.ob
 // MadeByBody reports whether addr is in memory the test body allocated in
 // this execution (not a package's variable or memory made before).
 func (t *G) MadeByBody(addr unsafe.Pointer) bool {
-	kind, _ := t.r.heap.classify(uintptr(addr))
+	kind, _ := t.r.heap.Classify(uintptr(addr))
 	return kind == sched.RegionHeap
 }
 

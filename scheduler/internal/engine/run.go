@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
@@ -231,7 +232,7 @@ type run struct {
 	why      EndReason
 	dead     atomic.Bool
 
-	heap heapIndex
+	heap location.Index
 	sync syncTables     // the locks' states (locks.go)
 	objs []ObjectTables // the drop-in objects' states, by Slot (packages syncobj and chanobj, primitives.go)
 	nobj int32
@@ -297,7 +298,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.snapshots = false
 	r.finished, r.why = false, EndNone
 	r.dead.Store(false)
-	r.heap.reset()
+	r.heap.Reset()
 	r.sync.reset()
 	for _, o := range r.objs {
 		if o != nil {
