@@ -135,7 +135,7 @@ func (p Pos) String() string {
 // user packages (named _xb...).
 func OwnFrame(fn string) bool {
 	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) || strings.HasPrefix(fn, chanobjPkg) || strings.HasPrefix(fn, testingobjPkg) ||
-		strings.HasPrefix(fn, srcposPkg) || strings.HasPrefix(fn, maporderPkg) {
+		strings.HasPrefix(fn, srcposPkg) || strings.HasPrefix(fn, maporderPkg) || strings.HasPrefix(fn, guidePkg) || strings.HasPrefix(fn, locationPkg) {
 		return true
 	}
 	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")
@@ -244,9 +244,9 @@ func OpName(pcs []uintptr) string {
 // code calls, which forward to the engine or to the drop-in objects), of
 // the engine, of the drop-in objects (packages scheduler/internal/syncobj
 // and scheduler/internal/chanobj), of the model of *testing.T, and of the
-// packages split out of the engine whose functions are on the stack of
-// rewritten code (this one, and maporder's iterators, which call a range
-// loop's body): named here, never imported.
+// packages split out of the engine whose frames were the engine's before
+// (this one; maporder, whose iterators call a range loop's body; guide;
+// location): named here, never imported.
 const (
 	schedPkg      = "github.com/xbtest/xbtest/scheduler."
 	enginePkg     = "github.com/xbtest/xbtest/scheduler/internal/engine."
@@ -255,6 +255,8 @@ const (
 	testingobjPkg = "github.com/xbtest/xbtest/scheduler/internal/testingobj."
 	srcposPkg     = "github.com/xbtest/xbtest/scheduler/internal/srcpos."
 	maporderPkg   = "github.com/xbtest/xbtest/scheduler/internal/maporder."
+	guidePkg      = "github.com/xbtest/xbtest/scheduler/internal/guide."
+	locationPkg   = "github.com/xbtest/xbtest/scheduler/internal/location."
 )
 
 // SourceLine returns the trimmed text of a line of a source file ("" if it
