@@ -12,10 +12,10 @@ import (
 // its lock checks where an acquisition fails (locks.go: AcquireFailed,
 // ReverseLockChain, SelfDeadlock), endPath its condition-deadlock check.
 //
-// The lock-cycle findings' positions skip 5 frames: callerPos, the engine's
-// check (ReverseLockChain, SelfDeadlock), its caller (AcquireFailed), the
-// lock's method in package syncobj and package scheduler's drop-in method
-// that forwards to it. Called from AcquireFailed that reaches the caller of
+// The lock-cycle findings' positions skip 5 frames: srcpos.Caller, the
+// engine's check (ReverseLockChain, SelfDeadlock), its caller
+// (AcquireFailed), the lock's method in package syncobj and package
+// scheduler's drop-in method that forwards to it. Called from AcquireFailed that reaches the caller of
 // Lock; called straight from RWMutex.Lock (a writer waiting for readers)
 // it reaches one frame further, the caller's caller, as it did before the
 // forwarders existed (the corpus's expected positions record it).

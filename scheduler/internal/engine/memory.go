@@ -93,7 +93,7 @@ func GlobalOf(p any, name string) {
 }
 
 // Alloc registers a heap object the running goroutine just allocated
-// (see location.go: it names the object across executions).
+// (package location names the object across executions).
 func Alloc(addr unsafe.Pointer, size uintptr) {
 	r, t := enter()
 	if r == nil {

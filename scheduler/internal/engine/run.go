@@ -93,7 +93,7 @@ type thread struct {
 	steps    int64
 	wroteAt  int64 // steps when it last wrote shared memory (tooManySteps)
 	tickedAt int64 // steps when virtual time last advanced (heldBack)
-	allocs   int32 // heap objects registered so far (names them, see location.go)
+	allocs   int32 // heap objects registered so far (names them, see package location)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
@@ -177,7 +177,7 @@ const (
 
 type run struct {
 	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
-	guide    *Guide         // a guided execution's schedule (guide.go), or nil
+	guide    *Guide         // a guided execution's schedule (package guide), or nil
 	known    *Learnt        // what the exploration learnt about block boundaries (locks.go)
 	stats    *Stats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
@@ -248,8 +248,8 @@ type run struct {
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
-	race     races.Races      // race detection (package races, hosts.go)
-	buf      storebuf.Buffers // store buffers (package storebuf, hosts.go)
+	race     races.Races      // race detection (package races, hosts.go: raceHost)
+	buf      storebuf.Buffers // store buffers (package storebuf, hosts.go: bufHost)
 	warnings []string
 	notes    []string // for -v: what the result's Notes say (unprotected locations)
 	gaveWay  int      // threads made to give way by the fairness bound

@@ -4,7 +4,8 @@
 // the engine owns the execution and calls in at its scheduling points,
 // choices and ticks; this package owns the schedule, how far the execution
 // has followed it, and the record. It reaches the execution only through
-// Host (why a goroutine cannot run), names goroutines by thread index and
+// Host (letting virtual time pass before a block whose goroutine cannot
+// run otherwise, why a goroutine cannot run), names goroutines by thread index and
 // ID, locks by an opaque handle and positions as uint32 (package srcpos's
 // Pos), and imports neither the engine nor its other components.
 //
