@@ -2,7 +2,6 @@ package chanobj
 
 import (
 	"context"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"slices"
 	"sync"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // The context package on the virtual clock. The rewriter sends

@@ -1,12 +1,12 @@
 package chanobj
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"time"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // The time package on the virtual clock (package scheduler/internal/vclock,

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"fmt"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 	"github.com/xbtest/xbtest/settings"
 )

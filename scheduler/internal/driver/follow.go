@@ -3,13 +3,13 @@ package driver
 import (
 	"cmp"
 	"fmt"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 	"github.com/xbtest/xbtest/settings"
 )

@@ -49,7 +49,23 @@ func (x Exec) Objects(s Slot, mk func() ObjectTables) ObjectTables { return x.r.
 // carries the happens-before edge from the AfterFunc call (Publish it
 // there with races.RoleSend).
 func (x Exec) SpawnFor(t, parent *G, fn func(), byClock bool, key unsafe.Pointer) {
-	parent.startChild(t, fn, byClock, key)
+	r := x.r
+	c := r.newThread(parent, fn)
+	if byClock {
+		r.clock.SpawnedByClock()
+		r.race.Start(-1, c.idx)
+		if key != nil {
+			r.race.Observe(c.idx, key, races.RoleSend)
+		}
+		if r.exploring {
+			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
+		}
+		return
+	}
+	r.race.Start(t.idx, c.idx)
+	if r.exploring {
+		r.strat.Spawned(c.idx)
+	}
 }
 
 // Watch runs fire, as a tick does, when a scheduling point or a tick finds
@@ -73,7 +89,7 @@ func (t *G) ParkNative(cases []reflect.SelectCase, got func(i int, v reflect.Val
 
 // Allocated registers an object the operation made (a channel) as memory
 // the test body allocated, named by t and its allocation count.
-func (t *G) Allocated(addr unsafe.Pointer, size uintptr) { t.alloc(addr, size, nil) }
+func (t *G) Allocated(addr unsafe.Pointer, size uintptr) { t.r.alloc(t, addr, size, nil) }
 
 // InternalError reports an error of xbtest itself and ends the execution.
 func (t *G) InternalError(msg string) { t.r.internalError(t, msg) }

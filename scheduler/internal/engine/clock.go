@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"slices"
 	"time"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/vclock"
 )
 
@@ -84,7 +84,7 @@ func (h clockHost) Fire(g int32, tm *vtimer, eager bool) {
 		r.wakeUp(a.t, -1)
 	case tkFunc:
 		r.clock.Stop(tm)
-		a.t.startChild(t, a.fn, true, unsafe.Pointer(tm))
+		Exec{r}.SpawnFor(t, a.t, a.fn, true, unsafe.Pointer(tm))
 	case tkTarget:
 		a.target.Fire(Exec{r}, t, tm, eager)
 	}
@@ -144,7 +144,7 @@ func (h clockHost) Choose(g int32, opts []int32, tick bool) int32 {
 		if g := r.guide; g != nil {
 			if c, recorded, why := g.TickChoice(opts); recorded {
 				if why != "" {
-					r.cur.guideDiverged(why)
+					guideHost{r}.diverged(r.cur, why)
 				}
 				r.strat.TickChosen(c)
 				return c
@@ -216,7 +216,7 @@ func (h clockHost) Runnable(g int32) bool {
 // the event its block ends at.
 func (h clockHost) WokeMidBlock(g int32) {
 	t := h.r.threads[g]
-	t.wokeMidBlock()
+	t.WokeMidBlock()
 	h.r.event(t)
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/xbtest/xbtest/scheduler/internal/deadlock"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+
 	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 

@@ -168,14 +168,15 @@
 // locks.go the lock bookkeeping (the locks' state in an execution) and
 // where lock operations end blocks; native.go goroutines waiting on
 // channels xbtest does not control. Those four files hold run's methods;
-// what else acts on an execution is a method of the goroutine (thread) or
+// what else acts on an execution is a primitive (G's, Exec's) or a method
 // of an adapter of run. primitives.go is what the drop-in objects call,
 // chanprims.go what package chanobj's call besides; clock.go what a timer
 // does (clockHost); tso.go (Load, Store, Wrote), fences.go and foreign.go
 // the hooks of the store buffers under -memory tso|pso; deadlock.go;
-// outside.go goroutines started before any; brute.go the extra scheduling
-// points of Algorithm Brute; guide.go the engine's side of guided
-// executions (the anchor of a scheduling point, guideHost). audit.go lists
+// outside.go goroutines started before any; brute.go why Algorithm Brute
+// and access granularity add scheduling points (G.OpPoint); guide.go the
+// engine's side of guided executions (guideHost: their scheduling points,
+// the anchor a schedule records of a point). audit.go lists
 // what ends an atomic block under Go's rules, operation by operation.
 // testprims.go is what T (package testingobj) needs of an execution.
 //

@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/location"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/settings"
 )
 

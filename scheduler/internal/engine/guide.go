@@ -25,8 +25,10 @@ func NewGuide(x *Execution, blocks []result.Block, check bool) *Guide {
 	return guide.New(guideHost{&x.r}, blocks, check)
 }
 
-// guideHost is the execution as the guide's host (guide.Host): an
-// adapter, so that run's own methods stay the execution's.
+// guideHost is the execution as the guide's host (guide.Host), and the
+// engine's side of guided executions: their scheduling points, their
+// divergences, and the anchor a schedule records of a point. An adapter,
+// so that run's own methods stay the execution's.
 type guideHost struct{ r *run }
 
 var _ guide.Host = guideHost{}
@@ -51,15 +53,15 @@ func (h guideHost) NotEnabled(i int32) string {
 	return why
 }
 
-// guided is point for a guided execution.
-func (t *thread) guided(kind pointKind) *thread {
-	r, g := t.r, t.r.guide
+// point is run.point for a guided execution.
+func (h guideHost) point(t *thread, kind pointKind) *thread {
+	r, g := h.r, h.r.guide
 	if r.multi {
 		r.bpoints++
 	}
 	if r.trace && g.Stepping() {
-		a := t.anchor(kind)
-		g.Step(result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Src: a.Src, Buffered: t.buffered()})
+		a := h.anchor(t, kind)
+		g.Step(result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Src: a.Src, Buffered: h.buffered(t)})
 	}
 	if !g.Following() {
 		return r.dispatch(t, kind)
@@ -67,13 +69,13 @@ func (t *thread) guided(kind pointKind) *thread {
 	preempt := kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass
 	if b := g.Block(); r.bpoints < b.Points {
 		if !preempt {
-			t.guideDiverged(g.Short(t.id(), r.bpoints, t.anchor(kind)))
+			h.diverged(t, g.Short(t.id(), r.bpoints, h.anchor(t, kind)))
 		}
 		return t
 	}
 	if g.Checks() {
-		if a := t.anchor(kind); !g.EndsAt(a) {
-			t.guideDiverged(g.WrongEnd(t.id(), a))
+		if a := h.anchor(t, kind); !g.EndsAt(a) {
+			h.diverged(t, g.WrongEnd(t.id(), a))
 		}
 	}
 	g.Advance()
@@ -91,18 +93,18 @@ func (t *thread) guided(kind pointKind) *thread {
 	return next
 }
 
-// guideDiverged stops the execution: t's block does not follow the
-// schedule (why).
-func (t *thread) guideDiverged(why string) {
-	t.r.guide.SetDiverged(why)
-	t.r.end(EndDiverged)
+// diverged stops the execution: t's block does not follow the schedule
+// (why).
+func (h guideHost) diverged(t *thread, why string) {
+	h.r.guide.SetDiverged(why)
+	h.r.end(EndDiverged)
 	t.sleep()
 }
 
 // anchor describes the scheduling point t is at (trace mode: t.pcs is the
 // stack of its last event).
-func (t *thread) anchor(kind pointKind) result.Block {
-	b := result.Block{Points: t.r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass}
+func (h guideHost) anchor(t *thread, kind pointKind) result.Block {
+	b := result.Block{Points: h.r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass}
 	switch kind {
 	case ptExit:
 		b.Op = "exit"
@@ -136,11 +138,11 @@ func (t *thread) anchor(kind pointKind) result.Block {
 // buffered is what a step of t at a scheduling point shows of its store
 // buffer: the stores it holds (a flush: those of the goroutine that made
 // them).
-func (t *thread) buffered() []string {
+func (h guideHost) buffered(t *thread) []string {
 	var out []string
 	owner := t
 	if t.flushOf != nil {
-		owner = t.r.threads[t.flushOf.Owner()]
+		owner = h.r.threads[t.flushOf.Owner()]
 	}
 	for _, b := range owner.sb.Bufs() {
 		for _, e := range b.Entries() {

@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/races"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"runtime"
 	"sync"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 )
 
@@ -71,7 +71,7 @@ func (h bufHost) WakeFlusher(b *storebuf.Buf) {
 	if b.Flusher < 0 {
 		f := r.newThread(nil, nil)
 		f.flushOf = b
-		f.fn = func() { f.flushLoop(b) }
+		f.fn = func() { h.flushLoop(f, b) }
 		b.Flusher = f.idx
 	}
 	f := r.threads[b.Flusher]
@@ -84,8 +84,8 @@ func (h bufHost) WakeFlusher(b *storebuf.Buf) {
 
 // flushLoop is the body of a flush pseudo-thread: each block commits the
 // oldest entry of its buffer; with nothing left it waits for the next store.
-func (f *thread) flushLoop(b *storebuf.Buf) {
-	r := f.r
+func (h bufHost) flushLoop(f *thread, b *storebuf.Buf) {
+	r := h.r
 	for {
 		r.event(f)
 		if r.buf.Flush(b) {

@@ -3,12 +3,12 @@ package engine
 import (
 	"fmt"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"runtime"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // lockState is the scheduler's model of a Mutex or RWMutex during one

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/location"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"reflect"
 	"unsafe"
 
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // Pos names a source position of instrumented code (package srcpos's
@@ -99,11 +99,11 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 	if r == nil {
 		return
 	}
-	t.alloc(addr, size, nil)
+	r.alloc(t, addr, size, nil)
 }
 
-func (t *thread) alloc(addr unsafe.Pointer, size uintptr, typ reflect.Type) {
-	t.r.heap.Add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
+func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
+	r.heap.Add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
 	t.allocs++
 }
 
@@ -111,7 +111,7 @@ func (t *thread) alloc(addr unsafe.Pointer, size uintptr, typ reflect.Type) {
 // new(T) and &T{...} in it.
 func New[T any](p *T) *T {
 	if r, t := enter(); r != nil {
-		t.alloc(unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T]())
+		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T]())
 	}
 	return p
 }
@@ -124,7 +124,7 @@ func Slice[T any](s []T) []T {
 	}
 	if r, t := enter(); r != nil {
 		var z T
-		t.alloc(unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()))
+		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()))
 	}
 	return s
 }
@@ -132,7 +132,7 @@ func Slice[T any](s []T) []T {
 // NewMap registers a map made by make and returns it; a map is one location.
 func NewMap[M ~map[K]V, K comparable, V any](m M) M {
 	if r, t := enter(); r != nil && m != nil {
-		t.alloc(MapAddr(m), 1, reflect.TypeFor[M]())
+		r.alloc(t, MapAddr(m), 1, reflect.TypeFor[M]())
 	}
 	return m
 }

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"sort"
 	"sync"
+
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // Goroutines started outside any execution: a go statement of rewritten

@@ -29,8 +29,25 @@ func Enter() *G {
 func (t *G) Index() int32 { return t.idx }
 
 // OpPoint is the scheduling point an operation may start with; call it
-// before Event.
-func (t *G) OpPoint() { t.opPoint() }
+// before Event. Under Algorithm Brute every operation after another one
+// starts with a point, and at access granularity one that follows an
+// access (brute.go).
+func (t *G) OpPoint() {
+	r := t.r
+	if r.accessed {
+		t.unfenced = true // the operation's own event fences (package storebuf)
+		r.event(t)
+		t.unfenced = false
+		r.transfer(t, r.point(t, passKind(r.buf.OpPass(&t.sb)))) // package storebuf
+	}
+	if !r.brute {
+		return
+	}
+	if r.opsSince > 0 {
+		r.yield(t)
+	}
+	r.opsSince++
+}
 
 // Event counts the operation as one scheduling event of t.
 func (t *G) Event() { t.r.event(t) }
@@ -49,9 +66,17 @@ func (t *G) Park(on string, obj int32) { t.r.parkHere(t, on, obj) }
 func (t *G) Wake(w *G, relock int32) { t.r.wakeUp(w, relock) }
 
 // WokeMidBlock: t woke a goroutine that may run before the rest of t's
-// block (a Cond signalled without its lock): a scheduling point the
-// explorer branches at, as after a go statement.
-func (t *G) WokeMidBlock() { t.wokeMidBlock() }
+// block (a Cond signalled without its lock, which Go allows and Java's
+// notify does not; a subtest releasing T.Run): a scheduling point the
+// explorer branches at, as after a go statement (internal/exitblock,
+// "Spawn branches").
+func (t *G) WokeMidBlock() {
+	r := t.r
+	if r.exploring {
+		r.strat.EnabledMidBlock()
+	}
+	r.transfer(t, r.point(t, ptWake))
+}
 
 // Choose returns the option taken at a choice point of t (which waiter a
 // Signal wakes, which ready case a select takes): a branch of the
@@ -137,7 +162,7 @@ func (t *G) RelaxedCASStart(addr unsafe.Pointer, size uintptr) bool {
 	if r.cfg.CAS != settings.RelaxedCAS || r.mem != settings.PSO || t.sb.Pending == 0 {
 		return false
 	}
-	t.opPoint()
+	t.OpPoint()
 	t.unfenced = true
 	r.event(t)
 	t.unfenced = false

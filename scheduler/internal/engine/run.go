@@ -3,9 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
@@ -21,7 +19,9 @@ import (
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/deadlock"
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/vclock"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -443,7 +443,7 @@ func (r *run) event(t *thread) {
 		t.record()
 		if r.traceOnly && r.k == len(r.replay)-1 {
 			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
-				r.stepAt[r.k] = t.anchor(ptBoundary)
+				r.stepAt[r.k] = guideHost{r}.anchor(t, ptBoundary)
 				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
 				r.end(EndReplay)
 				t.sleep()
@@ -532,7 +532,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	r.clock.Sync(t.idx)
 	if r.exploring {
 		if r.guide != nil {
-			return t.guided(kind)
+			return guideHost{r}.point(t, kind)
 		}
 		if kind == ptPass {
 			return t
@@ -567,7 +567,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.Choices)))
 	}
 	if r.stepAt != nil {
-		r.stepAt[r.k] = t.anchor(kind)
+		r.stepAt[r.k] = guideHost{r}.anchor(t, kind)
 	}
 	r.bpoints = 0
 	r.k++
@@ -665,7 +665,7 @@ func (r *run) choice(t *thread, options []int32) int32 {
 	if g := r.guide; g != nil {
 		c, ok, recorded := g.Choice(options)
 		if recorded && !ok {
-			t.guideDiverged(g.ChoiceMismatch(t.id(), srcpos.Caller(2)))
+			guideHost{r}.diverged(t, g.ChoiceMismatch(t.id(), srcpos.Caller(2)))
 		}
 		if recorded {
 			r.strat.Chosen(c)

@@ -1,8 +1,6 @@
 package engine
 
-import (
-	"github.com/xbtest/xbtest/result"
-)
+import "github.com/xbtest/xbtest/result"
 
 // The primitives of T, the model of *testing.T (package
 // scheduler/internal/testingobj), besides those every drop-in object has

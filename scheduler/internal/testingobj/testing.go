@@ -3,7 +3,6 @@ package testingobj
 import (
 	"context"
 	"fmt"
-	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"io"
 	"os"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/chanobj"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // T is the test handle a test body receives in place of *testing.T: one T
