@@ -44,7 +44,8 @@ func Global(addr unsafe.Pointer, size uintptr, name string) { engine.Global(addr
 func GlobalOf(p any, name string) { engine.GlobalOf(p, name) }
 
 // Alloc registers a heap object the running goroutine just allocated
-// (see the engine's location.go: it names the object across executions).
+// (package scheduler/internal/location names the object across
+// executions).
 func Alloc(addr unsafe.Pointer, size uintptr) { engine.Alloc(addr, size) }
 
 // New registers the object p points to and returns p; the rewriter wraps

@@ -6,6 +6,7 @@ import (
 	randv2 "math/rand/v2"
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/maporder"
 )
 
 // Determinism: random numbers seeded per execution and maps iterated in a
@@ -21,13 +22,13 @@ func RandV2() *randv2.Rand { return engine.RandV2() }
 // value where the type has an order (numbers, strings, and arrays, structs
 // and interfaces of those, field by field); keys that only compare by
 // address (pointers, channels) keep an order that depends on addresses.
-func SortKeys[K comparable](keys []K) { engine.SortKeys(keys) }
+func SortKeys[K comparable](keys []K) { maporder.SortKeys(keys) }
 
 // MapsAll is maps.All in a fixed order.
-func MapsAll[Map ~map[K]V, K comparable, V any](m Map) iter.Seq2[K, V] { return engine.MapsAll(m) }
+func MapsAll[Map ~map[K]V, K comparable, V any](m Map) iter.Seq2[K, V] { return maporder.MapsAll(m) }
 
 // MapsKeys is maps.Keys in a fixed order.
-func MapsKeys[Map ~map[K]V, K comparable, V any](m Map) iter.Seq[K] { return engine.MapsKeys(m) }
+func MapsKeys[Map ~map[K]V, K comparable, V any](m Map) iter.Seq[K] { return maporder.MapsKeys(m) }
 
 // MapsValues is maps.Values in a fixed order (that of the keys).
-func MapsValues[Map ~map[K]V, K comparable, V any](m Map) iter.Seq[V] { return engine.MapsValues(m) }
+func MapsValues[Map ~map[K]V, K comparable, V any](m Map) iter.Seq[V] { return maporder.MapsValues(m) }

@@ -44,7 +44,11 @@
 // RWMutex, WaitGroup, Once, Cond, the atomics, Map, Pool) or package
 // scheduler/internal/chanobj (channels and select, the time package's
 // hooks, contexts); T and TB are package scheduler/internal/testingobj's,
-// the model of *testing.T. Every hook is small enough for the compiler
+// the model of *testing.T. The registrations of source positions
+// (RegisterPositions, RegisterExprs) forward to package
+// scheduler/internal/srcpos, SortKeys and Maps* to package
+// scheduler/internal/maporder, neither of which needs an execution. Every
+// hook is small enough for the compiler
 // to inline into rewritten code, so that a hook costs what the engine's
 // fast path costs (Read, Write, Load and Step test one flag until the
 // execution has a second goroutine). Where the implementing package's own

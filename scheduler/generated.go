@@ -5,6 +5,7 @@ import (
 
 	"github.com/xbtest/xbtest/scheduler/internal/driver"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 )
 
@@ -37,19 +38,19 @@ type TB = testingobj.TB
 
 // Pos names a source position of instrumented code (see RegisterPositions);
 // 0 is unknown.
-type Pos = engine.Pos
+type Pos = srcpos.Pos
 
 // RegisterPositions records the positions of the memory accesses of one
 // instrumented file and returns the Pos of the first; the rewriter numbers
 // an access site k of the file base+k. lines holds the line of every site.
 func RegisterPositions(file string, lines ...int32) Pos {
-	return engine.RegisterPositions(file, lines...)
+	return srcpos.RegisterPositions(file, lines...)
 }
 
 // RegisterExprs records the source text of the accesses at base, base+1...
 // (the expression read or written), which names the variable in race
 // reports. It returns base.
-func RegisterExprs(base Pos, exprs ...string) Pos { return engine.RegisterExprs(base, exprs...) }
+func RegisterExprs(base Pos, exprs ...string) Pos { return srcpos.RegisterExprs(base, exprs...) }
 
 // RegisterRacy marks the access sites base+offsets[i] as racy by design
 // (a //xbtest:racy directive on what they access), for reasons[i], and

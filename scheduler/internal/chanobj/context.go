@@ -9,6 +9,7 @@ import (
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // The context package on the virtual clock. The rewriter sends
@@ -121,7 +122,7 @@ func newCtx(t *engine.G, parent context.Context) *vctx {
 	ch := MakeChan[struct{}](0)
 	x := t.Exec()
 	c := &vctx{parent: parent, x: x, owner: t, done: ch, m: model(t, chanPtr(ch))}
-	c.m.what = " (ctx.Done() of the context made at " + engine.CallerPos(3) + ")"
+	c.m.what = " (ctx.Done() of the context made at " + srcpos.Caller(4) + ")"
 	if p := vctxOf(x, parent); p != nil {
 		if p.err != nil {
 			c.cancel(t, false, false, p.err, p.cause)

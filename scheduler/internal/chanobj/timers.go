@@ -6,6 +6,7 @@ import (
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // The time package on the virtual clock (package scheduler/internal/vclock,
@@ -71,7 +72,7 @@ func newChanTimer(t *engine.G, d, period time.Duration, what string, anon bool) 
 	m := model(t, chanPtr(ch))
 	c := &chanTimer{ch: ch, m: m, anon: anon}
 	tm := engine.TargetTimer(c, period)
-	m.what = " (" + what + ", made at " + engine.CallerPos(3) + ")"
+	m.what = " (" + what + ", made at " + srcpos.Caller(4) + ")"
 	m.timer = tm
 	t.StartTimer(tm, d)
 	return tm, c

@@ -11,6 +11,7 @@ import (
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -439,7 +440,7 @@ func (d *driver) describeOne(f *engine.Finding) bool {
 	if f.Pos == "" && len(f.Goroutines) > 0 {
 		f.Pos = f.Goroutines[0].Pos
 	}
-	f.Src = engine.SourceAt(f.Pos)
+	f.Src = srcpos.SourceAt(f.Pos)
 	f.Blocks = blocks
 	return true
 }

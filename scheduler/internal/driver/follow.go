@@ -9,6 +9,7 @@ import (
 
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -32,7 +33,7 @@ func (d *driver) follow(blocks []result.Block, trace bool, match func(*engine.Fi
 	cfg.Trace = trace
 	g := engine.NewGuide(&d.r, blocks, trace)
 	for range 64 + 4*len(blocks) {
-		// Guided executions are ExitBlock-DD's (see the engine's guide.go), whatever
+		// Guided executions are ExitBlock-DD's (see package guide), whatever
 		// strategy found the schedule; their paths are not counted.
 		ex := newStrategy(&cfg, g)
 		g.Reset()
@@ -191,7 +192,7 @@ func wantMatches(w result.Want, f *engine.Finding) int {
 	if w.Pos != "" && f.Pos != w.Pos {
 		wf, _, _ := strings.Cut(w.Pos, ":")
 		ff, _, _ := strings.Cut(f.Pos, ":")
-		if wf != ff || w.Src == "" || engine.SourceAt(f.Pos) != w.Src {
+		if wf != ff || w.Src == "" || srcpos.SourceAt(f.Pos) != w.Src {
 			return matchNone
 		}
 	}

@@ -1,7 +1,10 @@
 package engine
 
 // The brute-force reference explorer (Algorithm Brute), for checking the
-// ExitBlock family on generated programs (package difftest).
+// ExitBlock family on generated programs (package difftest), and the
+// point an operation starts with at access granularity: both are G.OpPoint
+// (primitives.go), which every synchronization operation calls before its
+// event.
 //
 // It is the exhaustive oracle (Config.oracle, exitblock.Options.Oracle: at
 // every block end, and after every go statement, every other enabled
@@ -39,20 +42,3 @@ package engine
 // every algorithm (an event first, so that the point has its own number).
 // scheduler/litmus_diff_test.go found it: G0{r0=x; xchg(x,1); x=2}
 // G1{y=3; r1=x; xchg(x,4)} never reached r0=0 r1=0 under -memory sc.
-
-// opPoint is called by a synchronization operation before its event.
-func (r *run) opPoint(t *thread) {
-	if r.accessed {
-		t.unfenced = true // the operation's own event fences (package storebuf)
-		r.event(t)
-		t.unfenced = false
-		r.transfer(t, r.point(t, passKind(r.buf.OpPass(&t.sb)))) // package storebuf
-	}
-	if !r.brute {
-		return
-	}
-	if r.opsSince > 0 {
-		r.yield(t)
-	}
-	r.opsSince++
-}

@@ -49,7 +49,23 @@ func (x Exec) Objects(s Slot, mk func() ObjectTables) ObjectTables { return x.r.
 // carries the happens-before edge from the AfterFunc call (Publish it
 // there with races.RoleSend).
 func (x Exec) SpawnFor(t, parent *G, fn func(), byClock bool, key unsafe.Pointer) {
-	x.r.spawnFor(t, parent, fn, byClock, key)
+	r := x.r
+	c := r.newThread(parent, fn)
+	if byClock {
+		r.clock.SpawnedByClock()
+		r.race.Start(-1, c.idx)
+		if key != nil {
+			r.race.Observe(c.idx, key, races.RoleSend)
+		}
+		if r.exploring {
+			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
+		}
+		return
+	}
+	r.race.Start(t.idx, c.idx)
+	if r.exploring {
+		r.strat.Spawned(c.idx)
+	}
 }
 
 // Watch runs fire, as a tick does, when a scheduling point or a tick finds
@@ -180,8 +196,3 @@ func (x Exec) AddTicker(ticker *time.Ticker, tm *Timer) { x.r.clock.AddTicker(ti
 
 // TickerOf is the virtual timer behind ticker, or nil (a real ticker).
 func (x Exec) TickerOf(ticker *time.Ticker) *Timer { return x.r.clock.TickerOf(ticker) }
-
-// CallerPos is file:line of the first frame outside xbtest, looking from
-// the caller of CallerPos (skip 1) or skip-1 frames above it, for reports
-// that name where an object was made.
-func CallerPos(skip int) string { return callerPos(skip + 1) }

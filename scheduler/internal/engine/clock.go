@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/vclock"
 )
 
@@ -42,7 +43,7 @@ type timerAction struct {
 var clockCell byte
 
 func init() {
-	registerGlobal(unsafe.Pointer(&clockCell), 1, "the virtual clock", nil)
+	location.RegisterGlobal(unsafe.Pointer(&clockCell), 1, "the virtual clock", nil)
 }
 
 // clockHost is the execution as the clock's host (vclock.Host): an adapter,
@@ -83,7 +84,7 @@ func (h clockHost) Fire(g int32, tm *vtimer, eager bool) {
 		r.wakeUp(a.t, -1)
 	case tkFunc:
 		r.clock.Stop(tm)
-		r.spawnFor(t, a.t, a.fn, true, unsafe.Pointer(tm))
+		Exec{r}.SpawnFor(t, a.t, a.fn, true, unsafe.Pointer(tm))
 	case tkTarget:
 		a.target.Fire(Exec{r}, t, tm, eager)
 	}
@@ -124,8 +125,8 @@ func (h clockHost) Ticked(when time.Duration) {
 	}
 	if r.exploring {
 		r.strat.Ticked()
-		if g := r.guide; g != nil && r.trace && len(g.steps) < maxSteps {
-			g.steps = append(g.steps, result.TraceStep{Op: "time advances to +" + when.String(), Block: g.i})
+		if g := r.guide; g != nil && r.trace && g.Stepping() {
+			g.Step(result.TraceStep{Op: "time advances to +" + when.String()})
 		}
 	}
 }
@@ -141,9 +142,9 @@ func (h clockHost) Choose(g int32, opts []int32, tick bool) int32 {
 	}
 	if r.exploring {
 		if g := r.guide; g != nil {
-			if c, recorded, why := g.tickChoice(opts); recorded {
+			if c, recorded, why := g.TickChoice(opts); recorded {
 				if why != "" {
-					r.guideDiverged(r.cur, why)
+					guideHost{r}.diverged(r.cur, why)
 				}
 				r.strat.TickChosen(c)
 				return c
@@ -215,7 +216,7 @@ func (h clockHost) Runnable(g int32) bool {
 // the event its block ends at.
 func (h clockHost) WokeMidBlock(g int32) {
 	t := h.r.threads[g]
-	h.r.wokeMidBlock(t)
+	t.WokeMidBlock()
 	h.r.event(t)
 }
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"github.com/xbtest/xbtest/scheduler/internal/deadlock"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // The engine's side of deadlock detection (package
@@ -11,10 +13,10 @@ import (
 // its lock checks where an acquisition fails (locks.go: AcquireFailed,
 // ReverseLockChain, SelfDeadlock), endPath its condition-deadlock check.
 //
-// The lock-cycle findings' positions skip 5 frames: callerPos, the engine's
-// check (ReverseLockChain, SelfDeadlock), its caller (AcquireFailed), the
-// lock's method in package syncobj and package scheduler's drop-in method
-// that forwards to it. Called from AcquireFailed that reaches the caller of
+// The lock-cycle findings' positions skip 5 frames: srcpos.Caller, the
+// engine's check (ReverseLockChain, SelfDeadlock), its caller
+// (AcquireFailed), the lock's method in package syncobj and package
+// scheduler's drop-in method that forwards to it. Called from AcquireFailed that reaches the caller of
 // Lock; called straight from RWMutex.Lock (a writer waiting for readers)
 // it reaches one frame further, the caller's caller, as it did before the
 // forwarders existed (the corpus's expected positions record it).
@@ -85,7 +87,10 @@ func (h deadlockHost) TimerWakes(t *thread) bool { return h.r.clock.Wakes(t.idx)
 
 // Wanted implements deadlock.Host: the lock the timeline saw t fail to
 // take.
-func (h deadlockHost) Wanted(t *thread) *lockState { return h.r.guide.wantOf(t) }
+func (h deadlockHost) Wanted(t *thread) *lockState {
+	l, _ := h.r.guide.WantOf(t.idx).(*lockState)
+	return l
+}
 
 // Pos implements deadlock.Host.
-func (deadlockHost) Pos(pcs []uintptr) string { return firstUserPos(pcs) }
+func (deadlockHost) Pos(pcs []uintptr) string { return srcpos.FirstUser(pcs) }

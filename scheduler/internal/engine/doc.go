@@ -15,7 +15,10 @@
 // documents. Package scheduler's drop-in types are structs around this
 // package's or syncobj's, at the same address (a Cond's L holds them:
 // syncobj.DropInLock sees through them); Hot and LoadHot let
-// scheduler.Load inline the fast path of Load.
+// scheduler.Load inline the fast path of Load. Two of package scheduler's
+// registrations and helpers forward past this package: RegisterPositions
+// and RegisterExprs to package srcpos, SortKeys and Maps* to package
+// maporder.
 //
 // The drop-in objects are built on this package's primitives, as loom's
 // sync is on its rt (below): package syncobj's (Mutex, RWMutex, WaitGroup,
@@ -118,8 +121,8 @@
 //     channel). InternalError(msg): an error of xbtest itself.
 //     UnfencedEvent(): Event for an operation that is no fence (reading
 //     the clock). RuntimeError: the panic value of a runtime error the
-//     scheduler raises for the program (send on a closed channel).
-//     CallerPos(skip): where an object was made, for reports.
+//     scheduler raises for the program (send on a closed channel). Where
+//     an object was made, for reports, is package srcpos's (Caller).
 //   - Channels xbtest does not control (native.go): ParkNative(cases, got,
 //     served, on) parks until one of the operations of cases proceeds,
 //     which the engine tries at every scheduling point and tick;
@@ -153,46 +156,59 @@
 //   - GoAndJoin(f): T.Run's subtest on a goroutine of its own, started and
 //     waited for in one step; f's release ends the wait early
 //     (T.Parallel). Goexit(): FailNow and SkipNow end the goroutine.
-//   - OwnFrame(fn), ShortPos(file, line): T names the position of a
-//     failure by the first frame outside xbtest and its helpers.
+//
+// T names the position of a failure by the first frame outside xbtest and
+// its helpers, as package srcpos tells them (OwnFrame, Short).
 //
 // # Inside
 //
-// run.go is one execution (run) and goroutine.go its goroutines; memory.go
-// the hooks of memory accesses and allocations; locks.go the lock
-// bookkeeping (the locks' state in an execution) and where lock
-// operations end blocks; primitives.go for what the drop-in objects call,
-// chanprims.go for what package chanobj's call besides; clock.go for what
-// a timer does (clockHost); native.go for goroutines waiting on channels
-// xbtest does not control; tso.go (Load, Store, Wrote), fences.go and
-// foreign.go the hooks of the store buffers under -memory tso|pso;
-// deadlock.go; location.go naming memory the same way in every execution;
-// outside.go for goroutines started before any; brute.go for the extra
-// scheduling points of Algorithm Brute; guide.go and timeline.go for
-// guided executions and their reports. audit.go lists what ends an atomic block under Go's
-// rules, operation by operation. testprims.go is what T (package
-// testingobj) needs of an execution.
+// run.go is one execution (run: its scheduling points, the explorer's
+// dispatch, findings, the per-execution tables) and goroutine.go its
+// goroutines; memory.go the hooks of memory accesses and allocations;
+// locks.go the lock bookkeeping (the locks' state in an execution) and
+// where lock operations end blocks; native.go goroutines waiting on
+// channels xbtest does not control. Those four files hold run's methods;
+// what else acts on an execution is a primitive (G's, Exec's) or a method
+// of an adapter of run. primitives.go is what the drop-in objects call,
+// chanprims.go what package chanobj's call besides; clock.go what a timer
+// does (clockHost); tso.go (Load, Store, Wrote), fences.go and foreign.go
+// the hooks of the store buffers under -memory tso|pso; deadlock.go;
+// outside.go goroutines started before any; brute.go why Algorithm Brute
+// and access granularity add scheduling points (G.OpPoint); guide.go the
+// engine's side of guided executions (guideHost: their scheduling points,
+// the anchor a schedule records of a point). audit.go lists
+// what ends an atomic block under Go's rules, operation by operation.
+// testprims.go is what T (package testingobj) needs of an execution.
 //
-// Four components live in packages of their own, each reaching the
-// execution only through a host interface that run (hosts.go) or an
-// adapter of this package implements: the store buffers of -memory
-// tso|pso (package scheduler/internal/storebuf), race detection (package
-// scheduler/internal/races, feeding package eraser), the virtual clock
-// (package scheduler/internal/vclock: virtual time, timers, ticks, eager
-// firing and its fairness bound; clock.go holds what a timer does at its
-// deadline and clockHost) and deadlock detection (package
-// scheduler/internal/deadlock: lock cycles, condition deadlocks, what each
-// goroutine waits for; deadlock.go holds deadlockHost, locks.go
-// and endPath call its checks and add the findings).
+// Six components live in packages of their own, each with its own state,
+// reaching the execution only through a host interface that an adapter of
+// run implements (none for location, which needs nothing of it): the
+// store buffers of -memory tso|pso (package scheduler/internal/storebuf;
+// bufHost, hosts.go), race detection (package scheduler/internal/races,
+// feeding package eraser; raceHost, hosts.go), the virtual clock (package
+// scheduler/internal/vclock: virtual time, timers, ticks, eager firing and
+// its fairness bound; clock.go holds what a timer does at its deadline and
+// clockHost), deadlock detection (package scheduler/internal/deadlock:
+// lock cycles, condition deadlocks, what each goroutine waits for;
+// deadlock.go holds deadlockHost, locks.go and endPath call its checks and
+// add the findings), guided executions (package scheduler/internal/guide:
+// following a recorded schedule, and the timeline a traced one records;
+// guideHost, guide.go) and the names of memory across executions (package
+// scheduler/internal/location: package-level variables, the heap index,
+// canonical read/write sets). Two packages the engine uses need no
+// execution at all: scheduler/internal/srcpos (source positions, Pos and
+// its registry, the first frame outside xbtest, source lines) and
+// scheduler/internal/maporder (the fixed order of map iteration, which
+// package scheduler's SortKeys and Maps* forward to).
 //
 // The strategy decides which goroutine runs each atomic block and keeps
 // the stack of branches (package scheduler/internal/exitblock, the
 // ExitBlock family, whose exitblock.go maps the thesis's pseudocode to its
 // event handlers). The engine reaches it only through the interface
 // sched.Strategy, and the strategy reaches the execution only through
-// sched.Engine, which run implements (engine.go); package
-// scheduler/internal/sched holds both and the types they exchange (paths,
-// thread sets, read/write sets). This package does not know which strategy
+// sched.Engine, which an adapter of run implements (stratHost,
+// engine.go); package scheduler/internal/sched holds both and the types
+// they exchange (paths, thread sets, read/write sets). This package does not know which strategy
 // runs: the driver builds it. The settings are package settings'; the
 // results, package result's.
 package engine

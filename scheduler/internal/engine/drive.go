@@ -1,12 +1,13 @@
 package engine
 
 import (
-	"reflect"
 	"time"
 
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -76,7 +77,7 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 	r.cur = t0
 	if len(r.replay) == 0 {
 		r.exploring = true
-		if first := r.strat.Begin(r); first != t0.idx {
+		if first := r.strat.Begin(stratHost{r}); first != t0.idx {
 			r.internal = "internal error: the first block is not the test goroutine's"
 			return EndInternal
 		}
@@ -147,36 +148,27 @@ func (x *Execution) ThreadID(i int32) string { return x.r.threads[i].id() }
 func (x *Execution) Positions() map[string]string {
 	pos := map[string]string{}
 	for _, t := range x.r.threads {
-		if file, line, _ := userFrame(t.pcs); file != "" {
-			pos[t.id()] = shortPos(file, line)
-			sourceLine(file, line)
+		if file, line, _ := srcpos.UserFrame(t.pcs); file != "" {
+			pos[t.id()] = srcpos.Short(file, line)
+			srcpos.SourceLine(file, line)
 		}
 	}
 	return pos
 }
 
-// SourceAt is the source line at pos ("file:line"), trimmed; "" if unknown.
-func SourceAt(pos string) string { return sourceAt(pos) }
-
-// NewGuide returns a guide along blocks for x's guided executions; with
-// check, it checks that each block ends at the recorded operation.
-func NewGuide(x *Execution, blocks []result.Block, check bool) *Guide {
-	return &Guide{r: &x.r, blocks: blocks, check: check}
+// Outcome is what a guided execution g (the last one the driver followed,
+// in x) showed, with f the finding it led to (nil: none).
+func (x *Execution) Outcome(g *Guide, f *Finding) *result.ReplayOutcome {
+	i := -1
+	if f != nil {
+		for j, ff := range x.r.findings {
+			if ff == f {
+				i = j
+			}
+		}
+	}
+	return g.Outcome(x.r.deadlocks.FinalStates(), f != nil, i)
 }
-
-// Reset prepares g for the next guided execution, keeping its hints.
-func (g *Guide) Reset() { g.reset() }
-
-// Hints is how many goroutines blocked on a lock g has learnt of.
-func (g *Guide) Hints() int { return len(g.hints) }
-
-// Diverged is where the last guided execution stopped following the
-// schedule ("" if it did not).
-func (g *Guide) Diverged() string { return g.div }
-
-// SetDiverged records why the guided execution could not follow the
-// schedule.
-func (g *Guide) SetDiverged(why string) { g.div = why }
 
 // Save encodes what l holds, for a forked process's hand-over.
 func (l *Learnt) Save(e *sched.Enc) {
@@ -233,26 +225,13 @@ func WatchdogTick(watchdog time.Duration) time.Duration { return watchdogTick(wa
 func CheckRewrite(m settings.Memory) error { return checkRewrite(m) }
 
 // PackageVar is a registered package-level variable of an instrumented
-// package.
-type PackageVar struct {
-	Name  string
-	Value reflect.Value // the variable itself (addressable)
-}
+// package (package location).
+type PackageVar = location.PackageVar
 
 // PackageVars are the registered package-level variables whose types are
 // known: the program state that survives from one execution into the next
 // (the driver's fingerprint of it decides whether re-running is sound).
-func PackageVars() []PackageVar {
-	globals.Lock()
-	defer globals.Unlock()
-	var vars []PackageVar
-	for _, g := range globals.regs {
-		if g.typ != nil {
-			vars = append(vars, PackageVar{g.name, reflect.NewAt(g.typ, g.keep).Elem()})
-		}
-	}
-	return vars
-}
+func PackageVars() []PackageVar { return location.PackageVars() }
 
 // DropFindings forgets the execution's findings: another shard counts its
 // path (the driver's partition.go).

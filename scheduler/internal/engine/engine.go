@@ -5,64 +5,42 @@ import (
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
-// run is the strategy's engine (sched.Engine): what a strategy may ask of
-// the execution under way. Threads cross the interface as creation
-// indices (-1: none); threadOf and idxOf translate.
+// stratHost is the execution as the strategy's engine (sched.Engine):
+// what a strategy may ask of the execution under way; an adapter, so that
+// run's own methods stay the execution's. Threads cross the interface as
+// creation indices (-1: none); threadOf and idxOf (run.go) translate.
+type stratHost struct{ r *run }
 
-var _ sched.Engine = (*run)(nil)
-
-// threadOf is the thread with creation index i, nil for -1.
-func (r *run) threadOf(i int32) *thread {
-	if i < 0 {
-		return nil
-	}
-	return r.threads[i]
-}
-
-// idxOf is t's creation index, -1 for nil.
-func idxOf(t *thread) int32 {
-	if t == nil {
-		return -1
-	}
-	return t.idx
-}
-
-// threadAt returns the thread with creation index i (nil if there is none
-// yet).
-func (r *run) threadAt(i int32) *thread {
-	if int(i) >= len(r.threads) {
-		return nil
-	}
-	return r.threads[i]
-}
+var _ sched.Engine = stratHost{}
 
 // EventCount implements sched.Engine.
-func (r *run) EventCount() int64 { return r.events }
+func (h stratHost) EventCount() int64 { return h.r.events }
 
 // Running implements sched.Engine.
-func (r *run) Running() int32 { return r.cur.idx }
+func (h stratHost) Running() int32 { return h.r.cur.idx }
 
 // BlockStarted implements sched.Engine.
-func (r *run) BlockStarted(t int32, depth int) { r.clock.BlockStarted(t) }
+func (h stratHost) BlockStarted(t int32, depth int) { h.r.clock.BlockStarted(t) }
 
 // Allocs implements sched.Engine.
-func (r *run) Allocs(t int32) int32 { return r.threads[t].allocs }
+func (h stratHost) Allocs(t int32) int32 { return h.r.threads[t].allocs }
 
 // IsClock implements sched.Engine.
-func (r *run) IsClock(t int32) bool { return r.threads[t].isClock }
+func (h stratHost) IsClock(t int32) bool { return h.r.threads[t].isClock }
 
 // Tick implements sched.Engine.
-func (r *run) Tick(t int32, enabled *sched.TSet) bool {
-	return r.clock.Advance(t, func() bool { return !enabled.Empty() })
+func (h stratHost) Tick(t int32, enabled *sched.TSet) bool {
+	return h.r.clock.Advance(t, func() bool { return !enabled.Empty() })
 }
 
 // TimerPending implements sched.Engine.
-func (r *run) TimerPending() bool {
-	return r.clock.CanFire()
+func (h stratHost) TimerPending() bool {
+	return h.r.clock.CanFire()
 }
 
 // BranchPoint implements sched.Engine.
-func (r *run) BranchPoint(depth int) (int32, bool) {
+func (h stratHost) BranchPoint(depth int) (int32, bool) {
+	r := h.r
 	if !r.snapshots {
 		return -1, false
 	}
@@ -73,21 +51,32 @@ func (r *run) BranchPoint(depth int) (int32, bool) {
 }
 
 // Diverge implements sched.Engine.
-func (r *run) Diverge(why string) { r.diverged(r.cur, why) }
+func (h stratHost) Diverge(why string) { h.r.diverged(h.r.cur, why) }
 
 // GaveWayFairly implements sched.Engine.
-func (r *run) GaveWayFairly() { r.gaveWay++ }
+func (h stratHost) GaveWayFairly() { h.r.gaveWay++ }
 
 // Canon implements sched.Engine.
-func (r *run) Canon(rw *sched.RWSet, thread, allocs int32) *sched.CanonRW {
-	return r.heap.canon(rw, func(k sched.HeapKey) bool { return k.Thread == thread && k.Seq >= allocs })
+func (h stratHost) Canon(rw *sched.RWSet, thread, allocs int32) *sched.CanonRW {
+	return h.r.heap.Canon(rw, func(k sched.HeapKey) bool { return k.Thread == thread && k.Seq >= allocs })
 }
 
 // Uncanon implements sched.Engine.
-func (r *run) Uncanon(c *sched.CanonRW) *sched.RWSet { return r.heap.uncanon(c) }
+func (h stratHost) Uncanon(c *sched.CanonRW) *sched.RWSet { return h.r.heap.Uncanon(c) }
 
 // UnknownAddr implements sched.Engine.
-func (r *run) UnknownAddr(addr uintptr) bool {
-	kind, _ := r.heap.classify(addr)
+func (h stratHost) UnknownAddr(addr uintptr) bool {
+	r := h.r
+	kind, _ := r.heap.Classify(addr)
 	return kind == sched.RegionUnknown
+}
+
+// Flusher implements sched.Engine.
+func (h stratHost) Flusher(i int32) (owner int32, forced bool) {
+	r := h.r
+	t := r.threadAt(i)
+	if t == nil || t.flushOf == nil {
+		return -1, false
+	}
+	return t.flushOf.Owner(), r.buf.Forced(t.flushOf)
 }

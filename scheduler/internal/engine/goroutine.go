@@ -3,9 +3,6 @@ package engine
 import (
 	"runtime"
 	"sync"
-	"unsafe"
-
-	"github.com/xbtest/xbtest/scheduler/internal/races"
 )
 
 // Go starts f on a new controlled goroutine; it replaces the go statement.
@@ -44,30 +41,28 @@ func GoAndJoin(f func(release func())) {
 	}
 	r.event(t)
 	var c *thread
-	c = r.newThread(t, func() { f(func() { r.releaseJoiner(c) }) })
+	// release wakes the goroutine waiting for c before c ends. It is a
+	// synchronization of c's (go test's subtest signals its parent on a
+	// channel), and the parent may run before the rest of c's block.
+	release := func() {
+		r2, t := enter()
+		if r2 != r || t != c || c.joiner == nil {
+			return
+		}
+		t.OpPoint()
+		r.event(t)
+		j := c.joiner
+		c.joiner = nil
+		r.wakeUp(j, -1)
+		t.WokeMidBlock()
+	}
+	c = r.newThread(t, func() { f(release) })
 	r.race.Start(t.idx, c.idx)
 	c.joiner = t
 	if r.exploring {
 		r.strat.Spawned(c.idx)
 	}
 	r.parkHere(t, "subtest", -1)
-}
-
-// releaseJoiner wakes the goroutine waiting in GoAndJoin for c before c
-// ends. It is a synchronization of c's (go test's subtest signals its
-// parent on a channel), and the parent may run before the rest of c's
-// block.
-func (r *run) releaseJoiner(c *thread) {
-	r2, t := enter()
-	if r2 != r || t != c || c.joiner == nil {
-		return
-	}
-	r.opPoint(t)
-	r.event(t)
-	j := c.joiner
-	c.joiner = nil
-	r.wakeUp(j, -1)
-	r.wokeMidBlock(t)
 }
 
 // Goexit replaces runtime.Goexit.
@@ -125,39 +120,4 @@ func Gosched() {
 	if r.multi {
 		r.transfer(t, r.point(t, ptYield))
 	}
-}
-
-// spawnFor starts fn on a new goroutine, a child of parent: an AfterFunc's
-// function. byClock: started by a tick (no block is under way, the child is
-// simply enabled); otherwise by t's block, like a go statement. A non-nil
-// key carries the happens-before edge from the AfterFunc call.
-func (r *run) spawnFor(t, parent *thread, fn func(), byClock bool, key unsafe.Pointer) *thread {
-	c := r.newThread(parent, fn)
-	if byClock {
-		r.clock.SpawnedByClock()
-		r.race.Start(-1, c.idx)
-		if key != nil {
-			r.race.Observe(c.idx, key, races.RoleSend)
-		}
-		if r.exploring {
-			r.strat.Woken(c.idx, -1) // enabled, as a goroutine a timer wakes
-		}
-		return c
-	}
-	r.race.Start(t.idx, c.idx)
-	if r.exploring {
-		r.strat.Spawned(c.idx)
-	}
-	return c
-}
-
-// wokeMidBlock: the signaller woke a waiter whose lock nobody holds (it
-// signalled without holding c.L, which Go allows and Java's notify does
-// not), so the waiter may run before the rest of the signaller's block; the
-// explorer branches there as after a go statement (internal/exitblock, "Spawn branches").
-func (r *run) wokeMidBlock(t *thread) {
-	if r.exploring {
-		r.strat.EnabledMidBlock()
-	}
-	r.transfer(t, r.point(t, ptWake))
 }

@@ -1,265 +1,117 @@
 package engine
 
 import (
-	"fmt"
-	"os"
-	"runtime"
-	"slices"
-	"strings"
-	"sync"
-
 	"github.com/xbtest/xbtest/result"
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/guide"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
-// Guided executions follow a recorded schedule (xbtest -replay, and the
-// minimisation of a finding's schedule).
-//
-// A schedule names, for each atomic block, the goroutine that ran it, how
-// many scheduling points it passed and the operation that ended it (position,
-// function, source line). A guided execution runs the explorer from the start
-// with deadlock detection and without read/write pruning, so every goroutine
-// that can run is enabled and the program's state, not the pruning history of
-// the exploration that found the schedule, decides what is a deadlock. At each
-// block end it takes the recorded goroutine, at each notify or select the
-// recorded choice, and it checks that the operation ending the block is the
-// recorded one: the first mismatch stops the execution (a divergence). When
-// the recorded blocks are used up the explorer goes on with its first choices
-// (the running goroutine continues), which is how the last block runs on to
-// the finding, and how a truncated schedule is completed without preemptions.
-//
-// Blocks are counted in scheduling points, not in events: memory accesses are
-// events but not scheduling points at synchronization granularity, and block
-// 0 is counted from the start of the second goroutine, so an edit that adds
-// or removes a shared-memory access, or a synchronization in the sequential
-// set-up, does not move the schedule.
+// The engine's side of guided executions (xbtest -replay, and the
+// minimisation of a finding's schedule). The schedule, how far an
+// execution has followed it and the timeline it records are package
+// guide's (its doc says how a schedule is followed); the engine counts a
+// block's scheduling points (run.bpoints), describes the point a goroutine
+// is at (anchor), hands a point the schedule does not decide to the
+// explorer, and tells the guide what the timeline shows, each call guarded
+// by r.trace.
 
-// Guide is the schedule a guided execution follows, and what it observed.
-type Guide struct {
-	r       *run // the executions it guides
-	blocks  []result.Block
-	i       int // the block under way
-	choiceN int // its choices taken so far
-	check   bool
-	record  bool // the execution records its timeline (Config.Trace; timeline.go)
-	midRun  bool // the last, mid-block block has started
-	div     string
-	hints   []hint // goroutines found blocked on a lock, learnt by earlier attempts
-	// The block that ended last, and how many of its recorded choices it
-	// took: the rest belong to the tick that follows it (see package vclock), if
-	// time advances before the next block (-1: the next block has started).
-	owed, owedN int
-	steps       []result.TraceStep
-	found       []int // len(steps) when each finding of the execution was added
-	tl          timeline
+// Guide is the schedule a guided execution follows, and what it observed
+// (package guide).
+type Guide = guide.Guide
+
+// NewGuide returns a guide along blocks for x's guided executions; with
+// check, it checks that each block ends at the recorded operation.
+func NewGuide(x *Execution, blocks []result.Block, check bool) *Guide {
+	return guide.New(guideHost{&x.r}, blocks, check)
 }
 
-// hint: at path depth depth, goroutine b.t is blocked on a lock (the
-// exploration learns this by aborting a block; a guided execution learns it
-// the same way and starts again).
-type hint struct {
-	depth int
-	b     sched.Blocked
+// guideHost is the execution as the guide's host (guide.Host), and the
+// engine's side of guided executions: their scheduling points, their
+// divergences, and the anchor a schedule records of a point. An adapter,
+// so that run's own methods stay the execution's.
+type guideHost struct{ r *run }
+
+var _ guide.Host = guideHost{}
+
+// CatchUp implements guide.Host.
+func (h guideHost) CatchUp(i int32) {
+	r := h.r
+	r.clock.CatchUp(r.cur.idx, i, len(r.natives) > 0)
 }
 
-const maxSteps = 100000 // steps kept for a report
-
-var _ sched.Director = (*Guide)(nil)
-
-func (g *Guide) reset() {
-	g.i, g.choiceN, g.div, g.midRun, g.owed = 0, 0, "", false, -1
-	g.steps, g.found = g.steps[:0], g.found[:0]
-	g.tl = timeline{}
+// NotEnabled implements guide.Host.
+func (h guideHost) NotEnabled(i int32) string {
+	why := "has exited or does not exist"
+	if t := h.r.threadAt(i); t != nil {
+		switch {
+		case t.status == stWaiting:
+			why = "is waiting on " + t.on
+		case t.status == stRunnable:
+			why = "is blocked on a lock"
+		}
+	}
+	return why
 }
 
-// following reports whether block g.i is still steered by the schedule
-// (the last, mid-block one only chooses its goroutine and choices).
-func (g *Guide) following() bool { return g.i < len(g.blocks) && !g.blocks[g.i].Mid }
-
-// guided is point for a guided execution.
-func (r *run) guided(t *thread, kind pointKind) *thread {
-	g := r.guide
+// point is run.point for a guided execution.
+func (h guideHost) point(t *thread, kind pointKind) *thread {
+	r, g := h.r, h.r.guide
 	if r.multi {
 		r.bpoints++
 	}
-	if r.trace && len(g.steps) < maxSteps {
-		a := r.anchor(t, kind)
-		g.steps = append(g.steps, result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Block: g.i})
-		traceStep(t, &g.steps[len(g.steps)-1], a.Src)
+	if r.trace && g.Stepping() {
+		a := h.anchor(t, kind)
+		g.Step(result.TraceStep{G: t.id(), Op: a.Op, Pos: a.Pos, Src: a.Src, Buffered: h.buffered(t)})
 	}
-	if !g.following() {
+	if !g.Following() {
 		return r.dispatch(t, kind)
 	}
-	b := &g.blocks[g.i]
-	if r.bpoints < b.Points {
-		if kind != ptBoundary && kind != ptSpawn && kind != ptWake && kind != ptYield && kind != ptPass {
-			a := r.anchor(t, kind)
-			r.guideDiverged(t, fmt.Sprintf("block %d: %s was to pass %d more scheduling point(s) and stop at %s, but it stopped at %s",
-				g.i, t.id(), b.Points-r.bpoints, describeAnchor(*b), describeAnchor(a)))
+	preempt := kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass
+	if b := g.Block(); r.bpoints < b.Points {
+		if !preempt {
+			h.diverged(t, g.Short(t.id(), r.bpoints, h.anchor(t, kind)))
 		}
 		return t
 	}
-	if g.check {
-		if a := r.anchor(t, kind); !sameAnchor(*b, a) {
-			r.guideDiverged(t, fmt.Sprintf("block %d: %s was to end at %s, but its scheduling point %d is %s",
-				g.i, t.id(), describeAnchor(*b), b.Points, describeAnchor(a)))
+	if g.Checks() {
+		if a := h.anchor(t, kind); !g.EndsAt(a) {
+			h.diverged(t, g.WrongEnd(t.id(), a))
 		}
 	}
-	// Recorded choices the block did not take are the tick's after it;
-	// pick checks they were taken.
-	g.owed, g.owedN = g.i, g.choiceN
-	g.i++
-	g.choiceN = 0
+	g.Advance()
 	r.bpoints = 0
 	var next *thread
-	switch kind {
-	case ptBoundary, ptSpawn, ptWake, ptYield, ptPass:
+	if preempt {
 		next = r.threadOf(r.strat.Preempt(kind != ptSpawn && kind != ptWake))
-	default:
+	} else {
 		next = r.dispatch(t, kind)
 	}
-	if g.div != "" {
+	if g.Diverged() != "" {
 		r.end(EndDiverged)
 		t.sleep()
 	}
 	return next
 }
 
-// dispatch hands a scheduling point to the explorer.
-func (r *run) dispatch(t *thread, kind pointKind) *thread {
-	switch kind {
-	case ptBoundary:
-		return r.threadOf(r.strat.Boundary())
-	case ptYield:
-		return r.threadOf(r.strat.Yielded())
-	case ptPark:
-		return r.threadOf(r.strat.Park())
-	case ptExit:
-		return r.threadOf(r.strat.Exit())
-	case ptFreeze:
-		return r.threadOf(r.strat.Freeze())
-	}
-	return t
-}
-
-// pick implements director: loop's choice in a guided execution.
-func (g *Guide) Pick(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) (int32, bool) {
-	t := g.pickThread(depth, enabled, blocked)
-	return t, g.div != ""
-}
-
-// blockedAt implements director: an aborted attempt learnt that b is
-// blocked on a lock at depth; the next attempt starts over knowing it.
-func (g *Guide) BlockedAt(depth int, b sched.Blocked) {
-	g.hints = append(g.hints, hint{depth, b})
-}
-
-// pickThread is the schedule's goroutine for the block that starts at path
-// depth, or -1 when the schedule is used up. It applies to st what earlier
-// attempts learnt about goroutines blocked on locks.
-func (g *Guide) pickThread(depth int, enabled *sched.TSet, blocked *[]sched.Blocked) int32 {
-	for _, h := range g.hints {
-		if h.depth == depth && enabled.Has(h.b.Thread) {
-			enabled.Remove(h.b.Thread)
-			*blocked = append(*blocked, h.b)
-		}
-	}
-	if g.owed >= 0 && g.div == "" {
-		if b := &g.blocks[g.owed]; g.owedN != len(b.Choices) {
-			g.div = fmt.Sprintf("block %d: %s made %d notify, select or timer choice(s), the schedule has %d", g.owed, b.Goroutine, g.owedN, len(b.Choices))
-			return -1
-		}
-	}
-	g.owed = -1
-	if g.i >= len(g.blocks) || g.midRun {
-		return -1
-	}
-	b := &g.blocks[g.i]
-	g.midRun = b.Mid
-	if !enabled.Has(b.Thread) && g.div == "" {
-		// Time passes first if the block's goroutine cannot run otherwise,
-		// as in a replayed prefix (vclock's CatchUp): the goroutines before
-		// it polled until time passed (exitblock's "Polling alone" and
-		// "Polling together"), which the guided execution, ending blocks
-		// where the schedule says, does not count.
-		r := g.r
-		r.clock.CatchUp(r.cur.idx, b.Thread, len(r.natives) > 0)
-	}
-	if !enabled.Has(b.Thread) && g.div == "" {
-		why := "has exited or does not exist"
-		if t := g.r.threadAt(b.Thread); t != nil {
-			switch {
-			case t.status == stWaiting:
-				why = "is waiting on " + t.on
-			case t.status == stRunnable:
-				why = "is blocked on a lock"
-			}
-		}
-		g.div = fmt.Sprintf("block %d: %s was to run next, but it %s", g.i, b.Goroutine, why)
-		return -1
-	}
-	return b.Thread
-}
-
-// choice returns the schedule's choice at a notify or select point, if the
-// block under way records one.
-func (g *Guide) choice(options []int32) (int32, bool, bool) {
-	if g.i >= len(g.blocks) {
-		return 0, false, false
-	}
-	b := &g.blocks[g.i]
-	if g.choiceN >= len(b.Choices) {
-		if b.Mid {
-			return 0, false, false // past the finding: the explorer's choice
-		}
-		return 0, false, true
-	}
-	c := b.Choices[g.choiceN]
-	g.choiceN++
-	return c, slices.Contains(options, c), true
-}
-
-// tickChoice returns the schedule's choice at a tick: which of the timers
-// due at the new instant fires next (or -1, see vclock's fireDue), recorded among the
-// choices of the block before the tick. recorded is false when the tick
-// comes after the schedule (the explorer chooses).
-// why says what does not fit when the recorded choice is not available.
-func (g *Guide) tickChoice(options []int32) (c int32, recorded bool, why string) {
-	if g.owed < 0 {
-		return 0, false, "" // inside the last, mid-block block
-	}
-	b := &g.blocks[g.owed]
-	if g.owedN >= len(b.Choices) {
-		if g.owed == len(g.blocks)-1 {
-			return 0, false, "" // after the schedule (a prefix, in minimisation): the explorer chooses
-		}
-		return 0, true, fmt.Sprintf("block %d: %s made more notify, select or timer choices than recorded: a tick offered timers %v", g.owed, b.Goroutine, options)
-	}
-	c = b.Choices[g.owedN]
-	g.owedN++
-	if !slices.Contains(options, c) {
-		return c, true, fmt.Sprintf("block %d: the recorded timer choice %d is not among those due at the tick after it (%v)", g.owed, c, options)
-	}
-	return c, true, ""
-}
-
-func (r *run) guideDiverged(t *thread, why string) {
-	r.guide.div = why
-	r.end(EndDiverged)
+// diverged stops the execution: t's block does not follow the schedule
+// (why).
+func (h guideHost) diverged(t *thread, why string) {
+	h.r.guide.SetDiverged(why)
+	h.r.end(EndDiverged)
 	t.sleep()
 }
 
 // anchor describes the scheduling point t is at (trace mode: t.pcs is the
 // stack of its last event).
-func (r *run) anchor(t *thread, kind pointKind) result.Block {
-	b := result.Block{Points: r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass}
+func (h guideHost) anchor(t *thread, kind pointKind) result.Block {
+	b := result.Block{Points: h.r.bpoints, Preempt: kind == ptBoundary || kind == ptSpawn || kind == ptWake || kind == ptYield || kind == ptPass}
 	switch kind {
 	case ptExit:
 		b.Op = "exit"
 	case ptFreeze:
 		b.Op = "step bound"
 	default:
-		b.Op = opName(t.pcs)
+		b.Op = srcpos.OpName(t.pcs)
 	}
 	if kind == ptSpawn {
 		b.Op = "go"
@@ -267,8 +119,8 @@ func (r *run) anchor(t *thread, kind pointKind) result.Block {
 	if buf := t.flushOf; buf != nil {
 		// A flush: the store it committed, in the goroutine that made it.
 		b.Op = "flush"
-		if file, line := Pos(buf.Flushed).fileLine(); file != "" {
-			b.Pos, b.Src = shortPos(file, line), sourceLine(file, line)
+		if file, line := Pos(buf.Flushed).FileLine(); file != "" {
+			b.Pos, b.Src = srcpos.Short(file, line), srcpos.SourceLine(file, line)
 		}
 		return b
 	}
@@ -276,176 +128,26 @@ func (r *run) anchor(t *thread, kind pointKind) result.Block {
 		b.Op = "timer fires"
 		return b
 	}
-	file, line, fn := userFrame(t.pcs)
+	file, line, fn := srcpos.UserFrame(t.pcs)
 	if file != "" {
-		b.Pos, b.Fn, b.Src = shortPos(file, line), fn, sourceLine(file, line)
+		b.Pos, b.Fn, b.Src = srcpos.Short(file, line), fn, srcpos.SourceLine(file, line)
 	}
 	return b
 }
 
-// sameAnchor reports whether a scheduling point is the recorded one: the
-// same operation at the same position, or, when lines moved (an edit above
-// it), the same operation in the same file and function on a line with the
-// same source text.
-func sameAnchor(want, got result.Block) bool {
-	if want.Op != got.Op {
-		return false
-	}
-	if want.Pos == got.Pos {
-		return true
-	}
-	wf, _, _ := strings.Cut(want.Pos, ":")
-	gf, _, _ := strings.Cut(got.Pos, ":")
-	return wf == gf && want.Fn == got.Fn && want.Src != "" && want.Src == got.Src
-}
-
-func describeAnchor(b result.Block) string {
-	s := b.Op
-	if b.Pos != "" {
-		s += " at " + b.Pos
-	}
-	if b.Src != "" {
-		s += " (" + b.Src + ")"
-	}
-	return s
-}
-
-// opName names the operation of a hook from its stack: the outermost
-// function of the scheduler's API (package scheduler's, or this engine's,
-// package syncobj's or package chanobj's where package scheduler declares
-// the type by alias, as Cond), e.g.
-// (*Mutex).Unlock becomes Mutex.Unlock.
-func opName(pcs []uintptr) string {
-	name := ""
-	frames := runtimeFrames(pcs)
-	for _, f := range frames {
-		if strings.HasPrefix(f, schedPkg) {
-			name = f[len(schedPkg):]
-		} else if strings.HasPrefix(f, enginePkg) {
-			name = f[len(enginePkg):]
-		} else if strings.HasPrefix(f, objectsPkg) {
-			name = f[len(objectsPkg):]
-		} else if strings.HasPrefix(f, chanobjPkg) {
-			name = f[len(chanobjPkg):]
-		} else if strings.HasPrefix(f, testingobjPkg) {
-			name = f[len(testingobjPkg):]
-		} else if !ownFrame(f) && !strings.HasPrefix(f, "runtime.") {
-			break
-		}
-	}
-	name = strings.NewReplacer("(*", "", ")", "", "[...]", "").Replace(name)
-	if name == "" {
-		return "?"
-	}
-	return name
-}
-
-// The prefixes of the functions of package scheduler (the hooks rewritten
-// code calls, which forward here or to the drop-in objects), of this
-// engine and of the drop-in objects (packages scheduler/internal/syncobj
-// and scheduler/internal/chanobj, which import this one: named here, never
-// imported).
-const (
-	schedPkg      = "github.com/xbtest/xbtest/scheduler."
-	enginePkg     = "github.com/xbtest/xbtest/scheduler/internal/engine."
-	objectsPkg    = "github.com/xbtest/xbtest/scheduler/internal/syncobj."
-	chanobjPkg    = "github.com/xbtest/xbtest/scheduler/internal/chanobj."
-	testingobjPkg = "github.com/xbtest/xbtest/scheduler/internal/testingobj."
-)
-
-// sourceLine returns the trimmed text of a line of a source file ("" if it
-// cannot be read).
-func sourceLine(file string, line int) string {
-	srcMu.Lock()
-	defer srcMu.Unlock()
-	lines, ok := srcCache[file]
-	if !ok {
-		b, err := os.ReadFile(file)
-		if err == nil {
-			lines = strings.Split(string(b), "\n")
-		}
-		srcCache[file] = lines
-		srcShort[shortPos(file, 0)] = file
-	}
-	if line < 1 || line > len(lines) {
-		return ""
-	}
-	return strings.TrimSpace(lines[line-1])
-}
-
-// sourceAt returns the source text at a short position file:line printed
-// by this process ("" if unknown).
-func sourceAt(pos string) string {
-	i := strings.LastIndexByte(pos, ':')
-	if i < 0 {
-		return ""
-	}
-	var line int
-	fmt.Sscan(pos[i+1:], &line)
-	srcMu.Lock()
-	file := srcShort[pos[:i]+":0"]
-	srcMu.Unlock()
-	if file == "" {
-		return ""
-	}
-	return sourceLine(file, line)
-}
-
-var (
-	srcMu    sync.Mutex
-	srcCache = map[string][]string{}
-	srcShort = map[string]string{}
-)
-
-// userFrame returns the file, line and function of the first frame outside
-// xbtest and the runtime ("" if there is none).
-func userFrame(pcs []uintptr) (string, int, string) {
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			fn := f.Function
-			if i := strings.LastIndexByte(fn, '/'); i >= 0 {
-				fn = fn[i+1:]
-			}
-			return f.File, f.Line, fn
-		}
-		if !more {
-			return "", 0, ""
-		}
-	}
-}
-
-// runtimeFrames returns the function names of a stack, innermost first.
-func runtimeFrames(pcs []uintptr) []string {
+// buffered is what a step of t at a scheduling point shows of its store
+// buffer: the stores it holds (a flush: those of the goroutine that made
+// them).
+func (h guideHost) buffered(t *thread) []string {
 	var out []string
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		out = append(out, f.Function)
-		if !more {
-			return out
+	owner := t
+	if t.flushOf != nil {
+		owner = h.r.threads[t.flushOf.Owner()]
+	}
+	for _, b := range owner.sb.Bufs() {
+		for _, e := range b.Entries() {
+			out = append(out, guide.DescribeStore(e))
 		}
 	}
-}
-
-// notePositions gives the goroutines of a finding of a guided execution
-// their positions at the moment of the finding (trace mode).
-func (r *run) notePositions(f *Finding) {
-	pos := map[string]string{}
-	for _, t := range r.threads {
-		if file, line, _ := userFrame(t.pcs); file != "" {
-			pos[t.id()] = shortPos(file, line)
-			sourceLine(file, line)
-		}
-	}
-	for i := range f.Goroutines {
-		if g := &f.Goroutines[i]; g.Pos == "" {
-			g.Pos = pos[g.ID]
-		}
-	}
-	if f.Pos == "" && len(f.Goroutines) > 0 {
-		f.Pos = f.Goroutines[0].Pos
-	}
-	f.Src = sourceAt(f.Pos)
+	return out
 }

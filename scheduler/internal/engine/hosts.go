@@ -5,45 +5,38 @@ import (
 	"sync"
 
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 )
 
 // The engine's components have their own state and packages, and reach
-// the execution only through a host interface, which run implements
-// here: the store buffers (package scheduler/internal/storebuf,
-// storebuf.Host) and race detection (package scheduler/internal/races,
-// races.Host).
+// the execution only through a host interface, which an adapter of run
+// implements here, so that run's own methods stay the execution's: the
+// store buffers (package scheduler/internal/storebuf, storebuf.Host,
+// bufHost) and race detection (package scheduler/internal/races,
+// races.Host, raceHost). (The other components' adapters are with the
+// engine's side of them: clockHost in clock.go, deadlockHost in
+// deadlock.go, guideHost in guide.go.)
 
-// run is the store buffers' host (storebuf.Host): the scheduling events,
-// the flush pseudo-threads, the explorer's sets and the names of memory
-// the buffers of package scheduler/internal/storebuf need. run.buf is the
-// execution's buffers, thread.sb a goroutine's, Learnt.flush the passes.
+// bufHost is the execution as the store buffers' host (storebuf.Host):
+// the scheduling events, the flush pseudo-threads, the explorer's sets and
+// the names of memory the buffers of package scheduler/internal/storebuf
+// need. run.buf is the execution's buffers, thread.sb a goroutine's,
+// Learnt.flush the passes.
+type bufHost struct{ r *run }
 
-// resetBuffers prepares the store buffers for a new execution.
-func (r *run) resetBuffers() {
+var _ storebuf.Host = bufHost{}
+
+// reset prepares the store buffers for a new execution.
+func (h bufHost) reset() {
+	r := h.r
 	var passes *storebuf.Passes
 	if r.known != nil && r.guide == nil && storebuf.PassesOn(&r.cfg.Settings, r.cfg.Oracle) {
 		passes = &r.known.flush
 	}
-	r.buf.Reset(r, r.mem, passes, r.cfg.Race)
-}
-
-// bufferedEvent counts the event of a buffered access (which is no fence)
-// and returns the running goroutine; nil for a finalizer's access, which is
-// made natively (see foreign).
-func (r *run) bufferedEvent() *thread {
-	t := r.cur
-	if t.g != getg() && r.foreign() {
-		return nil
-	}
-	if r.dead.Load() {
-		panic(teardown{})
-	}
-	t.unfenced = true
-	r.event(t)
-	t.unfenced = false
-	return t
+	r.buf.Reset(h, r.mem, passes, r.cfg.Race)
 }
 
 // passKind is the kind of a point the store buffers may pass.
@@ -54,14 +47,16 @@ func passKind(pass bool) pointKind {
 	return ptBoundary
 }
 
-func (r *run) UnfencedEvent(g int32) {
+func (h bufHost) UnfencedEvent(g int32) {
+	r := h.r
 	t := r.threads[g]
 	t.unfenced = true
 	r.event(t)
 	t.unfenced = false
 }
 
-func (r *run) Point(g int32, pass, access bool) {
+func (h bufHost) Point(g int32, pass, access bool) {
+	r := h.r
 	t := r.threads[g]
 	r.transfer(t, r.point(t, passKind(pass)))
 	if access {
@@ -69,13 +64,14 @@ func (r *run) Point(g int32, pass, access bool) {
 	}
 }
 
-func (r *run) Yield(g int32) { r.yield(r.threads[g]) }
+func (h bufHost) Yield(g int32) { h.r.yield(h.r.threads[g]) }
 
-func (r *run) WakeFlusher(b *storebuf.Buf) {
+func (h bufHost) WakeFlusher(b *storebuf.Buf) {
+	r := h.r
 	if b.Flusher < 0 {
 		f := r.newThread(nil, nil)
 		f.flushOf = b
-		f.fn = func() { r.flushLoop(f, b) }
+		f.fn = func() { h.flushLoop(f, b) }
 		b.Flusher = f.idx
 	}
 	f := r.threads[b.Flusher]
@@ -88,7 +84,8 @@ func (r *run) WakeFlusher(b *storebuf.Buf) {
 
 // flushLoop is the body of a flush pseudo-thread: each block commits the
 // oldest entry of its buffer; with nothing left it waits for the next store.
-func (r *run) flushLoop(f *thread, b *storebuf.Buf) {
+func (h bufHost) flushLoop(f *thread, b *storebuf.Buf) {
+	r := h.r
 	for {
 		r.event(f)
 		if r.buf.Flush(b) {
@@ -99,7 +96,8 @@ func (r *run) flushLoop(f *thread, b *storebuf.Buf) {
 	}
 }
 
-func (r *run) StopFlusher(b *storebuf.Buf) {
+func (h bufHost) StopFlusher(b *storebuf.Buf) {
+	r := h.r
 	if f := r.threads[b.Flusher]; f.status == stRunnable {
 		f.status = stWaiting
 		f.on, f.onObj = "store", -1
@@ -109,36 +107,31 @@ func (r *run) StopFlusher(b *storebuf.Buf) {
 	}
 }
 
-func (r *run) Committed(addr, size uintptr) {
+func (h bufHost) Committed(addr, size uintptr) {
+	r := h.r
 	if r.exploring {
 		r.strat.Access(addr, size, true)
 	}
 }
 
-func (r *run) Buffered(g int32, pos uint32) { r.guide.traceBuffered(r.threads[g], Pos(pos)) }
+func (h bufHost) Buffered(g int32, pos uint32) {
+	h.r.guide.StoreStep(h.r.threads[g].id(), "store buffered", Pos(pos))
+}
 
-func (r *run) Drained(b *storebuf.Buf) { r.guide.traceDrained(r, b) }
+func (h bufHost) Drained(b *storebuf.Buf) {
+	r := h.r
+	if g := r.guide; g.Records() { // the buffer's name is not built for nothing
+		g.StoreStep(r.bufName(b), "commit (fence)", Pos(b.Entries()[0].Where()))
+	}
+}
 
-func (r *run) Region(addr uintptr) (sched.RegionKind, sched.HeapKey, uintptr) {
-	kind, reg := r.heap.classify(addr)
+func (h bufHost) Region(addr uintptr) (sched.RegionKind, sched.HeapKey, uintptr) {
+	r := h.r
+	kind, reg := r.heap.Classify(addr)
 	if reg == nil {
 		return kind, sched.HeapKey{}, 0
 	}
-	return kind, reg.key, reg.base
-}
-
-// Flusher implements sched.Engine.
-func (r *run) Flusher(i int32) (owner int32, forced bool) {
-	t := r.threadAt(i)
-	if t == nil || t.flushOf == nil {
-		return -1, false
-	}
-	return t.flushOf.Owner(), r.buf.Forced(t.flushOf)
-}
-
-// bufName names a store buffer in reports.
-func (r *run) bufName(b *storebuf.Buf) string {
-	return r.threads[b.Owner()].id() + " store buffer"
+	return kind, reg.Key, reg.Base
 }
 
 // NextFlushPass is called when a pass of the store buffers has explored
@@ -160,40 +153,44 @@ func (l *Learnt) FlushPassesNote(cfg *Config, complete bool, schedules int) stri
 	return l.flush.Note(&cfg.Settings, cfg.Oracle, complete, schedules)
 }
 
-// run is the race detection's host (races.Host, package
-// scheduler/internal/races): names of goroutines, memory, locks and source
-// positions, and where races and notes go. run.race is the execution's
-// detection.
+// raceHost is the execution as the race detection's host (races.Host,
+// package scheduler/internal/races): names of goroutines, memory, locks
+// and source positions, and where races and notes go. run.race is the
+// execution's detection.
+type raceHost struct{ r *run }
 
-func (r *run) GoroutineID(idx int32) string { return r.threads[idx].id() }
+var _ races.Host = raceHost{}
 
-func (r *run) MemoryName(addr uintptr) string { return r.heap.describe(addr) }
+func (h raceHost) GoroutineID(idx int32) string { return h.r.threads[idx].id() }
 
-func (r *run) LockName(lock any) string {
+func (h raceHost) MemoryName(addr uintptr) string { return h.r.heap.Describe(addr) }
+
+func (h raceHost) LockName(lock any) string {
 	l, _ := lock.(*lockState)
-	return r.lockName(l)
+	return h.r.lockName(l)
 }
 
-func (r *run) Raced(addr uintptr) { r.buf.LearnRacy(addr) }
+func (h raceHost) Raced(addr uintptr) { h.r.buf.LearnRacy(addr) }
 
-func (r *run) ReportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
+func (h raceHost) ReportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
+	r := h.r
 	r.addFinding(f, key)
 	if r.trace {
-		r.guide.traceRace(f, prevT, cur, prev)
+		r.guide.TraceRace(f, prevT, cur, prev)
 	}
 }
 
-func (r *run) Note(s string) { r.notes = append(r.notes, s) }
+func (h raceHost) Note(s string) { h.r.notes = append(h.r.notes, s) }
 
-func (r *run) TracedAccess(g int32, pos uint32) { r.guide.traceAccess(r.threads[g], Pos(pos)) }
+func (h raceHost) TracedAccess(g int32, pos uint32) { h.r.guide.TraceAccess(g, pos) }
 
-func (r *run) PosString(pos uint32) string  { return Pos(pos).String() }
-func (r *run) PosFile(pos uint32) string    { return Pos(pos).File() }
-func (r *run) PosExpr(pos uint32) string    { return Pos(pos).Expr() }
-func (r *run) RacyReason(pos uint32) string { return racyReason(Pos(pos)) }
+func (raceHost) PosString(pos uint32) string  { return Pos(pos).String() }
+func (raceHost) PosFile(pos uint32) string    { return Pos(pos).File() }
+func (raceHost) PosExpr(pos uint32) string    { return Pos(pos).Expr() }
+func (raceHost) RacyReason(pos uint32) string { return racyReason(Pos(pos)) }
 
 // SitePos is sitePos for the detector, whose skip counts this frame.
-func (r *run) SitePos(skip int) uint32 { return uint32(sitePos(skip)) }
+func (raceHost) SitePos(skip int) uint32 { return uint32(sitePos(skip)) }
 
 // sites caches the position of each call site of the API that comes
 // without one (sync/atomic replacements, hand-written calls of Read and
@@ -213,11 +210,11 @@ func sitePos(skip int) Pos {
 	}
 	var all [16]uintptr
 	n := runtime.Callers(skip, all[:])
-	file, line := firstUserFrame(all[:n])
+	file, line := srcpos.FirstUserFrame(all[:n])
 	if file == "" {
 		file = "?"
 	}
-	p := RegisterPositions(file, int32(line))
+	p := srcpos.RegisterPositions(file, int32(line))
 	sites.Store(pcs, p)
 	return p
 }

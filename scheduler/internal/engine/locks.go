@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // lockState is the scheduler's model of a Mutex or RWMutex during one
@@ -125,14 +126,14 @@ func (t *thread) hold(l *lockState) {
 	t.held = append(t.held, l)
 	t.r.race.Acquire(t.idx, l.id, l.writer == t, l)
 	if t.r.trace {
-		t.r.guide.traceLock(t, l, true, t.r.lockName(l))
+		t.r.guide.TraceLock(t.idx, t.id(), l, l.writer != t, true, t.r.lockName(l))
 	}
 }
 
 func (t *thread) drop(l *lockState) {
 	t.r.race.Release(t.idx, l.id)
 	if t.r.trace {
-		t.r.guide.traceLock(t, l, false, t.r.lockName(l))
+		t.r.guide.TraceLock(t.idx, t.id(), l, l.writer != t, false, t.r.lockName(l))
 	}
 	for i := len(t.held) - 1; i >= 0; i-- {
 		if t.held[i] == l {
@@ -160,7 +161,7 @@ func (t *G) AcquireFailed(l *Lock, mode string) {
 		r.diverged(t, "a replayed block could not acquire a lock")
 	}
 	if r.trace {
-		r.guide.traceWant(t, l)
+		r.guide.TraceWant(t.idx, l)
 	}
 	if r.dd {
 		t.ReverseLockChain(l, mode)
@@ -177,7 +178,7 @@ func (t *G) AcquireFailed(l *Lock, mode string) {
 func (t *G) ReverseLockChain(l *Lock, mode string) {
 	r := t.r
 	if f, key := r.deadlocks.LockChain(t, l, mode); f != nil {
-		f.Pos = callerPos(5)
+		f.Pos = srcpos.Caller(5)
 		r.addFinding(f, key)
 	}
 }
@@ -189,7 +190,7 @@ func (t *G) ReverseLockChain(l *Lock, mode string) {
 func (t *G) SelfDeadlock(l *Lock, mode string) {
 	r := t.r
 	if r.exploring && r.dd {
-		r.addFinding(r.deadlocks.SelfDeadlock(t, l, mode, callerPos(5)))
+		r.addFinding(r.deadlocks.SelfDeadlock(t, l, mode, srcpos.Caller(5)))
 	}
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on its own lock")
@@ -203,7 +204,7 @@ func (t *G) SelfDeadlock(l *Lock, mode string) {
 // waits for the readers to leave; the writer waits for t, t for the writer.
 func (r *run) readerWriterCycle(t *thread, l *lockState) {
 	if r.exploring && r.dd {
-		r.addFinding(r.deadlocks.ReaderWriterCycle(t, l, callerPos(5)))
+		r.addFinding(r.deadlocks.ReaderWriterCycle(t, l, srcpos.Caller(5)))
 	}
 	if !r.exploring {
 		r.diverged(t, "a replayed block deadlocked on a read lock")
@@ -219,7 +220,7 @@ func (r *run) lockName(l *lockState) string {
 		return "?"
 	}
 	id := fmt.Sprintf("%s#%d", l.kind(), l.id)
-	if name := r.heap.describe(uintptr(l.addr)); name != "" {
+	if name := r.heap.Describe(uintptr(l.addr)); name != "" {
 		return name + " (" + id + ")"
 	}
 	return id
@@ -271,9 +272,9 @@ func NewLearnt() *Learnt {
 
 // lockKey names a lock across executions, as read/write sets do.
 func (r *run) lockKey(addr unsafe.Pointer) (sched.CanonAccess, bool) {
-	switch kind, reg := r.heap.classify(uintptr(addr)); kind {
+	switch kind, reg := r.heap.Classify(uintptr(addr)); kind {
 	case sched.RegionHeap:
-		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.key, Off: uintptr(addr) - reg.base}, true
+		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.Key, Off: uintptr(addr) - reg.Base}, true
 	case sched.RegionGlobal:
 		return sched.CanonAccess{Kind: sched.RegionGlobal, Addr: uintptr(addr)}, true
 	}

@@ -2,94 +2,16 @@ package engine
 
 import (
 	"reflect"
-	"strings"
-	"sync"
 	"unsafe"
 
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
-// Pos names a source position of instrumented code (see RegisterPositions);
-// 0 is unknown.
-type Pos uint32
-
-var positions struct {
-	sync.Mutex
-	file []string
-	line []int32
-	expr map[Pos]string
-}
-
-// RegisterPositions records the positions of the memory accesses of one
-// instrumented file and returns the Pos of the first; the rewriter numbers
-// an access site k of the file base+k. lines holds the line of every site.
-func RegisterPositions(file string, lines ...int32) Pos {
-	positions.Lock()
-	defer positions.Unlock()
-	if len(positions.file) == 0 {
-		positions.file = append(positions.file, "")
-		positions.line = append(positions.line, 0)
-	}
-	base := Pos(len(positions.file))
-	for _, l := range lines {
-		positions.file = append(positions.file, file)
-		positions.line = append(positions.line, l)
-	}
-	return base
-}
-
-// RegisterExprs records the source text of the accesses at base, base+1...
-// (the expression read or written), which names the variable in race
-// reports. It returns base.
-func RegisterExprs(base Pos, exprs ...string) Pos {
-	positions.Lock()
-	defer positions.Unlock()
-	if positions.expr == nil {
-		positions.expr = map[Pos]string{}
-	}
-	for i, e := range exprs {
-		if e != "" {
-			positions.expr[base+Pos(i)] = e
-		}
-	}
-	return base
-}
-
-// Expr returns the source text of the access at p, if known.
-func (p Pos) Expr() string {
-	positions.Lock()
-	defer positions.Unlock()
-	return positions.expr[p]
-}
-
-// File returns the file of p, shortened as in String.
-func (p Pos) File() string {
-	s := p.String()
-	if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// fileLine returns p's file and line ("" if unknown).
-func (p Pos) fileLine() (string, int) {
-	positions.Lock()
-	defer positions.Unlock()
-	if p == 0 || int(p) >= len(positions.file) {
-		return "", 0
-	}
-	return positions.file[p], int(positions.line[p])
-}
-
-// String returns file:line.
-func (p Pos) String() string {
-	positions.Lock()
-	defer positions.Unlock()
-	if p == 0 || int(p) >= len(positions.file) {
-		return "?"
-	}
-	return shortPos(positions.file[p], int(positions.line[p]))
-}
+// Pos names a source position of instrumented code (package srcpos's
+// registry); 0 is unknown.
+type Pos = srcpos.Pos
 
 // Read reports that the running goroutine read size bytes at addr. It is
 // small enough to be inlined into instrumented code, and costs one atomic
@@ -154,7 +76,9 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 
 // Global registers a package-level variable of an instrumented package, so
 // that it has the same name in every execution (and in reports).
-func Global(addr unsafe.Pointer, size uintptr, name string) { registerGlobal(addr, size, name, nil) }
+func Global(addr unsafe.Pointer, size uintptr, name string) {
+	location.RegisterGlobal(addr, size, name, nil)
+}
 
 // GlobalOf registers the package-level variable p points to, with its type,
 // so that fork checkpoints can tell whether a test changed it (see
@@ -165,11 +89,11 @@ func GlobalOf(p any, name string) {
 		return
 	}
 	t := v.Type().Elem()
-	registerGlobal(v.UnsafePointer(), t.Size(), name, t)
+	location.RegisterGlobal(v.UnsafePointer(), t.Size(), name, t)
 }
 
 // Alloc registers a heap object the running goroutine just allocated
-// (see location.go: it names the object across executions).
+// (package location names the object across executions).
 func Alloc(addr unsafe.Pointer, size uintptr) {
 	r, t := enter()
 	if r == nil {
@@ -179,7 +103,7 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 }
 
 func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
-	r.heap.add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
+	r.heap.Add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
 	t.allocs++
 }
 

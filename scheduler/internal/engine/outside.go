@@ -3,6 +3,8 @@ package engine
 import (
 	"sort"
 	"sync"
+
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // Goroutines started outside any execution: a go statement of rewritten
@@ -39,7 +41,7 @@ var outside struct {
 // goOutside starts f on a goroutine outside any execution, remembering
 // where the go statement is so that a hold can name it.
 func goOutside(f func()) {
-	site := callerPos(2)
+	site := srcpos.Caller(2)
 	go func() {
 		g := getg()
 		outside.mu.Lock()
@@ -75,7 +77,7 @@ func holdOutside() bool {
 		outside.held = map[string]string{}
 	}
 	if _, ok := outside.held[site]; !ok {
-		outside.held[site] = callerPos(3)
+		outside.held[site] = srcpos.Caller(3)
 	}
 	gate := outside.gate
 	outside.mu.Unlock()

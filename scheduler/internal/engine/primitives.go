@@ -29,8 +29,25 @@ func Enter() *G {
 func (t *G) Index() int32 { return t.idx }
 
 // OpPoint is the scheduling point an operation may start with; call it
-// before Event.
-func (t *G) OpPoint() { t.r.opPoint(t) }
+// before Event. Under Algorithm Brute every operation after another one
+// starts with a point, and at access granularity one that follows an
+// access (brute.go).
+func (t *G) OpPoint() {
+	r := t.r
+	if r.accessed {
+		t.unfenced = true // the operation's own event fences (package storebuf)
+		r.event(t)
+		t.unfenced = false
+		r.transfer(t, r.point(t, passKind(r.buf.OpPass(&t.sb)))) // package storebuf
+	}
+	if !r.brute {
+		return
+	}
+	if r.opsSince > 0 {
+		r.yield(t)
+	}
+	r.opsSince++
+}
 
 // Event counts the operation as one scheduling event of t.
 func (t *G) Event() { t.r.event(t) }
@@ -49,9 +66,17 @@ func (t *G) Park(on string, obj int32) { t.r.parkHere(t, on, obj) }
 func (t *G) Wake(w *G, relock int32) { t.r.wakeUp(w, relock) }
 
 // WokeMidBlock: t woke a goroutine that may run before the rest of t's
-// block (a Cond signalled without its lock): a scheduling point the
-// explorer branches at, as after a go statement.
-func (t *G) WokeMidBlock() { t.r.wokeMidBlock(t) }
+// block (a Cond signalled without its lock, which Go allows and Java's
+// notify does not; a subtest releasing T.Run): a scheduling point the
+// explorer branches at, as after a go statement (internal/exitblock,
+// "Spawn branches").
+func (t *G) WokeMidBlock() {
+	r := t.r
+	if r.exploring {
+		r.strat.EnabledMidBlock()
+	}
+	r.transfer(t, r.point(t, ptWake))
+}
 
 // Choose returns the option taken at a choice point of t (which waiter a
 // Signal wakes, which ready case a select takes): a branch of the
@@ -105,22 +130,10 @@ func NewSlot() Slot {
 // time (executions of an exploration reuse them).
 func (t *G) Objects(s Slot, mk func() ObjectTables) ObjectTables { return t.r.objects(s, mk) }
 
-func (r *run) objects(s Slot, mk func() ObjectTables) ObjectTables {
-	if int(s) < len(r.objs) {
-		if o := r.objs[s]; o != nil {
-			return o
-		}
-	} else {
-		r.objs = append(r.objs, make([]ObjectTables, int(s)+1-len(r.objs))...)
-	}
-	r.objs[s] = mk()
-	return r.objs[s]
-}
-
 // MadeByBody reports whether addr is in memory the test body allocated in
 // this execution (not a package's variable or memory made before).
 func (t *G) MadeByBody(addr unsafe.Pointer) bool {
-	kind, _ := t.r.heap.classify(uintptr(addr))
+	kind, _ := t.r.heap.Classify(uintptr(addr))
 	return kind == sched.RegionHeap
 }
 
@@ -149,7 +162,7 @@ func (t *G) RelaxedCASStart(addr unsafe.Pointer, size uintptr) bool {
 	if r.cfg.CAS != settings.RelaxedCAS || r.mem != settings.PSO || t.sb.Pending == 0 {
 		return false
 	}
-	r.opPoint(t)
+	t.OpPoint()
 	t.unfenced = true
 	r.event(t)
 	t.unfenced = false

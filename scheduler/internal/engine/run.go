@@ -19,7 +19,9 @@ import (
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/deadlock"
+	"github.com/xbtest/xbtest/scheduler/internal/location"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 	"github.com/xbtest/xbtest/scheduler/internal/vclock"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -91,7 +93,7 @@ type thread struct {
 	steps    int64
 	wroteAt  int64 // steps when it last wrote shared memory (tooManySteps)
 	tickedAt int64 // steps when virtual time last advanced (heldBack)
-	allocs   int32 // heap objects registered so far (names them, see location.go)
+	allocs   int32 // heap objects registered so far (names them, see package location)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
@@ -128,6 +130,36 @@ func (t *thread) id() string {
 	return t.parent.id() + "." + strconv.Itoa(int(t.ord))
 }
 
+// threadOf is the thread with creation index i, nil for -1.
+func (r *run) threadOf(i int32) *thread {
+	if i < 0 {
+		return nil
+	}
+	return r.threads[i]
+}
+
+// idxOf is t's creation index, -1 for nil.
+func idxOf(t *thread) int32 {
+	if t == nil {
+		return -1
+	}
+	return t.idx
+}
+
+// threadAt returns the thread with creation index i (nil if there is none
+// yet).
+func (r *run) threadAt(i int32) *thread {
+	if int(i) >= len(r.threads) {
+		return nil
+	}
+	return r.threads[i]
+}
+
+// bufName names a store buffer in reports.
+func (r *run) bufName(b *storebuf.Buf) string {
+	return r.threads[b.Owner()].id() + " store buffer"
+}
+
 // EndReason is how an execution ended.
 type EndReason uint8
 
@@ -145,7 +177,7 @@ const (
 
 type run struct {
 	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
-	guide    *Guide         // a guided execution's schedule (guide.go), or nil
+	guide    *Guide         // a guided execution's schedule (package guide), or nil
 	known    *Learnt        // what the exploration learnt about block boundaries (locks.go)
 	stats    *Stats
 	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
@@ -200,7 +232,7 @@ type run struct {
 	why      EndReason
 	dead     atomic.Bool
 
-	heap heapIndex
+	heap location.Index
 	sync syncTables     // the locks' states (locks.go)
 	objs []ObjectTables // the drop-in objects' states, by Slot (packages syncobj and chanobj, primitives.go)
 	nobj int32
@@ -216,8 +248,8 @@ type run struct {
 	findings []*Finding
 	bound    checkpoint.Stop // why the execution ended early (EndBound)
 
-	race     races.Races      // race detection (package races, hosts.go)
-	buf      storebuf.Buffers // store buffers (package storebuf, hosts.go)
+	race     races.Races      // race detection (package races, hosts.go: raceHost)
+	buf      storebuf.Buffers // store buffers (package storebuf, hosts.go: bufHost)
 	warnings []string
 	notes    []string // for -v: what the result's Notes say (unprotected locations)
 	gaveWay  int      // threads made to give way by the fairness bound
@@ -243,7 +275,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	}
 	r.strat, r.guide, r.known, r.stats = s, g, known, stats
 	if g != nil {
-		g.record = cfg.Trace
+		g.Record(cfg.Trace)
 	}
 	s.NewExecution()
 	r.dd, r.restart = cfg.Algorithm.DetectsDeadlocks(), false
@@ -266,7 +298,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.snapshots = false
 	r.finished, r.why = false, EndNone
 	r.dead.Store(false)
-	r.heap.reset()
+	r.heap.Reset()
 	r.sync.reset()
 	for _, o := range r.objs {
 		if o != nil {
@@ -287,8 +319,8 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.internal = ""
 	r.skipped, r.failed = false, false
 	r.t0 = nil
-	r.race.Reset(cfg.Race, r, cfg.Trace)
-	r.resetBuffers()
+	r.race.Reset(cfg.Race, raceHost{r}, cfg.Trace)
+	bufHost{r}.reset()
 	r.deadlocks.NewExecution(deadlockHost{r})
 }
 
@@ -411,7 +443,7 @@ func (r *run) event(t *thread) {
 		t.record()
 		if r.traceOnly && r.k == len(r.replay)-1 {
 			if d := &r.replay[r.k]; d.Mid && r.events == d.End {
-				r.stepAt[r.k] = r.anchor(t, ptBoundary)
+				r.stepAt[r.k] = guideHost{r}.anchor(t, ptBoundary)
 				r.stepAt[r.k].Preempt, r.stepAt[r.k].Mid = false, true
 				r.end(EndReplay)
 				t.sleep()
@@ -427,6 +459,23 @@ func (r *run) event(t *thread) {
 		// stop now, not when it next reaches one, which may be never.
 		r.diverged(t, fmt.Sprintf("block %d of %s was to end at event %d, but the goroutine went on without a scheduling point", r.k, r.threads[r.replay[r.k].Thread].id(), r.replay[r.k].End))
 	}
+}
+
+// bufferedEvent counts the event of a buffered access (which is no fence)
+// and returns the running goroutine; nil for a finalizer's access, which is
+// made natively (see foreign).
+func (r *run) bufferedEvent() *thread {
+	t := r.cur
+	if t.g != getg() && r.foreign() {
+		return nil
+	}
+	if r.dead.Load() {
+		panic(teardown{})
+	}
+	t.unfenced = true
+	r.event(t)
+	t.unfenced = false
+	return t
 }
 
 // record keeps t's call stack at its current event (trace mode only).
@@ -483,7 +532,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	r.clock.Sync(t.idx)
 	if r.exploring {
 		if r.guide != nil {
-			return r.guided(t, kind)
+			return guideHost{r}.point(t, kind)
 		}
 		if kind == ptPass {
 			return t
@@ -518,7 +567,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 		r.diverged(t, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, len(d.Choices)))
 	}
 	if r.stepAt != nil {
-		r.stepAt[r.k] = r.anchor(t, kind)
+		r.stepAt[r.k] = guideHost{r}.anchor(t, kind)
 	}
 	r.bpoints = 0
 	r.k++
@@ -535,7 +584,7 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 			return nil
 		}
 		r.exploring = true
-		return r.threadOf(r.strat.Begin(r))
+		return r.threadOf(r.strat.Begin(stratHost{r}))
 	}
 	n := r.replay[r.k].Thread
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
@@ -543,6 +592,23 @@ func (r *run) point(t *thread, kind pointKind) *thread {
 	}
 	r.clock.BlockStarted(n)
 	return r.threads[n]
+}
+
+// dispatch hands a scheduling point to the explorer.
+func (r *run) dispatch(t *thread, kind pointKind) *thread {
+	switch kind {
+	case ptBoundary:
+		return r.threadOf(r.strat.Boundary())
+	case ptYield:
+		return r.threadOf(r.strat.Yielded())
+	case ptPark:
+		return r.threadOf(r.strat.Park())
+	case ptExit:
+		return r.threadOf(r.strat.Exit())
+	case ptFreeze:
+		return r.threadOf(r.strat.Freeze())
+	}
+	return t
 }
 
 // offerSnapshot offers the backer the program state after d decisions.
@@ -570,7 +636,7 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 // loop: either the start is right here, or a prefix remains to replay.
 func (r *run) redirected() *thread {
 	if r.k == len(r.replay) {
-		return r.threadOf(r.strat.Begin(r))
+		return r.threadOf(r.strat.Begin(stratHost{r}))
 	}
 	r.exploring = false
 	n := r.replay[r.k].Thread
@@ -597,13 +663,9 @@ func (r *run) choice(t *thread, options []int32) int32 {
 		return c
 	}
 	if g := r.guide; g != nil {
-		c, ok, recorded := g.choice(options)
+		c, ok, recorded := g.Choice(options)
 		if recorded && !ok {
-			why := fmt.Sprintf("block %d: the recorded notify/select choice is not available to %s at %s", g.i, t.id(), callerPos(2))
-			if len(g.blocks[g.i].Choices) < g.choiceN+1 {
-				why = fmt.Sprintf("block %d: %s made more notify/select choices than recorded, at %s", g.i, t.id(), callerPos(2))
-			}
-			r.guideDiverged(t, why)
+			guideHost{r}.diverged(t, g.ChoiceMismatch(t.id(), srcpos.Caller(2)))
 		}
 		if recorded {
 			r.strat.Chosen(c)
@@ -638,8 +700,8 @@ func (r *run) parkHere(t *thread, on string, obj int32) {
 	t.status = stWaiting
 	t.on, t.onObj = on, obj
 	t.wait = waitResult{}
-	if r.trace {
-		r.guide.tracePark(t, on)
+	if r.trace && t.flushOf == nil && !t.isClock {
+		r.guide.TracePark(t.idx, t.id(), on)
 	}
 	next := r.point(t, ptPark)
 	if next == t && t.status != stRunnable { // a tick may wake t itself (it sleeps alone)
@@ -655,7 +717,7 @@ func (r *run) wakeUp(w *thread, relock int32) {
 		r.race.Edge(idxOf(r.cur), w.idx)
 	}
 	if r.trace {
-		r.guide.traceWake(w, r.waker())
+		r.guide.TraceWake(w.idx, r.waker())
 	}
 	w.status = stRunnable
 	w.on, w.onObj = "", -1
@@ -894,7 +956,7 @@ func (r *run) shardCut() bool {
 // tooManySteps stops t for good: it exceeded the step bound.
 func (r *run) tooManySteps(t *thread) {
 	t.frozen = true
-	pos := callerPos(3)
+	pos := srcpos.Caller(3)
 	// A bound: what the goroutine would do next is not explored. And a
 	// finding (a goroutine that never terminates is a bug go test hangs
 	// on), unless another goroutine could have run meanwhile: Go's
@@ -992,8 +1054,8 @@ func (r *run) internalError(t *thread, msg string) {
 // as unlocking an unlocked mutex): the program would crash, so the
 // execution ends.
 func (r *run) fatal(t *thread, msg string) {
-	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: callerPos(3),
-		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+callerPos(3))
+	r.addFinding(&result.Finding{Kind: result.Panic, Message: "fatal error: " + msg, Pos: srcpos.Caller(3),
+		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Stack: string(debug.Stack())}}}, "fatal|"+msg+"|"+srcpos.Caller(3))
 	r.end(EndFailure)
 	t.sleep()
 }
@@ -1023,7 +1085,7 @@ func isInternalFault(p any, stack []byte) bool {
 				if strings.HasPrefix(f, "\t") || strings.HasPrefix(f, "runtime.") {
 					continue
 				}
-				return ownFrame(f)
+				return srcpos.OwnFrame(f)
 			}
 		}
 	}
@@ -1036,9 +1098,21 @@ func (r *run) panicked(t *thread, p any, stack []byte) {
 	if e, ok := p.(error); ok {
 		msg = e.Error()
 	}
-	pos := panicPos(stack)
+	pos := srcpos.Panic(stack)
 	r.addFinding(&result.Finding{Kind: result.Panic, Message: "panic: " + msg, Pos: pos,
 		Goroutines: []result.Goroutine{{ID: t.id(), State: "running", Pos: pos, Stack: string(stack)}}}, "panic|"+msg+"|"+pos)
+}
+
+func (r *run) objects(s Slot, mk func() ObjectTables) ObjectTables {
+	if int(s) < len(r.objs) {
+		if o := r.objs[s]; o != nil {
+			return o
+		}
+	} else {
+		r.objs = append(r.objs, make([]ObjectTables, int(s)+1-len(r.objs))...)
+	}
+	r.objs[s] = mk()
+	return r.objs[s]
 }
 
 // addFinding records a finding of this execution, with the path that leads
@@ -1054,7 +1128,7 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 			if r.trace {
 				r.notePositions(f)
 			}
-			g.found = append(g.found, len(g.steps))
+			g.Found()
 		}
 	} else {
 		f.Path = append([]decision(nil), r.replay[:r.k]...)
@@ -1063,79 +1137,25 @@ func (r *run) addFinding(rf *result.Finding, key string) {
 	r.findings = append(r.findings, f)
 }
 
-// ownFrame reports whether a stack frame belongs to xbtest: its runtime
-// (package scheduler's hooks, this engine and the drop-in objects), or the
-// helpers the rewriter generates into user packages (named _xb...).
-func ownFrame(fn string) bool {
-	if strings.HasPrefix(fn, schedPkg) || strings.HasPrefix(fn, enginePkg) || strings.HasPrefix(fn, objectsPkg) || strings.HasPrefix(fn, chanobjPkg) || strings.HasPrefix(fn, testingobjPkg) {
-		return true
-	}
-	return strings.Contains(fn, "._xb") || strings.Contains(fn, ".(*_xb")
-}
-
-// callerPos returns file:line of the first caller outside the scheduler.
-func callerPos(skip int) string {
-	var pcs [16]uintptr
-	n := runtime.Callers(skip+1, pcs[:])
-	return firstUserPos(pcs[:n])
-}
-
-func firstUserPos(pcs []uintptr) string {
-	if file, line := firstUserFrame(pcs); file != "" {
-		return shortPos(file, line)
-	}
-	return ""
-}
-
-// firstUserFrame returns the file and line of the first frame outside
-// xbtest and the runtime ("" if there is none).
-func firstUserFrame(pcs []uintptr) (string, int) {
-	frames := runtime.CallersFrames(pcs)
-	for {
-		f, more := frames.Next()
-		if f.Function != "" && !ownFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			return f.File, f.Line
-		}
-		if !more {
-			return "", 0
+// notePositions gives the goroutines of a finding of a guided execution
+// their positions at the moment of the finding (trace mode).
+func (r *run) notePositions(f *Finding) {
+	pos := map[string]string{}
+	for _, t := range r.threads {
+		if file, line, _ := srcpos.UserFrame(t.pcs); file != "" {
+			pos[t.id()] = srcpos.Short(file, line)
+			srcpos.SourceLine(file, line)
 		}
 	}
-}
-
-func shortPos(file string, line int) string {
-	if i := strings.LastIndexByte(file, '/'); i >= 0 {
-		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
-			file = file[j+1:]
+	for i := range f.Goroutines {
+		if g := &f.Goroutines[i]; g.Pos == "" {
+			g.Pos = pos[g.ID]
 		}
 	}
-	return file + ":" + strconv.Itoa(line)
-}
-
-// panicPos finds the position of a panic in a stack printed by
-// debug.Stack: the first frame after runtime.gopanic that is not the runtime.
-func panicPos(stack []byte) string {
-	lines := bytes.Split(stack, []byte("\n"))
-	seenPanic := false
-	for i := 0; i+1 < len(lines); i++ {
-		fn := string(lines[i])
-		if strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime.gopanic") {
-			seenPanic = true
-			continue
-		}
-		if !seenPanic || strings.HasPrefix(fn, "\t") || strings.HasPrefix(fn, "runtime.") || ownFrame(fn) {
-			continue
-		}
-		loc := strings.TrimSpace(string(lines[i+1]))
-		if k := strings.LastIndex(loc, " +0x"); k >= 0 {
-			loc = loc[:k]
-		}
-		if k := strings.LastIndexByte(loc, ':'); k >= 0 {
-			if n, err := strconv.Atoi(loc[k+1:]); err == nil {
-				return shortPos(loc[:k], n)
-			}
-		}
+	if f.Pos == "" && len(f.Goroutines) > 0 {
+		f.Pos = f.Goroutines[0].Pos
 	}
-	return ""
+	f.Src = srcpos.SourceAt(f.Pos)
 }
 
 // watchdogTick is how often the driver looks at a running execution.

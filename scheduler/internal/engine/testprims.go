@@ -40,11 +40,3 @@ func (t *G) ID() string { return t.id() }
 // assertion), with key telling it from others of the exploration, and the
 // path that leads to it.
 func (t *G) AddFinding(f *result.Finding, key string) { t.r.addFinding(f, key) }
-
-// OwnFrame reports whether the function fn of a stack frame is xbtest's
-// own: T's reports skip such frames to name the test's position.
-func OwnFrame(fn string) bool { return ownFrame(fn) }
-
-// ShortPos is file:line with file cut to its last directory and name, as
-// reports name positions.
-func ShortPos(file string, line int) string { return shortPos(file, line) }

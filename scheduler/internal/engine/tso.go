@@ -101,7 +101,7 @@ func load[T any](p *T, pos Pos) (v T) {
 	r.buf.AccessStarts(&t.sb, addr, size) // the load starts a block (access granularity)
 	forwarded := false
 	if r.trace {
-		defer func() { r.guide.traceLoad(t, pos, v, forwarded) }()
+		defer func() { r.guide.TraceLoad(t.id(), pos, v, forwarded) }()
 	}
 	if r.exploring {
 		r.strat.Access(addr, size, false)

@@ -26,7 +26,7 @@ import "github.com/xbtest/xbtest/scheduler/internal/sched"
 // The engine (package scheduler/internal/engine) calls the handlers, the
 // driver (package scheduler/internal/driver) Next; the files named below
 // (locks.go, clock.go, tso.go) are the engine's: LockFailed and
-// LockReleased in locks.go, Exit, Boundary and Park in guide.go (dispatch),
+// LockReleased in locks.go, Exit, Boundary and Park in run.go (dispatch),
 // Spawned in goroutine.go, Access in memory.go (and locks.go, tso.go,
 // fences.go), Choose in run.go, ChooseTick in clock.go.
 //

@@ -6,7 +6,8 @@ package sched
 // same heap object lives at another address. A read/write set kept in a
 // branch is therefore stored in execution-independent names (CanonRW) and
 // translated back when a later execution reaches the branch point. The
-// engine does both translations (its heap index, scheduler/internal/engine/location.go);
+// engine does both translations (its heap index, package
+// scheduler/internal/location);
 // a strategy only stores, encodes and hands back CanonRWs.
 
 // RegionKind says how a CanonAccess names its location.

@@ -158,7 +158,7 @@ type Strategy interface {
 }
 
 // Engine is what a strategy needs of the execution under way; the
-// scheduler's run implements it. It is the other half of Strategy: a
+// scheduler's engine implements it (an adapter of its run, engine.go). It is the other half of Strategy: a
 // strategy sees the program only as numbered events, threads named by
 // creation index, virtual time, and the heap's execution-independent names
 // for the addresses in its read/write sets.
@@ -217,7 +217,7 @@ type Engine interface {
 // Director steers a guided execution (xbtest -replay, the minimisation of
 // a finding's schedule) through a strategy's choice of threads: it names
 // the thread of each block while its schedule lasts. It is the engine's
-// (scheduler/internal/engine/guide.go); the strategy only asks it.
+// Guide (package scheduler/internal/guide); the strategy only asks it.
 type Director interface {
 	// Pick names the thread of the block that starts at path depth
 	// (-1: the strategy chooses), after applying to the enabled set and

@@ -126,8 +126,9 @@
 // ExitBlock exploration of M_R: the machine explored with every flush of a
 // store outside R forced and every point of an access outside R passed,
 // where R is a set of racy words (the words on which package eraser has
-// reported a data race, named across executions as the engine's location.go names heap
-// objects and package-level variables).
+// reported a data race, named across executions as package
+// scheduler/internal/location names heap objects and package-level
+// variables).
 //
 //   - Pass 0 explores M_R for R empty: every flush forced, every access
 //     point passed. That is the program at synchronization granularity,

@@ -30,8 +30,8 @@
 // every hook then behaves natively, and the log and the result go to the
 // real *testing.T.
 //
-// The engine names this package's frames by their package path, as its own
-// (engine.OwnFrame): positions in reports skip them, and a block's
+// Package srcpos names this package's frames by their package path, as
+// xbtest's own (srcpos.OwnFrame): positions in reports skip them, and a block's
 // operation in timelines is its outermost hook (T.Parallel, T.Run). Body
 // is kept from being inlined into the driver for the same reason.
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/chanobj"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/srcpos"
 )
 
 // T is the test handle a test body receives in place of *testing.T: one T
@@ -214,8 +215,8 @@ func (t *T) callerPos() string {
 		for p := t; p != nil; p = p.parent {
 			helper = helper || p.helpers[f.Function]
 		}
-		if !helper && f.Function != "" && !engine.OwnFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
-			return engine.ShortPos(f.File, f.Line)
+		if !helper && f.Function != "" && !srcpos.OwnFrame(f.Function) && !strings.HasPrefix(f.Function, "runtime.") {
+			return srcpos.Short(f.File, f.Line)
 		}
 		if !more {
 			return "?"

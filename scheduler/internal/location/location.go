@@ -1,4 +1,34 @@
-package engine
+// Package location names memory the same way in every execution of an
+// exploration: package-level variables by address, heap objects by the
+// goroutine that allocated them and its allocation count, anything else
+// as unknown. It is a component of the engine with its own state (the
+// process's globals, an execution's Index of heap objects) and no host: the
+// engine registers what instrumented code allocates (Index.Add,
+// RegisterGlobal) and asks it for names (Classify, Canon, Uncanon,
+// Describe); it imports neither the engine nor its other components.
+//
+// Backing up by re-execution (checkpoint.Rerun) has a consequence the thesis,
+// which restored real checkpoints, did not face: the read/write set of a
+// delayed thread is recorded in one execution and intersected with blocks of
+// later executions, where the same heap object lives at another address. So
+// before a set is stored in a branch it is translated into names that survive
+// re-execution, and translated back into addresses when a later execution
+// reaches the branch point:
+//
+//   - package-level variables, registered once per process (the engine's
+//     Global), keep their address;
+//   - heap objects registered when instrumented code allocates them (the
+//     engine's Alloc, New, ...) are named by the creating goroutine and its
+//     allocation count, which a replayed prefix reproduces exactly;
+//   - anything else is "unknown": the translation keeps only the fact that
+//     unknown memory was read or written, and a delayed thread holding such a
+//     fact is re-enabled by any block that touches unknown memory. That is
+//     conservative (more schedules, never fewer).
+//
+// The names are package sched's (CanonRW, CanonAccess, HeapKey), which a
+// strategy stores and hands back; the translations are the heap index's
+// (Canon, Uncanon), which the engine offers a strategy (its engine.go).
+package location
 
 import (
 	"fmt"
@@ -11,35 +41,13 @@ import (
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
 )
 
-// Locations across executions.
-//
-// Backing up by re-execution (checkpoint.Rerun) has a consequence the thesis,
-// which restored real checkpoints, did not face: the read/write set of a
-// delayed thread is recorded in one execution and intersected with blocks of
-// later executions, where the same heap object lives at another address. So
-// before a set is stored in a branch it is translated into names that survive
-// re-execution, and translated back into addresses when a later execution
-// reaches the branch point:
-//
-//   - package-level variables, registered once per process (Global), keep
-//     their address;
-//   - heap objects registered when instrumented code allocates them (Alloc,
-//     MakeChan, ...) are named by the creating goroutine and its allocation
-//     count, which a replayed prefix reproduces exactly;
-//   - anything else is "unknown": the translation keeps only the fact that
-//     unknown memory was read or written, and a delayed thread holding such a
-//     fact is re-enabled by any block that touches unknown memory. That is
-//     conservative (more schedules, never fewer).
-//
-// The names are package sched's (CanonRW, CanonAccess, HeapKey), which a
-// strategy stores and hands back; the translations are the heap index's
-// (canon, uncanon), which the engine offers a strategy (engine.go).
-
 const pageShift = 12
 
-type region struct {
-	base, end uintptr
-	key       sched.HeapKey
+// Region is a registered object: a package-level variable or a heap
+// object, at Base, named Key (a heap object's) across executions.
+type Region struct {
+	Base, end uintptr
+	Key       sched.HeapKey
 	name      string         // a package-level variable's name
 	typ       reflect.Type   // the object's type, or the element type of an array, if known
 	keep      unsafe.Pointer // keeps the object alive, so its address is not reused within the run
@@ -50,12 +58,12 @@ type region struct {
 // packages; they live as long as the process.
 var globals struct {
 	sync.Mutex
-	regs []region // sorted by base
+	regs []Region // sorted by base
 }
 
-// registerGlobal records a package-level variable; typ is its type if known
+// RegisterGlobal records a package-level variable; typ is its type if known
 // (for the package-state fingerprint, see the driver's fingerprint.go).
-func registerGlobal(p unsafe.Pointer, size uintptr, name string, typ reflect.Type) {
+func RegisterGlobal(p unsafe.Pointer, size uintptr, name string, typ reflect.Type) {
 	if p == nil {
 		return
 	}
@@ -65,39 +73,40 @@ func registerGlobal(p unsafe.Pointer, size uintptr, name string, typ reflect.Typ
 	globals.Lock()
 	defer globals.Unlock()
 	base := uintptr(p)
-	i := sort.Search(len(globals.regs), func(i int) bool { return globals.regs[i].base >= base })
-	if i < len(globals.regs) && globals.regs[i].base == base {
+	i := sort.Search(len(globals.regs), func(i int) bool { return globals.regs[i].Base >= base })
+	if i < len(globals.regs) && globals.regs[i].Base == base {
 		return
 	}
-	globals.regs = append(globals.regs, region{})
+	globals.regs = append(globals.regs, Region{})
 	copy(globals.regs[i+1:], globals.regs[i:])
-	globals.regs[i] = region{base: base, end: base + size, name: name, keep: p, typ: typ}
+	globals.regs[i] = Region{Base: base, end: base + size, name: name, keep: p, typ: typ}
 }
 
-func lookupGlobal(addr uintptr) *region {
+func lookupGlobal(addr uintptr) *Region {
 	globals.Lock()
 	defer globals.Unlock()
 	i := sort.Search(len(globals.regs), func(i int) bool { return globals.regs[i].end > addr })
-	if i < len(globals.regs) && globals.regs[i].base <= addr {
+	if i < len(globals.regs) && globals.regs[i].Base <= addr {
 		return &globals.regs[i]
 	}
 	return nil
 }
 
-// heapIndex is the per-execution registry of heap objects. Its storage is
+// Index is the per-execution registry of heap objects. Its storage is
 // reused by the next execution, so registering costs no allocation once an
 // exploration is warm.
-type heapIndex struct {
-	regs     []region
+type Index struct {
+	regs     []Region
 	links    []pageLink
 	pages    map[uintptr]int32 // page -> 1 + index of its most recent link (0: none)
-	byThread [][]int32         // creating thread -> region of each of its registrations
+	byThread [][]int32         // creating thread -> Region of each of its registrations
 }
 
 // pageLink chains the regions overlapping one page, most recent first.
 type pageLink struct{ reg, next int32 }
 
-func (h *heapIndex) reset() {
+// Reset forgets the objects of the last execution.
+func (h *Index) Reset() {
 	clear(h.regs) // drop the references that keep objects alive
 	h.regs = h.regs[:0]
 	h.links = h.links[:0]
@@ -107,7 +116,9 @@ func (h *heapIndex) reset() {
 	}
 }
 
-func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key sched.HeapKey, typ reflect.Type) {
+// Add registers the object of size bytes at p, named key, of type typ
+// (nil: unknown).
+func (h *Index) Add(p unsafe.Pointer, size uintptr, key sched.HeapKey, typ reflect.Type) {
 	if p == nil {
 		return
 	}
@@ -119,10 +130,10 @@ func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key sched.HeapKey, typ r
 	}
 	base := uintptr(p)
 	i := int32(len(h.regs))
-	if r := h.lookup(base); r != nil && r.base == base && r.end == base+size {
+	if r := h.lookup(base); r != nil && r.Base == base && r.end == base+size {
 		i = r.index // already registered (a slice registered again after append)
 	} else {
-		h.regs = append(h.regs, region{base: base, end: base + size, key: key, keep: p, index: i, typ: typ})
+		h.regs = append(h.regs, Region{Base: base, end: base + size, Key: key, keep: p, index: i, typ: typ})
 		for pg := base >> pageShift; pg <= (base+size-1)>>pageShift; pg++ {
 			h.links = append(h.links, pageLink{reg: i, next: h.pages[pg]})
 			h.pages[pg] = int32(len(h.links))
@@ -134,27 +145,27 @@ func (h *heapIndex) add(p unsafe.Pointer, size uintptr, key sched.HeapKey, typ r
 	h.byThread[key.Thread] = append(h.byThread[key.Thread], i)
 }
 
-// lookup returns the most recently registered region containing addr.
-func (h *heapIndex) lookup(addr uintptr) *region {
+// lookup returns the most recently registered Region containing addr.
+func (h *Index) lookup(addr uintptr) *Region {
 	for l := h.pages[addr>>pageShift]; l != 0; l = h.links[l-1].next {
 		r := &h.regs[h.links[l-1].reg]
-		if r.base <= addr && addr < r.end {
+		if r.Base <= addr && addr < r.end {
 			return r
 		}
 	}
 	return nil
 }
 
-// byKey returns the region registered under k in this execution.
-func (h *heapIndex) byKey(k sched.HeapKey) (*region, bool) {
+// byKey returns the Region registered under k in this execution.
+func (h *Index) byKey(k sched.HeapKey) (*Region, bool) {
 	if int(k.Thread) >= len(h.byThread) || int(k.Seq) >= len(h.byThread[k.Thread]) {
 		return nil, false
 	}
 	return &h.regs[h.byThread[k.Thread][k.Seq]], true
 }
 
-// classify names addr in the current execution.
-func (h *heapIndex) classify(addr uintptr) (sched.RegionKind, *region) {
+// Classify names addr in the current execution.
+func (h *Index) Classify(addr uintptr) (sched.RegionKind, *Region) {
 	if r := h.lookup(addr); r != nil {
 		return sched.RegionHeap, r
 	}
@@ -164,21 +175,21 @@ func (h *heapIndex) classify(addr uintptr) (sched.RegionKind, *region) {
 	return sched.RegionUnknown, nil
 }
 
-// canon translates a block's accesses. Objects registered at or after
+// Canon translates a block's accesses. Objects registered at or after
 // firstLocal belong to the block's own execution after the branch point: no
 // other thread can reach them before the block runs, so they are dropped.
-func (h *heapIndex) canon(s *sched.RWSet, isLocal func(sched.HeapKey) bool) *sched.CanonRW {
+func (h *Index) Canon(s *sched.RWSet, isLocal func(sched.HeapKey) bool) *sched.CanonRW {
 	c := &sched.CanonRW{UnknownR: s.UnknownR, UnknownW: s.UnknownW}
 	if len(s.Acc) > 0 {
 		c.Acc = make([]sched.CanonAccess, 0, len(s.Acc)) // one allocation, not one per doubling
 	}
 	for _, a := range s.Acc {
-		switch kind, r := h.classify(a.Addr); kind {
+		switch kind, r := h.Classify(a.Addr); kind {
 		case sched.RegionHeap:
-			if isLocal(r.key) {
+			if isLocal(r.Key) {
 				continue
 			}
-			c.Acc = append(c.Acc, sched.CanonAccess{Kind: sched.RegionHeap, Key: r.key, Off: a.Addr - r.base, Size: a.Size, Write: a.Write})
+			c.Acc = append(c.Acc, sched.CanonAccess{Kind: sched.RegionHeap, Key: r.Key, Off: a.Addr - r.Base, Size: a.Size, Write: a.Write})
 		case sched.RegionGlobal:
 			c.Acc = append(c.Acc, sched.CanonAccess{Kind: sched.RegionGlobal, Addr: a.Addr, Size: a.Size, Write: a.Write})
 		default:
@@ -192,10 +203,10 @@ func (h *heapIndex) canon(s *sched.RWSet, isLocal func(sched.HeapKey) bool) *sch
 	return c
 }
 
-// uncanon translates a stored set into this execution's addresses. A heap
+// Uncanon translates a stored set into this execution's addresses. A heap
 // object the stored set names but this execution has not registered cannot
 // be touched by anyone here either, so its accesses are dropped.
-func (h *heapIndex) uncanon(c *sched.CanonRW) *sched.RWSet {
+func (h *Index) Uncanon(c *sched.CanonRW) *sched.RWSet {
 	s := &sched.RWSet{UnknownR: c.UnknownR, UnknownW: c.UnknownW}
 	if len(c.Acc) > 0 {
 		s.Acc = make([]sched.Access, 0, len(c.Acc))
@@ -206,17 +217,17 @@ func (h *heapIndex) uncanon(c *sched.CanonRW) *sched.RWSet {
 			s.Add(a.Addr, a.Size, a.Write)
 		case sched.RegionHeap:
 			if r, ok := h.byKey(a.Key); ok {
-				s.Add(r.base+a.Off, a.Size, a.Write)
+				s.Add(r.Base+a.Off, a.Size, a.Write)
 			}
 		}
 	}
 	return s
 }
 
-// describe names the location at addr for a report: a package-level
+// Describe names the location at addr for a report: a package-level
 // variable's name or an object's type, then the field or element path.
-func (h *heapIndex) describe(addr uintptr) string {
-	kind, r := h.classify(addr)
+func (h *Index) Describe(addr uintptr) string {
+	kind, r := h.Classify(addr)
 	if kind == sched.RegionUnknown {
 		return ""
 	}
@@ -227,7 +238,7 @@ func (h *heapIndex) describe(addr uintptr) string {
 	if name == "" {
 		return ""
 	}
-	return name + fieldPath(r.typ, addr-r.base)
+	return name + fieldPath(r.typ, addr-r.Base)
 }
 
 // fieldPath names the part of a value of type t at offset off: ".f.g",
@@ -270,4 +281,26 @@ func fieldPath(t reflect.Type, off uintptr) string {
 		}
 	}
 	return b.String()
+}
+
+// PackageVar is a registered package-level variable of an instrumented
+// package.
+type PackageVar struct {
+	Name  string
+	Value reflect.Value // the variable itself (addressable)
+}
+
+// PackageVars are the registered package-level variables whose types are
+// known: the program state that survives from one execution into the next
+// (the driver's fingerprint of it decides whether re-running is sound).
+func PackageVars() []PackageVar {
+	globals.Lock()
+	defer globals.Unlock()
+	var vars []PackageVar
+	for _, g := range globals.regs {
+		if g.typ != nil {
+			vars = append(vars, PackageVar{g.name, reflect.NewAt(g.typ, g.keep).Elem()})
+		}
+	}
+	return vars
 }

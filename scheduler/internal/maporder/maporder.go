@@ -1,4 +1,17 @@
-package engine
+// Package maporder fixes the order in which rewritten code iterates over
+// maps. Map iteration order must be fixed by the schedule, or a replayed
+// execution would not see what the recorded one saw. The rewriter turns
+// `for k, v := range m` into a loop over the sorted keys (the helper file's
+// _xbMapIter, which calls package scheduler's SortKeys), and redirects
+// maps.Keys, maps.Values and maps.All, whose iterators the standard library
+// would run in the runtime's random order, to scheduler's MapsKeys,
+// MapsValues and MapsAll. All four forward here. Code that is not rewritten
+// (reflect.Value.MapRange, a library ranging over a map it was given) keeps
+// the runtime's order.
+//
+// The order is a property of the keys alone, the same in every execution
+// and outside any: it needs nothing of the engine.
+package maporder
 
 import (
 	"iter"
@@ -6,15 +19,6 @@ import (
 	"sort"
 	"strings"
 )
-
-// Map iteration order must be fixed by the schedule, or a replayed
-// execution would not see what the recorded one saw. The rewriter turns
-// `for k, v := range m` into a loop over the sorted keys (the helper file's
-// _xbMapIter, which calls SortKeys), and redirects maps.Keys, maps.Values
-// and maps.All, whose iterators the standard library would run in the
-// runtime's random order, to MapsKeys, MapsValues and MapsAll. Code that is
-// not rewritten (reflect.Value.MapRange, a library ranging over a map it
-// was given) keeps the runtime's order.
 
 // SortKeys sorts map keys into the fixed order of rewritten map loops: by
 // value where the type has an order (numbers, strings, and arrays, structs
