@@ -86,7 +86,7 @@ func withMonotonic(t time.Time) time.Time {
 
 func init() {
 	wall := time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
-	if !Epoch.Equal(wall) || Epoch.Sub(time.Now()) < 20*365*24*time.Hour || Epoch.Add(time.Hour).Sub(Epoch) != time.Hour {
+	if !Epoch.Equal(wall) || time.Until(Epoch) < 20*365*24*time.Hour || Epoch.Add(time.Hour).Sub(Epoch) != time.Hour {
 		panic("vclock: the virtual epoch has no monotonic reading: has time.Time's layout changed?")
 	}
 }
