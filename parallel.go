@@ -55,21 +55,29 @@ import (
 // packages run at once (-p) keep the cores busy meanwhile.
 //
 // Sampling (pct, random) and pb do not form teams. The samples are split:
-// each test is first explored by one process for up to joinAfter
+// each test is first explored by one process for up to splitAfter
 // samples, and a test not done by then is explored again, from the start,
 // by Options.Parallel processes, worker w running shard w of the samples
 // (runParallel; under -shard i/n, shard i+n*w of n*Parallel). pb's tree is
 // not split: one process explores it.
 
 // joinAfter is how many schedules a test counts in one process before
-// others join it: a tree explored within it gains little from more
-// members (TestMarkTypeII: 30,873 schedules). joinAfterTime joins a test
-// that has run that long whatever it counted (fork checkpoints, long
-// executions): a member's start and its run through the top cost a few
-// tenths of a second.
+// others join it, joinAfterTime how long it runs whatever it counted (fork
+// checkpoints, long executions). A tree done within a hundred schedules
+// (milliseconds) gains nothing from a member, whose start costs tens of
+// milliseconds; past that, a member that joins early shares more of the
+// tree. Measured with -parallel 2 (the exploration's elapsed time, best of
+// 5 to 8 runs on a shared 2-core machine): TestMarkTypeII (30,873
+// schedules) 0.86 s joining after 2,000 schedules, 0.74 s after 100;
+// TestBufferNotify (75,293) 1.32 s and 1.13 s; one process 1.15 s and
+// 1.83 s. The corpus's counts and findings are the same either way.
+//
+// splitAfter is how many samples (pct, random) a test takes in one
+// process before it is explored again by several, each a share.
 var (
-	joinAfter     = 2000
-	joinAfterTime = 2 * time.Second
+	joinAfter     = 100
+	joinAfterTime = 250 * time.Millisecond
+	splitAfter    = 2000
 )
 
 // workers is how many processes explore each package's tests at once.
@@ -82,7 +90,7 @@ func (r *runner) workers() int {
 
 // parallelAfter runs the tests want of the package's binary bin in
 // r.workers() processes: a team under dfs (runTeam); samples in one
-// process for up to joinAfter schedules each, then those it did not
+// process for up to splitAfter samples each, then those it did not
 // finish in r.workers() processes (runParallel). It calls done with each
 // test's result in the order of want, on this goroutine, and reports
 // whether the run was interrupted.
@@ -103,8 +111,8 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 		return r.runWorker(ctx, bin, p, want, worker{run: r.opt.Run}, done)
 	}
 	first := worker{run: r.opt.Run, tag: "-first"}
-	if m := r.s.MaxSchedules; m == 0 || m > joinAfter {
-		first.maxSchedules = joinAfter
+	if m := r.s.MaxSchedules; m == 0 || m > splitAfter {
+		first.maxSchedules = splitAfter
 	}
 	var held []*Test // the results after the first big test, in order
 	var big []string
@@ -135,7 +143,7 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 		levels[0] = "^(" + strings.Join(quoted, "|") + ")$"
 		interrupted, err = r.runParallel(ctx, bin, p, big, strings.Join(levels, "/"), func(t *Test) {
 			if t.Result != nil {
-				t.Result.Notes = append(t.Result.Notes, fmt.Sprintf("-parallel %d: not done after %d samples in one process; explored again by %d processes", r.workers(), joinAfter, r.workers()))
+				t.Result.Notes = append(t.Result.Notes, fmt.Sprintf("-parallel %d: not done after %d samples in one process; explored again by %d processes", r.workers(), splitAfter, r.workers()))
 			}
 			merged[t.Name] = t
 		})
