@@ -221,6 +221,10 @@ type run struct {
 	replay    []decision
 	k         int // the decision being replayed
 	choiceN   int // choice points replayed within it
+	// redirectChoices: how many choices of the decision before a
+	// redirected child's new prefix the snapshot had taken (its block's
+	// and its tick's); -1 if all (the snapshot was taken while exploring)
+	redirectChoices int
 	exploring bool
 	traceOnly bool           // replay for a report: stop at the end of the prefix
 	stepAt    []result.Block // trace replay: where and how each replayed block ended
@@ -625,6 +629,10 @@ func (r *run) offerSnapshot(d int) checkpoint.Resume {
 		// path and start are those the snapshot received from its last
 		// child. Replay from d toward the start.
 		r.started = time.Now()
+		r.redirectChoices = -1
+		if !r.exploring && d > 0 && d <= len(r.replay) {
+			r.redirectChoices = len(r.replay[d-1].Choices)
+		}
 		r.replay = r.strat.ReplayPrefix()
 		r.k, r.choiceN = d, 0
 		r.number = r.stats.Schedules + 1
@@ -640,6 +648,24 @@ func (r *run) redirected() *thread {
 	}
 	r.exploring = false
 	n := r.replay[r.k].Thread
+	if r.k > 0 {
+		// The snapshot caught up with the clock for the path it was
+		// taken on (a tick follows a block if the goroutine that runs
+		// next cannot run; see package vclock); the new path's next
+		// goroutine may need time to pass. The tick's choices are the
+		// decision before's, after those the snapshot took.
+		prev := len(r.replay[r.k-1].Choices)
+		taken := r.redirectChoices
+		if taken < 0 || taken > prev {
+			taken = prev
+		}
+		r.k, r.choiceN = r.k-1, taken
+		r.clock.CatchUp(idxOf(r.cur), n, len(r.natives) > 0)
+		if r.choiceN != prev {
+			r.diverged(r.cur, fmt.Sprintf("block %d made %d choices, %d recorded", r.k, r.choiceN, prev))
+		}
+		r.k, r.choiceN = r.k+1, 0
+	}
 	if int(n) >= len(r.threads) || r.threads[n].status != stRunnable || r.threads[n].frozen {
 		r.diverged(r.cur, fmt.Sprintf("decision %d names goroutine %d, which cannot run", r.k, n))
 	}
