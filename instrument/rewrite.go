@@ -111,7 +111,7 @@ func (r *fileRW) site(n ast.Node) string {
 	}
 	r.siteExprs = append(r.siteExprs, text)
 	if e, ok := n.(ast.Expr); ok {
-		if why, racy := r.racyReason(e); racy {
+		if why, racy := racyReason(r.fset, r.info, e); racy {
 			r.racyAt, r.racyWhy = append(r.racyAt, int32(k)), append(r.racyWhy, why)
 		}
 	}
@@ -402,7 +402,7 @@ func (r *fileRW) expr(e ast.Expr) {
 	}
 	switch e := e.(type) {
 	case *ast.Ident:
-		if r.replaceIdent(e) {
+		if r.replaceName(e) {
 			return
 		}
 		r.access(e)
@@ -417,7 +417,7 @@ func (r *fileRW) expr(e ast.Expr) {
 	case *ast.SelectorExpr:
 		r.selector(e)
 	case *ast.IndexExpr:
-		if r.isInstance(e.X) {
+		if isInstance(r.info, e.X) {
 			r.expr(e.X)
 			r.typeExpr(e.Index)
 			return
@@ -471,8 +471,8 @@ func (r *fileRW) expr(e ast.Expr) {
 
 // isInstance reports whether x[...] instantiates a generic function or
 // type rather than indexing.
-func (r *fileRW) isInstance(x ast.Expr) bool {
-	tv, ok := r.info.Types[x]
+func isInstance(info *types.Info, x ast.Expr) bool {
+	tv, ok := info.Types[x]
 	if !ok {
 		return false
 	}
@@ -486,7 +486,7 @@ func (r *fileRW) isInstance(x ast.Expr) bool {
 }
 
 func (r *fileRW) selector(e *ast.SelectorExpr) {
-	if r.replaceSelector(e) {
+	if r.replaceName(e) {
 		return
 	}
 	sel := r.info.Selections[e]
@@ -500,16 +500,40 @@ func (r *fileRW) selector(e *ast.SelectorExpr) {
 	case types.FieldVal:
 		r.access(e)
 	case types.MethodVal:
-		if r.clockMethod(e, sel) {
+		if ctl, path, addr := clockRecv(r.typeOf(e.X), sel); ctl != "" {
+			// t.Stop() becomes xb.TimerOf(t).Stop(), its receiver visited
+			// first.
+			r.expr(e.X)
+			switch {
+			case path == "" && !addr:
+				r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"("), r.ed.Src(e.X), edit.Lit(")"))
+			case addr:
+				r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(&("), r.ed.Src(e.X), edit.Lit(path+"))"))
+			default:
+				r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(("), r.ed.Src(e.X), edit.Lit(")"+path+")"))
+			}
 			return
 		}
 		r.methodRecv(e, sel)
 	case types.MethodExpr:
-		if r.clockMethodExpr(e, sel) {
+		if f := clockMethodFunc(sel); f != "" {
+			r.ed.Replace(e, edit.Lit(r.X(f)))
 			return
 		}
 		r.typeExpr(e.X)
 	}
+}
+
+// replaceName replaces a name of the standard library that the scheduler
+// has a drop-in for (rewrite_sync.go): a qualified identifier such as
+// sync.Mutex, or a name of a dot-imported package.
+func (r *fileRW) replaceName(e ast.Expr) bool {
+	name, rest := replacement(importedObj(r.info, r.u.pkg.Types, e), r.keepT)
+	if name == "" {
+		return false
+	}
+	r.ed.Replace(e, edit.Lit(r.X(name)+rest))
+	return true
 }
 
 func (r *fileRW) compositeLit(e *ast.CompositeLit) {
@@ -532,10 +556,8 @@ func (r *fileRW) compositeLit(e *ast.CompositeLit) {
 func (r *fileRW) typeExpr(e ast.Expr) {
 	switch e := e.(type) {
 	case nil:
-	case *ast.Ident:
-		r.replaceIdent(e)
-	case *ast.SelectorExpr:
-		r.replaceSelector(e)
+	case *ast.Ident, *ast.SelectorExpr:
+		r.replaceName(e)
 	case *ast.StarExpr:
 		r.typeExpr(e.X)
 	case *ast.ParenExpr:

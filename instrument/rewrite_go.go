@@ -42,7 +42,7 @@ func (r *fileRW) goStmt(s *ast.GoStmt) {
 		return
 	}
 	switch {
-	case r.isBuiltin(fun):
+	case isBuiltin(r.info, fun):
 		name := calleeIdent(fun).Name
 		fn = []edit.Part{edit.Lit(name)}
 		if name == "close" && len(call.Args) == 1 {
@@ -52,7 +52,7 @@ func (r *fileRW) goStmt(s *ast.GoStmt) {
 				}
 			}
 		}
-	case r.staticFunc(fun):
+	case staticFunc(r.info, fun):
 		r.expr(call.Fun)
 		fn = []edit.Part{r.ed.Src(call.Fun)}
 	default:
@@ -125,31 +125,31 @@ func (r *fileRW) emitGo(s *ast.GoStmt, names, vals, fn, args []edit.Part, ellips
 	r.ed.Replace(s, out...)
 }
 
-func (r *fileRW) isBuiltin(fun ast.Expr) bool {
-	_, ok := r.info.Uses[calleeIdent(fun)].(*types.Builtin)
+func isBuiltin(info *types.Info, fun ast.Expr) bool {
+	_, ok := info.Uses[calleeIdent(fun)].(*types.Builtin)
 	return ok
 }
 
 // staticFunc reports whether fun names a function without evaluating
 // anything: a function literal, a package-level function (possibly
 // instantiated), a method expression.
-func (r *fileRW) staticFunc(fun ast.Expr) bool {
+func staticFunc(info *types.Info, fun ast.Expr) bool {
 	switch f := unparen(fun).(type) {
 	case *ast.FuncLit:
 		return true
 	case *ast.Ident:
-		_, ok := r.info.Uses[f].(*types.Func)
+		_, ok := info.Uses[f].(*types.Func)
 		return ok
 	case *ast.SelectorExpr:
-		if sel := r.info.Selections[f]; sel != nil {
+		if sel := info.Selections[f]; sel != nil {
 			return sel.Kind() == types.MethodExpr
 		}
-		_, ok := r.info.Uses[f.Sel].(*types.Func)
+		_, ok := info.Uses[f.Sel].(*types.Func)
 		return ok
 	case *ast.IndexExpr:
-		return r.staticFunc(f.X)
+		return staticFunc(info, f.X)
 	case *ast.IndexListExpr:
-		return r.staticFunc(f.X)
+		return staticFunc(info, f.X)
 	}
 	return false
 }
