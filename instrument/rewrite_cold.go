@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-
-	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // The cold path of a statement.
@@ -17,26 +15,14 @@ import (
 // registers free around each one. A statement that calls nothing cannot
 // start a goroutine or reach a scheduling point, so the flag cannot change
 // while it runs: tested once, before it, it decides for all its accesses.
-// Such a statement, when the rewrite changed it, becomes
+// Such a statement, when the rewrite changed it, becomes (coldPath,
+// rewrite.go)
 //
 //	if xb.Cold() { original } else { rewritten }
 //
 // on its own line, so positions stay the original's. Under -memory tso|pso
 // the helpers carry values through the store buffers and a cold path would
 // bypass them; there the statement is left as rewritten.
-
-// coldPath gives s, a statement of a list whose rewrite made the edits
-// from the n-th on, its cold path, if it may have one.
-func (r *fileRW) coldPath(s ast.Stmt, n int, inList bool) {
-	if !inList || r.u.gen.buffered || r.ed.Len() == n {
-		return
-	}
-	if r.fset.Position(s.Pos()).Line != r.fset.Position(s.End()).Line || !callFree(r.info, r.u.pkg.Types, s) {
-		return
-	}
-	r.ed.Replace(s, edit.Lit(r.X("Cold")+"() { "+r.ed.Text(s)+" } else { "), r.ed.Src(s), edit.Lit(" }"))
-	r.ed.Insert(s.Pos(), "if ")
-}
 
 // callFree reports whether s calls nothing (no function, method, conversion
 // or builtin; no channel operation) and names only this package's objects,
