@@ -30,7 +30,9 @@
 // driver and the engine otherwise reach through sched.Strategy.
 // partition.go restricts it under -shard to one part of the tree
 // (scheduler/internal/shard's wrapper) and says which executions this shard
-// counts. runtest.go is the protocol with the command.
+// counts; team.go is the membership of a -parallel team (its claims, the
+// schedules it counts together). runtest.go is the protocol with the
+// command.
 //
 // The driver reaches the execution only through package engine's exported
 // API (engine.Execution, engine.Guide, engine.Learnt, engine.Stats,

@@ -53,8 +53,11 @@ func Explore(name string, body func(*testingobj.T), cfg engine.Config) *result.R
 	}
 	start := time.Now()
 	d := &driver{known: engine.NewLearnt(), cfg: &cfg, name: name, body: testingobj.Body(body), res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}, start: start}
-	d.joinTeam() // team.go
-	defer d.leaveTeam()
+	if d.team = joinTeam(&cfg, name, d.Note); d.team != nil { // team.go
+		// The claims are the current tree's: a restart starts another.
+		cfg.Claim = func(slot int) bool { return d.team.claim(d.restarts, slot) }
+	}
+	defer d.team.leave()
 	d.strat = newStrategy(&cfg, nil)
 	defer func() {
 		if p := recover(); p != nil {
@@ -114,7 +117,7 @@ func (d *driver) advance() {
 		d.over = true
 		return
 	}
-	if cfg.MaxSchedules > 0 && d.teamCounted(0) >= cfg.MaxSchedules { // a team's together (team.go)
+	if cfg.MaxSchedules > 0 && d.team.counted(0, d.stats.Schedules) >= cfg.MaxSchedules { // a team's together (team.go)
 		d.res.Complete, d.res.Bound = false, "schedules"
 		d.over = true
 		return
@@ -230,7 +233,7 @@ func (d *driver) RunFrom(n int) {
 	if !counts {
 		d.stats = d.statsBase
 	} else if d.team != nil {
-		d.teamCounted(d.stats.Schedules - d.statsBase.Schedules)
+		d.team.counted(d.stats.Schedules-d.statsBase.Schedules, d.stats.Schedules)
 	}
 	d.noteShardLearnt(learnt0)
 	if d.dirty == "" && r.Changed() != "" {
