@@ -22,8 +22,8 @@
 // advances the strategy; Describe replays each finding's schedule with
 // tracing, shortens it (follow.go: guided executions along a recorded
 // schedule under an engine.Guide) and verifies that it replays.
-// handover.go encodes what a forked child hands back; flushpass.go starts
-// the passes over the store buffers under -memory tso|pso; fingerprint.go
+// explore.go also starts the passes over the store buffers under -memory
+// tso|pso. handover.go encodes what a forked child hands back; fingerprint.go
 // checks that re-running starts from the same package state; strategy.go
 // (newStrategy) builds the exploration strategy from the configuration:
 // the only place that names one (scheduler/internal/exitblock), which the

@@ -76,17 +76,17 @@ func Explore(name string, body func(*testingobj.T), cfg engine.Config) *result.R
 		defer d.tick.Stop()
 	}
 	if d.shardIdle() { // partition.go
-		d.noteStrategy()
+		noteStrategy(d.res, d.cfg, d.strat) // strategyresult.go
 		d.shardResult(res)
 		res.Elapsed = time.Since(start)
 		return res
 	}
 	d.pkgState = packageState()
 	cfg.Backer.Explore(d)
-	d.noteFlushPasses() // flushpass.go
+	d.noteFlushPasses()
 	res = d.res
 	res.Warnings = oneHoldEach(res.Warnings)
-	d.noteStrategy()
+	noteStrategy(d.res, d.cfg, d.strat) // strategyresult.go
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.Schedules
 	res.Depth = d.strat.MaxDepth()
@@ -112,7 +112,7 @@ func (d *driver) advance() {
 		d.restart()
 		return
 	case d.known.FlushPassGrew():
-		d.nextFlushPass(true) // flushpass.go
+		d.nextFlushPass(true)
 	case !d.strat.Next(d.last == engine.EndAbort) && !d.nextFlushPass(false):
 		d.over = true
 		return
@@ -145,6 +145,32 @@ func (d *driver) restart() {
 	d.found = nil
 	clear(d.seen)
 	d.restarts++
+}
+
+// Under -memory tso|pso the exploration runs in passes over the store
+// buffers (package storebuf): each pass after the first starts the
+// exploration over with a fresh strategy, keeping the findings.
+
+// nextFlushPass is called when a pass has explored its last schedule or
+// learnt a racy location: it reports whether another pass starts (and
+// starts it), keeping the findings.
+func (d *driver) nextFlushPass(learnt bool) bool {
+	if !d.known.NextFlushPass(d.cfg, learnt, d.stats.Schedules) {
+		return false
+	}
+	d.strat = newStrategy(d.cfg, nil)
+	d.restarts++
+	return true
+}
+
+// noteFlushPasses says in the result what the passes did.
+func (d *driver) noteFlushPasses() {
+	if d.res.Replay != nil {
+		return
+	}
+	if n := d.known.FlushPassesNote(d.cfg, d.res.Complete, d.stats.Schedules); n != "" {
+		d.Note(n)
+	}
 }
 
 // driver runs the executions of one exploration; it is the checkpoint
