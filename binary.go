@@ -47,6 +47,15 @@ type pkgRun struct {
 	elapsed     time.Duration
 }
 
+// testBinary is a package's test binary, built, and what runs its tests:
+// worker processes one after another (runWorker), several at once under
+// -parallel (parallel.go, team.go).
+type testBinary struct {
+	*runner
+	bin string // its path
+	pkg instrument.Package
+}
+
 // runPackage builds the package's test binary and runs its tests, calling
 // done with each test's result as soon as it is known.
 func (r *runner) runPackage(ctx context.Context, plan *instrument.Plan, p instrument.Package, done func(*Test)) (*pkgRun, error) {
@@ -66,10 +75,11 @@ func (r *runner) runPackage(ctx context.Context, plan *instrument.Plan, p instru
 		res.results = append(res.results, t)
 		done(t)
 	}
-	if r.workers() > 1 {
-		res.interrupted, err = r.parallelAfter(ctx, bin, p, want, collect) // parallel.go
+	b := &testBinary{runner: r, bin: bin, pkg: p}
+	if b.workers() > 1 {
+		res.interrupted, err = b.parallelAfter(ctx, want, collect) // parallel.go
 	} else {
-		res.interrupted, err = r.runWorker(ctx, bin, p, want, worker{shard: r.opt.Shard, run: r.opt.Run}, collect)
+		res.interrupted, err = b.runWorker(ctx, want, worker{shard: r.opt.Shard, run: r.opt.Run}, collect)
 	}
 	if err != nil {
 		return nil, err
@@ -100,13 +110,13 @@ type worker struct {
 // second or so (TestMarkTypeII under -parallel 2 takes 0.7 s).
 const resultsPoll = 20 * time.Millisecond
 
-// runWorker runs the tests want of the package's binary bin as worker w,
+// runWorker runs the tests want of the binary as worker w,
 // starting a fresh process after one that ended early, and calls done with
 // each test's result. It reports whether the run was interrupted.
-func (r *runner) runWorker(ctx context.Context, bin string, p instrument.Package, want []string, w worker, done func(*Test)) (bool, error) {
+func (b *testBinary) runWorker(ctx context.Context, want []string, w worker, done func(*Test)) (bool, error) {
 	finished := map[string]bool{}
 	for try := 0; ; try++ {
-		pr, err := r.runBinary(ctx, bin, p, try, finished, w, func(t *Test) {
+		pr, err := b.runBinary(ctx, try, finished, w, func(t *Test) {
 			finished[t.Name] = true
 			done(t)
 		})
@@ -126,7 +136,7 @@ func (r *runner) runWorker(ctx context.Context, bin string, p instrument.Package
 			break
 		}
 		if pr.progress && try < len(want)+1 {
-			r.log.Debug("starting a fresh test binary for the remaining tests", zap.String("package", p.ImportPath), zap.Strings("tests", left))
+			b.log.Debug("starting a fresh test binary for the remaining tests", zap.String("package", b.pkg.ImportPath), zap.Strings("tests", left))
 			continue
 		}
 		// The binary ended without exploring anything: it will not do
@@ -249,8 +259,8 @@ const (
 // runBinary runs the test binary once; tests in skip were explored by an
 // earlier process. It calls done for each test that finished, and for the
 // test it was exploring when it ended, if any.
-func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package, try int, skip map[string]bool, w worker, done func(*Test)) (*binRun, error) {
-	base := filepath.Join(r.tmp, "results-"+sanitize(p.ImportPath)+w.tag+"-"+strconv.Itoa(try))
+func (b *testBinary) runBinary(ctx context.Context, try int, skip map[string]bool, w worker, done func(*Test)) (*binRun, error) {
+	base := filepath.Join(b.tmp, "results-"+sanitize(b.pkg.ImportPath)+w.tag+"-"+strconv.Itoa(try))
 	results, prog, stopFile := base+".jsonl", base+".progress", base+".stop"
 	var skipped []string
 	for t := range skip {
@@ -262,13 +272,13 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	if w.run != "" {
 		args = append(args, "-test.run="+w.run)
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = p.Dir
-	s := r.s
+	cmd := exec.Command(b.bin, args...)
+	cmd.Dir = b.pkg.Dir
+	s := b.s
 	if w.maxSchedules > 0 {
 		s.MaxSchedules = w.maxSchedules
 	}
-	env, err := result.Env(result.RunConfig{Settings: s, Replay: r.replaySpec, Timelines: r.opt.Timelines, Shard: w.shard, Team: w.team}, results, r.tmp)
+	env, err := result.Env(result.RunConfig{Settings: s, Replay: b.replaySpec, Timelines: b.opt.Timelines, Shard: w.shard, Team: w.team}, results, b.tmp)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +291,7 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	cmd.SysProcAttr = goTestProcAttr()
 	out := &tailBuffer{max: 256 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
-	r.log.Debug("test binary", zap.String("dir", cmd.Dir), zap.Strings("args", args), zap.Int("skip", len(skipped)))
+	b.log.Debug("test binary", zap.String("dir", cmd.Dir), zap.Strings("args", args), zap.Int("skip", len(skipped)))
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the test binary: %w", err)
 	}
@@ -290,9 +300,9 @@ func (r *runner) runBinary(ctx context.Context, bin string, p instrument.Package
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	stopProgress := watchProgress(prog, time.Now(), r.opt.Progress, func(s Status) {
-		s.Package = p.ImportPath
-		r.status(s)
+	stopProgress := watchProgress(prog, time.Now(), b.opt.Progress, func(s Status) {
+		s.Package = b.pkg.ImportPath
+		b.status(s)
 	})
 	defer stopProgress()
 	br := &binRun{}
@@ -353,7 +363,7 @@ loop:
 			killAt = now.Add(5 * time.Second)
 		case interrupting && now.After(killAt):
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		case !interrupting && cur != nil && r.s.Timeout > 0 && now.Sub(curStart) > r.s.Timeout+grace && killedFor == "" &&
+		case !interrupting && cur != nil && b.s.Timeout > 0 && now.Sub(curStart) > b.s.Timeout+grace && killedFor == "" &&
 			(describing.IsZero() || now.Sub(describing) > describeGrace):
 			// The exploration did not stop at its bound: a goroutine
 			// computes or waits without reaching a scheduling point.
@@ -371,9 +381,9 @@ loop:
 		cur.Output = testOutput(br.output, cur.Name)
 		switch {
 		case killedFor == cur.Name:
-			cur.Problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (it did not report within the grace period: a goroutine runs or waits without reaching a scheduling point, or its forked processes were slow to stop)", r.s.Timeout, time.Since(curStart)-r.s.Timeout)
+			cur.Problem = fmt.Sprintf("exploration did not stop at -timeout %v: killed %v later (it did not report within the grace period: a goroutine runs or waits without reaching a scheduling point, or its forked processes were slow to stop)", b.s.Timeout, time.Since(curStart)-b.s.Timeout)
 			if !describing.IsZero() {
-				cur.Problem = fmt.Sprintf("exploration stopped at -timeout %v, but describing its findings took longer than %v: killed %v after the bound", r.s.Timeout, describeGrace, time.Since(curStart)-r.s.Timeout)
+				cur.Problem = fmt.Sprintf("exploration stopped at -timeout %v, but describing its findings took longer than %v: killed %v after the bound", b.s.Timeout, describeGrace, time.Since(curStart)-b.s.Timeout)
 			}
 			cur.Bound = result.BoundTime
 		case br.interrupted:

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/internal/runpattern"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/settings"
@@ -81,42 +80,42 @@ var (
 )
 
 // workers is how many processes explore each package's tests at once.
-func (r *runner) workers() int {
-	if r.replaySpec != "" {
+func (b *testBinary) workers() int {
+	if b.replaySpec != "" {
 		return 1
 	}
-	return max(r.opt.Parallel, 1)
+	return max(b.opt.Parallel, 1)
 }
 
-// parallelAfter runs the tests want of the package's binary bin in
-// r.workers() processes: a team under dfs (runTeam); samples in one
-// process for up to splitAfter samples each, then those it did not
-// finish in r.workers() processes (runParallel). It calls done with each
-// test's result in the order of want, on this goroutine, and reports
-// whether the run was interrupted.
-func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Package, want []string, done func(*Test)) (bool, error) {
-	if r.s.Strategy == settings.DFS {
+// parallelAfter runs the tests want of the binary in b.workers()
+// processes: a team under dfs (runTeam); samples in one process for up to
+// splitAfter samples each, then those it did not finish in b.workers()
+// processes (runParallel). It calls done with each test's result in the
+// order of want, on this goroutine, and reports whether the run was
+// interrupted.
+func (b *testBinary) parallelAfter(ctx context.Context, want []string, done func(*Test)) (bool, error) {
+	if b.s.Strategy == settings.DFS {
 		// Under -max-schedules the members of one test would count at
 		// once and could go past the bound together: lanes only, each
 		// test explored by one process, which stops exactly at it.
-		return r.runTeam(ctx, bin, p, want, r.s.MaxSchedules == 0, done)
+		return b.runTeam(ctx, want, b.s.MaxSchedules == 0, done)
 	}
-	if r.opt.Shard.Active() {
+	if b.opt.Shard.Active() {
 		// The workers of one shard of several machines': the first
 		// process would explore another part than its shard.
-		return r.runParallel(ctx, bin, p, want, r.opt.Run, done)
+		return b.runParallel(ctx, want, b.opt.Run, done)
 	}
-	if r.s.Strategy == settings.PB {
+	if b.s.Strategy == settings.PB {
 		// Its tree is not split (shard 0 would explore all of it).
-		return r.runWorker(ctx, bin, p, want, worker{run: r.opt.Run}, done)
+		return b.runWorker(ctx, want, worker{run: b.opt.Run}, done)
 	}
-	first := worker{run: r.opt.Run, tag: "-first"}
-	if m := r.s.MaxSchedules; m == 0 || m > splitAfter {
+	first := worker{run: b.opt.Run, tag: "-first"}
+	if m := b.s.MaxSchedules; m == 0 || m > splitAfter {
 		first.maxSchedules = splitAfter
 	}
 	var held []*Test // the results after the first big test, in order
 	var big []string
-	interrupted, err := r.runWorker(ctx, bin, p, want, first, func(t *Test) {
+	interrupted, err := b.runWorker(ctx, want, first, func(t *Test) {
 		capped := first.maxSchedules > 0 && t.Result != nil && !t.Result.Complete && t.Result.Bound == result.BoundSchedules
 		if capped {
 			big = append(big, t.Name)
@@ -132,7 +131,7 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 	}
 	merged := map[string]*Test{}
 	if len(big) > 0 && !interrupted {
-		levels := runpattern.Split(r.opt.Run)
+		levels := runpattern.Split(b.opt.Run)
 		if len(levels) == 0 {
 			levels = []string{""}
 		}
@@ -141,9 +140,9 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 			quoted[i] = regexp.QuoteMeta(name)
 		}
 		levels[0] = "^(" + strings.Join(quoted, "|") + ")$"
-		interrupted, err = r.runParallel(ctx, bin, p, big, strings.Join(levels, "/"), func(t *Test) {
+		interrupted, err = b.runParallel(ctx, big, strings.Join(levels, "/"), func(t *Test) {
 			if t.Result != nil {
-				t.Result.Notes = append(t.Result.Notes, fmt.Sprintf("-parallel %d: not done after %d samples in one process; explored again by %d processes", r.workers(), splitAfter, r.workers()))
+				t.Result.Notes = append(t.Result.Notes, fmt.Sprintf("-parallel %d: not done after %d samples in one process; explored again by %d processes", b.workers(), splitAfter, b.workers()))
 			}
 			merged[t.Name] = t
 		})
@@ -165,12 +164,11 @@ func (r *runner) parallelAfter(ctx context.Context, bin string, p instrument.Pac
 }
 
 // runParallel runs the tests want (selected by run, a -run pattern) of the
-// package's binary bin in r.workers() processes and calls done with each
-// test's merged result, on this goroutine. It reports whether the run was
-// interrupted.
-func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Package, want []string, run string, done func(*Test)) (bool, error) {
-	n := r.workers()
-	base := r.opt.Shard
+// binary in b.workers() processes and calls done with each test's merged
+// result, on this goroutine. It reports whether the run was interrupted.
+func (b *testBinary) runParallel(ctx context.Context, want []string, run string, done func(*Test)) (bool, error) {
+	n := b.workers()
+	base := b.opt.Shard
 	if !base.Active() {
 		base = result.Shard{Count: 1, Cut: base.Cut}
 	}
@@ -185,13 +183,13 @@ func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Packa
 			run:   run,
 			tag:   fmt.Sprintf("-w%d", w),
 		}
-		if m := r.s.MaxSchedules; m > 0 {
+		if m := b.s.MaxSchedules; m > 0 {
 			// -max-schedules bounds the test's schedules, whoever
 			// explores them.
 			wk.maxSchedules = max(m/n+boolInt(w < m%n), 1)
 		}
 		wg.Go(func() {
-			interrupted[w], errs[w] = r.runWorker(ctx, bin, p, want, wk, func(t *Test) { parts <- part{t} })
+			interrupted[w], errs[w] = b.runWorker(ctx, want, wk, func(t *Test) { parts <- part{t} })
 		})
 	}
 	go func() { wg.Wait(); close(parts) }()
@@ -204,14 +202,14 @@ func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Packa
 		}
 		got[name] = append(got[name], pt.t)
 		if len(got[name]) == n {
-			done(r.mergeTest(ctx, bin, p, got[name], n))
+			done(b.mergeTest(ctx, got[name], n))
 			delete(got, name)
 		}
 	}
 	for _, name := range order {
 		if ts := got[name]; ts != nil {
 			// Not every worker reported it (interrupted).
-			done(r.mergeTest(ctx, bin, p, ts, n))
+			done(b.mergeTest(ctx, ts, n))
 		}
 	}
 	for w := range n {
@@ -223,7 +221,7 @@ func (r *runner) runParallel(ctx context.Context, bin string, p instrument.Packa
 }
 
 // mergeTest merges the workers' reports of one test (n expected).
-func (r *runner) mergeTest(ctx context.Context, bin string, p instrument.Package, ts []*Test, n int) *Test {
+func (b *testBinary) mergeTest(ctx context.Context, ts []*Test, n int) *Test {
 	name := ts[0].Name
 	var results []*result.Result
 	for _, t := range ts {
@@ -232,12 +230,12 @@ func (r *runner) mergeTest(ctx context.Context, bin string, p instrument.Package
 		}
 	}
 	if len(results) == n {
-		res, err := result.MergeShards(results, r.opt.Shard)
+		res, err := result.MergeShards(results, b.opt.Shard)
 		if err != nil {
 			return &Test{Name: name, Problem: "merging the workers' results: " + err.Error(), Output: ts[0].Output}
 		}
 		if res.Bound == result.BoundShards && ctx.Err() == nil {
-			if t := r.exploreAlone(ctx, bin, p, name); t != nil {
+			if t := b.exploreAlone(ctx, name); t != nil {
 				return t
 			}
 		}
@@ -271,16 +269,16 @@ func partialTest(ts []*Test, n int, who string) *Test {
 
 // exploreAlone explores one test in one process: its workers' (or team
 // members') trees were not one tree.
-func (r *runner) exploreAlone(ctx context.Context, bin string, p instrument.Package, name string) *Test {
-	levels := runpattern.Split(r.opt.Run)
+func (b *testBinary) exploreAlone(ctx context.Context, name string) *Test {
+	levels := runpattern.Split(b.opt.Run)
 	if len(levels) == 0 {
 		levels = []string{""}
 	}
 	levels[0] = "^" + regexp.QuoteMeta(name) + "$"
 	var alone *Test
-	r.runWorker(ctx, bin, p, []string{name}, worker{shard: r.opt.Shard, run: strings.Join(levels, "/"), tag: "-alone"}, func(t *Test) { alone = t })
+	b.runWorker(ctx, []string{name}, worker{shard: b.opt.Shard, run: strings.Join(levels, "/"), tag: "-alone"}, func(t *Test) { alone = t })
 	if alone != nil && alone.Result != nil {
-		alone.Result.Notes = append(alone.Result.Notes, fmt.Sprintf("-parallel %d: a process learnt where blocks must end (a TryLock, an RWMutex locked both ways, a racy word under tso/pso) in a part of its own, so the processes' trees differed: explored again by one process", r.workers()))
+		alone.Result.Notes = append(alone.Result.Notes, fmt.Sprintf("-parallel %d: a process learnt where blocks must end (a TryLock, an RWMutex locked both ways, a racy word under tso/pso) in a part of its own, so the processes' trees differed: explored again by one process", b.workers()))
 	}
 	return alone
 }

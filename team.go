@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/xbtest/xbtest/instrument"
 	"github.com/xbtest/xbtest/internal/claims"
 	"github.com/xbtest/xbtest/internal/runpattern"
 	"github.com/xbtest/xbtest/result"
@@ -26,16 +25,16 @@ type teamTest struct {
 	orphan  *Test         // a lane's report of it without exploring it (its binary gave up first)
 }
 
-// runTeam runs the tests want of the package's binary bin as a team (see
-// the comment at the top of parallel.go): lanes run them in order, each
+// runTeam runs the tests want of the binary as a team (see the comment at
+// the top of parallel.go): lanes run them in order, each
 // exploring the tests it claims first, a new lane starting while tests
 // are left that no lane has started; with join, a test that has counted
 // joinAfter schedules (or run for joinAfterTime) is joined by more
-// members once no test is left to start, up to r.workers() processes at
+// members once no test is left to start, up to b.workers() processes at
 // once. It calls done with each test's result in the order of want, on
 // this goroutine, and reports whether the run was interrupted.
-func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, want []string, join bool, done func(*Test)) (bool, error) {
-	dir, err := os.MkdirTemp(r.tmp, "claims-")
+func (b *testBinary) runTeam(ctx context.Context, want []string, join bool, done func(*Test)) (bool, error) {
+	dir, err := os.MkdirTemp(b.tmp, "claims-")
 	if err != nil {
 		return false, err
 	}
@@ -93,13 +92,13 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 	member := func(team result.Team, tests []string, run string) {
 		m := team.Member
 		running++
-		w := worker{shard: r.opt.Shard, run: run, tag: fmt.Sprintf("-m%d", m), team: &team}
+		w := worker{shard: b.opt.Shard, run: run, tag: fmt.Sprintf("-m%d", m), team: &team}
 		if team.Lane {
 			lanes[m] = nil
 			w.started = func(name string) { events <- func() { started(m, name) } }
 		}
 		go func() {
-			intr, err := r.runWorker(ctx, bin, p, tests, w, func(t *Test) { events <- func() { report(m, t) } })
+			intr, err := b.runWorker(ctx, tests, w, func(t *Test) { events <- func() { report(m, t) } })
 			events <- func() {
 				running--
 				if _, ok := lanes[m]; ok {
@@ -117,7 +116,7 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 		nextMember++
 		return result.Team{Member: nextMember - 1, Dir: dir, Lane: lane}
 	}
-	member(newMember(true), want, r.opt.Run)
+	member(newMember(true), want, b.opt.Run)
 	tick := time.NewTicker(resultsPoll)
 	defer tick.Stop()
 	for running > 0 {
@@ -125,7 +124,7 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 		case f := <-events:
 			f()
 		case <-tick.C:
-			if running >= r.workers() || ctx.Err() != nil {
+			if running >= b.workers() || ctx.Err() != nil {
 				break
 			}
 			if unstarted > 0 && !lanesEnded && lanesBusy(lanes) {
@@ -133,11 +132,11 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 				// one: another lane takes them, whatever their size (a
 				// lane costs its start, and no part of a tree is run
 				// twice).
-				member(newMember(true), want, r.opt.Run)
+				member(newMember(true), want, b.opt.Run)
 				break
 			}
-			if tt := r.worthJoining(lanes, dir); join && tt != nil {
-				levels := runpattern.Split(r.opt.Run)
+			if tt := worthJoining(lanes, dir); join && tt != nil {
+				levels := runpattern.Split(b.opt.Run)
 				if len(levels) == 0 {
 					levels = []string{""}
 				}
@@ -153,7 +152,7 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 			if tt.lane < 0 || len(tt.reports) < tt.members {
 				break
 			}
-			done(r.teamResult(ctx, bin, p, tt))
+			done(b.teamResult(ctx, tt))
 			reported++
 		}
 	}
@@ -163,7 +162,7 @@ func (r *runner) runTeam(ctx context.Context, bin string, p instrument.Package, 
 	for _, name := range order[reported:] {
 		switch tt := tests[name]; {
 		case tt.lane >= 0: // members that ended before they reported
-			done(r.teamResult(ctx, bin, p, tt))
+			done(b.teamResult(ctx, tt))
 		case tt.orphan != nil:
 			done(tt.orphan)
 		case !interrupted:
@@ -187,7 +186,7 @@ func lanesBusy(lanes map[int]*teamTest) bool {
 // worthJoining is the test a lane explores that is big enough for more
 // members (joinAfter schedules, or joinAfterTime), the one started first;
 // nil if none is.
-func (r *runner) worthJoining(lanes map[int]*teamTest, dir string) *teamTest {
+func worthJoining(lanes map[int]*teamTest, dir string) *teamTest {
 	var best *teamTest
 	for _, tt := range lanes {
 		if tt == nil || len(tt.reports) > 0 || best != nil && !tt.start.Before(best.start) {
@@ -201,14 +200,14 @@ func (r *runner) worthJoining(lanes map[int]*teamTest, dir string) *teamTest {
 }
 
 // teamResult is the result of a test from its members' reports.
-func (r *runner) teamResult(ctx context.Context, bin string, p instrument.Package, tt *teamTest) *Test {
-	t := r.mergeTeam(ctx, bin, p, tt)
+func (b *testBinary) teamResult(ctx context.Context, tt *teamTest) *Test {
+	t := b.mergeTeam(ctx, tt)
 	t.lane = tt.lane
 	return t
 }
 
 // mergeTeam is teamResult's merge of the members' reports.
-func (r *runner) mergeTeam(ctx context.Context, bin string, p instrument.Package, tt *teamTest) *Test {
+func (b *testBinary) mergeTeam(ctx context.Context, tt *teamTest) *Test {
 	first := tt.reports[tt.lane]
 	if tt.members == 1 && first != nil {
 		if first.Result != nil {
@@ -250,11 +249,11 @@ func (r *runner) mergeTeam(ctx context.Context, bin string, p instrument.Package
 		return &Test{Name: tt.name, Problem: "merging the team's results: " + err.Error(), Output: ts[0].Output}
 	}
 	if res.Bound == result.BoundShards && ctx.Err() == nil {
-		if t := r.exploreAlone(ctx, bin, p, tt.name); t != nil {
+		if t := b.exploreAlone(ctx, tt.name); t != nil {
 			return t
 		}
 	}
-	res.Notes = append(res.Notes, teamNote(r.workers(), res.Team))
+	res.Notes = append(res.Notes, teamNote(b.workers(), res.Team))
 	return &Test{Name: tt.name, Result: res, Output: ts[0].Output}
 }
 

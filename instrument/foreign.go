@@ -35,10 +35,11 @@ func _xbDrained[T any](v T) T {
 var notForeign = set("sync", "sync/atomic", "runtime", "testing", "time", "context",
 	"math/rand", "math/rand/v2", "maps", "unsafe", schedulerPath, lockfreePath)
 
-// drainBeforeForeignCall wraps the last argument of e (or its receiver)
-// that reaches memory in _xbDrained, if e calls a function or method of a
-// package that is not rewritten.
-func (r *fileRW) drainBeforeForeignCall(e *ast.CallExpr) {
+// foreignDrain returns what to wrap in _xbDrained, and its type, if e
+// calls a function or method of a package that is not rewritten (rewritten
+// says which are): the last argument of e that reaches memory, or its
+// receiver; nil if there is nothing to drain for.
+func foreignDrain(info *types.Info, rewritten map[string]bool, e *ast.CallExpr) (ast.Expr, types.Type) {
 	fun := unparen(e.Fun)
 	switch f := fun.(type) {
 	case *ast.IndexExpr:
@@ -48,58 +49,58 @@ func (r *fileRW) drainBeforeForeignCall(e *ast.CallExpr) {
 	}
 	id := calleeIdent(fun)
 	if id == nil {
-		return
+		return nil, nil
 	}
-	fn, ok := r.info.Uses[id].(*types.Func)
-	if !ok || fn.Pkg() == nil || r.u.rewritten[fn.Pkg().Path()] || notForeign[fn.Pkg().Path()] {
-		return
+	fn, ok := info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil || rewritten[fn.Pkg().Path()] || notForeign[fn.Pkg().Path()] {
+		return nil, nil
 	}
-	if r.drainLastArg(e) {
-		return
+	if a, t := lastMemoryArg(info, e); a != nil {
+		return a, t
 	}
 	sel, ok := fun.(*ast.SelectorExpr)
 	if !ok {
-		return
+		return nil, nil
 	}
-	if s := r.info.Selections[sel]; s == nil || s.Kind() != types.MethodVal {
-		return
+	if s := info.Selections[sel]; s == nil || s.Kind() != types.MethodVal {
+		return nil, nil
 	}
 	// No argument reaches memory: the receiver may (buf.Len()). A pointer
 	// or interface receiver can be wrapped as it is; a value one only when
 	// the method takes a copy (a pointer method of an addressable value
 	// takes its address, which a wrapped copy would not have: those calls
 	// report a write of the receiver, which drains, in selector).
-	xt := r.typeOf(sel.X)
+	xt := info.TypeOf(sel.X)
 	switch under(xt).(type) {
 	case *types.Pointer, *types.Interface:
 	default:
 		if isPointer(fn.Type().(*types.Signature).Recv().Type()) {
-			return
+			return nil, nil
 		}
 	}
 	if reachesMemory(xt) {
-		r.wrapCall(sel.X, hDrained, xt)
+		return sel.X, xt
 	}
+	return nil, nil
 }
 
-// drainLastArg wraps the last argument of e through which memory can be
-// reached, and reports whether there was one.
-func (r *fileRW) drainLastArg(e *ast.CallExpr) bool {
+// lastMemoryArg returns the last argument of e through which memory can be
+// reached, and its type, or nil.
+func lastMemoryArg(info *types.Info, e *ast.CallExpr) (ast.Expr, types.Type) {
 	for i := len(e.Args) - 1; i >= 0; i-- {
 		a := e.Args[i]
-		tv, ok := r.info.Types[a]
+		tv, ok := info.Types[a]
 		if !ok || tv.IsNil() || tv.IsType() {
 			continue
 		}
 		if _, tuple := tv.Type.(*types.Tuple); tuple {
-			return false // f(g()) with g's results spread: nothing to wrap
+			return nil, nil // f(g()) with g's results spread: nothing to wrap
 		}
 		if reachesMemory(tv.Type) {
-			r.wrapCall(a, hDrained, tv.Type)
-			return true
+			return a, tv.Type
 		}
 	}
-	return false
+	return nil, nil
 }
 
 // reachesMemory reports whether a value of type t can lead to memory other

@@ -21,7 +21,7 @@ const racyDirective = "//xbtest:racy"
 // an access site names (x, p.f, a[i] of a racy array), or "" if it has
 // none. The directive is read from the declaration's source lines, so that
 // a field declared in one package is racy where another accesses it.
-func (r *fileRW) racyReason(e ast.Expr) (string, bool) {
+func racyReason(fset *token.FileSet, info *types.Info, e ast.Expr) (string, bool) {
 	for {
 		switch x := e.(type) {
 		case *ast.ParenExpr:
@@ -34,12 +34,12 @@ func (r *fileRW) racyReason(e ast.Expr) (string, bool) {
 			e = x.X
 			continue
 		case *ast.Ident:
-			return directiveOf(r.fset, r.info.ObjectOf(x))
+			return directiveOf(fset, info.ObjectOf(x))
 		case *ast.SelectorExpr:
-			if sel := r.info.Selections[x]; sel != nil {
-				return directiveOf(r.fset, sel.Obj())
+			if sel := info.Selections[x]; sel != nil {
+				return directiveOf(fset, sel.Obj())
 			}
-			return directiveOf(r.fset, r.info.ObjectOf(x.Sel))
+			return directiveOf(fset, info.ObjectOf(x.Sel))
 		}
 		return "", false
 	}

@@ -16,7 +16,14 @@ import (
 // fileRW rewrites one file. The walk visits every statement and expression
 // once, in a context (a statement list or not, a value that is read or a
 // location whose address is taken), and records edits; render then
-// produces the text.
+// produces the text. The walk of declarations, statements (loops among
+// them) and expressions is here, memory accesses and calls are in
+// rewrite_mem.go, goroutines and channels in rewrite_chan.go, the
+// rendering in render.go; the decisions that need no file's state are
+// plain functions (which names are replaced, rewrite_sync.go; which
+// statements get a cold path, rewrite_cold.go; which calls drain the
+// store buffers, foreign.go; what a Test function is, rewrite_test_funcs.go;
+// racy.go).
 type fileRW struct {
 	u         *unit
 	fset      *token.FileSet
@@ -111,7 +118,7 @@ func (r *fileRW) site(n ast.Node) string {
 	}
 	r.siteExprs = append(r.siteExprs, text)
 	if e, ok := n.(ast.Expr); ok {
-		if why, racy := r.racyReason(e); racy {
+		if why, racy := racyReason(r.fset, r.info, e); racy {
 			r.racyAt, r.racyWhy = append(r.racyAt, int32(k)), append(r.racyWhy, why)
 		}
 	}
@@ -198,6 +205,32 @@ func (r *fileRW) funcDecl(fd *ast.FuncDecl) {
 	if fd.Body != nil {
 		r.funcBody(fd.Type, fd.Body)
 	}
+}
+
+// testFunc rewrites a Test function (rewrite_test_funcs.go): its body runs
+// under the scheduler, once per schedule.
+func (r *fileRW) testFunc(fd *ast.FuncDecl) {
+	r.u.tests = append(r.u.tests, fd.Name.Name)
+	param := fd.Type.Params.List[0]
+	outer, inner := "_xbt", "t"
+	switch {
+	case len(param.Names) == 0:
+		r.ed.Insert(param.Type.Pos(), outer+" ")
+		inner = "_"
+	case param.Names[0].Name == "_":
+		r.ed.Replace(param.Names[0], edit.Lit(outer))
+		inner = "_"
+	default:
+		outer = param.Names[0].Name
+		inner = outer
+	}
+	// The signature keeps *testing.T: go test calls the function.
+	r.keepT = true
+	r.funcType(fd.Type)
+	r.keepT = false
+	r.ed.Insert(fd.Body.Lbrace+1, " "+r.X("RunTest")+"("+outer+", func("+inner+" *"+r.X("T")+") {")
+	r.funcBody(fd.Type, fd.Body)
+	r.ed.Insert(fd.Body.Rbrace, "})")
 }
 
 // funcBody walks a function body; shared parameters and results are
@@ -385,6 +418,221 @@ func (r *fileRW) stmt(s ast.Stmt, inList bool) {
 	}
 }
 
+// coldPath gives s, a statement of a list whose rewrite made the edits
+// from the n-th on, its cold path, if it may have one (rewrite_cold.go
+// says why).
+func (r *fileRW) coldPath(s ast.Stmt, n int, inList bool) {
+	if !inList || r.u.gen.buffered || r.ed.Len() == n {
+		return
+	}
+	if r.fset.Position(s.Pos()).Line != r.fset.Position(s.End()).Line || !callFree(r.info, r.u.pkg.Types, s) {
+		return
+	}
+	r.ed.Replace(s, edit.Lit(r.X("Cold")+"() { "+r.ed.Text(s)+" } else { "), r.ed.Src(s), edit.Lit(" }"))
+	r.ed.Insert(s.Pos(), "if ")
+}
+
+// Loops: every loop body starts with xb.Step(), so that a loop without
+// scheduling points still counts towards the step bound; loops over
+// channels receive through the scheduler; loops over maps iterate in a
+// fixed order.
+
+func (r *fileRW) forStmt(s *ast.ForStmt) {
+	r.stmt(s.Init, false)
+	r.expr(s.Cond)
+	r.stmt(s.Post, false)
+	r.loopBody(s.Body, nil, r.loopVarAllocs(s.Init))
+}
+
+// perLoopVars reports whether the variables a for clause declares are one
+// per loop, not one per iteration: the file's language version is below Go
+// 1.22 (the module's go line, or the file's //go:build go1.N line). Then
+// goroutines of different iterations share a range loop's variables, and
+// the loop's implicit assignments to them at each iteration are writes
+// another goroutine's reads race with, as go test -race reports.
+func (r *fileRW) perLoopVars() bool {
+	return r.goVersion != "" && version.Compare(r.goVersion, "go1.22") < 0
+}
+
+// rangeVarWrites returns the reports of the writes a range loop's header
+// makes to the shared variables it declares, one per loop, at each
+// iteration: xb.Wrote(&v, pos) right after the write, in its atomic block.
+// With per-iteration variables (Go 1.22) each is a new variable, written
+// before any other goroutine can see it: nothing to report.
+func (r *fileRW) rangeVarWrites(s *ast.RangeStmt) []string {
+	if s.Tok != token.DEFINE || !r.perLoopVars() {
+		return nil
+	}
+	var out []string
+	for _, e := range []ast.Expr{s.Key, s.Value} {
+		id, ok := e.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		v, ok := r.info.Defs[id].(*types.Var)
+		if !ok || !r.shared[v] {
+			continue
+		}
+		if name, ok := r.helperName(id, hWrote, v.Type()); ok {
+			out = append(out, fmt.Sprintf("%s(&%s, %s)", name, id.Name, r.site(id)))
+		}
+	}
+	return out
+}
+
+// loopVarAllocs registers the shared variables a for clause declares, at
+// the start of each iteration (one per iteration since Go 1.22).
+func (r *fileRW) loopVarAllocs(init ast.Stmt) []string {
+	as, ok := init.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE {
+		return nil
+	}
+	var out []string
+	for _, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok {
+			if a := r.allocText(id); a != "" {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// loopBody starts the loop body with xb.Step(), after the reports of the
+// writes the loop header did (pre) and before the registrations of the
+// variables it declared (allocs).
+func (r *fileRW) loopBody(body *ast.BlockStmt, pre, allocs []string) {
+	text := ""
+	for _, a := range pre {
+		text += " " + a + ";"
+	}
+	text += " " + r.X("Step") + "();"
+	for _, a := range allocs {
+		text += " " + a + ";"
+	}
+	r.ed.Insert(body.Lbrace+1, text)
+	r.stmtList(body.List)
+}
+
+func (r *fileRW) rangeStmt(s *ast.RangeStmt) {
+	switch u := under(r.typeOf(s.X)).(type) {
+	case *types.Chan:
+		r.rangeChan(s, u)
+		r.loopBody(s.Body, nil, nil)
+		return
+	case *types.Map:
+		r.rangeMap(s, u)
+		r.loopBody(s.Body, nil, nil)
+		return
+	case *types.Array:
+		r.access(s.X) // ranging over an array copies it
+	default:
+		r.expr(s.X)
+	}
+	var allocs []string
+	for _, e := range []ast.Expr{s.Key, s.Value} {
+		if e == nil {
+			continue
+		}
+		if s.Tok == token.DEFINE {
+			if id, ok := e.(*ast.Ident); ok {
+				if a := r.allocText(id); a != "" {
+					allocs = append(allocs, a)
+				}
+			}
+			continue
+		}
+		r.rangeTarget(e)
+	}
+	if w := r.rangeVarWrites(s); len(w) > 0 {
+		// One variable per loop: registered before its write is reported.
+		r.loopBody(s.Body, append(allocs, w...), nil)
+		return
+	}
+	r.loopBody(s.Body, nil, allocs)
+}
+
+// rangeTarget handles an iteration variable assigned by `for k, v = range`:
+// each iteration writes it.
+func (r *fileRW) rangeTarget(l ast.Expr) {
+	if isBlank(l) {
+		return
+	}
+	if ix := r.mapIndex(l); ix != nil {
+		r.expr(ix.Index)
+		r.mapAccess(ix.X, hMapStore)
+		return
+	}
+	if !r.loc(l) || !r.info.Types[l].Addressable() {
+		return
+	}
+	if name, ok := r.helperName(l, hStore, r.typeOf(l)); ok {
+		r.ed.Replace(l, edit.Lit("*"+name+"(&"), r.ed.Src(l), edit.Lit(", "+r.site(l)+")"))
+	}
+}
+
+// rangeMap rewrites a loop over a map into a loop over its keys in a fixed
+// order:
+//
+//	for k, v := range m {
+//
+// becomes
+//
+//	for _xbit1, k, v := _xbMapIter(m, pos); _xbit1.next(&k, &v); {
+//
+// As for channels, the for clause declares the iteration variables, so
+// their per-loop or per-iteration semantics follow the file's Go version.
+// With `=`, the targets are assigned at the start of the body.
+func (r *fileRW) rangeMap(s *ast.RangeStmt, mt *types.Map) {
+	r.expr(s.X)
+	iter, ok := r.helperName(s, hMapIter, r.typeOf(s.X), mt.Key(), mt.Elem())
+	if !ok {
+		return
+	}
+	it := r.temp("_xbit")
+	vars := [2]ast.Expr{s.Key, s.Value}
+	var decl, args [2][]edit.Part
+	var assigns []edit.Part
+	var allocs []string
+	for i, e := range vars {
+		switch {
+		case e == nil || isBlank(e):
+			decl[i] = []edit.Part{edit.Lit("_")}
+			args[i] = []edit.Part{edit.Lit("nil")}
+		case s.Tok == token.DEFINE:
+			decl[i] = []edit.Part{r.ed.Src(e)}
+			args[i] = []edit.Part{edit.Lit("&"), r.ed.Src(e)}
+			if a := r.allocText(e.(*ast.Ident)); a != "" {
+				allocs = append(allocs, a)
+			}
+		default:
+			t := r.temp("_xbk")
+			decl[i] = []edit.Part{edit.Lit(t)}
+			args[i] = []edit.Part{edit.Lit("&" + t)}
+			assigns = append(assigns, edit.Lit(" "))
+			assigns = append(assigns, r.assignTo(e, t)...)
+			assigns = append(assigns, edit.Lit(";"))
+		}
+	}
+	head := []edit.Part{edit.Lit("for " + it + ", ")}
+	head = append(head, decl[0]...)
+	head = append(head, edit.Lit(", "))
+	head = append(head, decl[1]...)
+	head = append(head, edit.Lit(" := "+iter+"("), r.ed.Src(s.X), edit.Lit(", "+r.site(s.X)+"); "+it+".next("))
+	head = append(head, args[0]...)
+	head = append(head, edit.Lit(", "))
+	head = append(head, args[1]...)
+	head = append(head, edit.Lit("); {"))
+	head = append(head, assigns...)
+	for _, a := range allocs {
+		head = append(head, edit.Lit(" "+a+";"))
+	}
+	for _, w := range r.rangeVarWrites(s) {
+		head = append(head, edit.Lit(" "+w+";"))
+	}
+	r.ed.ReplaceRange(s.For, s.Body.Lbrace+1, head...)
+}
+
 // expr walks an expression whose value is read. Expressions used as
 // locations (assigned, addressed) go through loc instead.
 func (r *fileRW) expr(e ast.Expr) {
@@ -402,7 +650,7 @@ func (r *fileRW) expr(e ast.Expr) {
 	}
 	switch e := e.(type) {
 	case *ast.Ident:
-		if r.replaceIdent(e) {
+		if r.replaceName(e) {
 			return
 		}
 		r.access(e)
@@ -417,7 +665,7 @@ func (r *fileRW) expr(e ast.Expr) {
 	case *ast.SelectorExpr:
 		r.selector(e)
 	case *ast.IndexExpr:
-		if r.isInstance(e.X) {
+		if isInstance(r.info, e.X) {
 			r.expr(e.X)
 			r.typeExpr(e.Index)
 			return
@@ -471,8 +719,8 @@ func (r *fileRW) expr(e ast.Expr) {
 
 // isInstance reports whether x[...] instantiates a generic function or
 // type rather than indexing.
-func (r *fileRW) isInstance(x ast.Expr) bool {
-	tv, ok := r.info.Types[x]
+func isInstance(info *types.Info, x ast.Expr) bool {
+	tv, ok := info.Types[x]
 	if !ok {
 		return false
 	}
@@ -486,7 +734,7 @@ func (r *fileRW) isInstance(x ast.Expr) bool {
 }
 
 func (r *fileRW) selector(e *ast.SelectorExpr) {
-	if r.replaceSelector(e) {
+	if r.replaceName(e) {
 		return
 	}
 	sel := r.info.Selections[e]
@@ -500,16 +748,40 @@ func (r *fileRW) selector(e *ast.SelectorExpr) {
 	case types.FieldVal:
 		r.access(e)
 	case types.MethodVal:
-		if r.clockMethod(e, sel) {
+		if ctl, path, addr := clockRecv(r.typeOf(e.X), sel); ctl != "" {
+			// t.Stop() becomes xb.TimerOf(t).Stop(), its receiver visited
+			// first.
+			r.expr(e.X)
+			switch {
+			case path == "" && !addr:
+				r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"("), r.ed.Src(e.X), edit.Lit(")"))
+			case addr:
+				r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(&("), r.ed.Src(e.X), edit.Lit(path+"))"))
+			default:
+				r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(("), r.ed.Src(e.X), edit.Lit(")"+path+")"))
+			}
 			return
 		}
 		r.methodRecv(e, sel)
 	case types.MethodExpr:
-		if r.clockMethodExpr(e, sel) {
+		if f := clockMethodFunc(sel); f != "" {
+			r.ed.Replace(e, edit.Lit(r.X(f)))
 			return
 		}
 		r.typeExpr(e.X)
 	}
+}
+
+// replaceName replaces a name of the standard library that the scheduler
+// has a drop-in for (rewrite_sync.go): a qualified identifier such as
+// sync.Mutex, or a name of a dot-imported package.
+func (r *fileRW) replaceName(e ast.Expr) bool {
+	name, rest := replacement(importedObj(r.info, r.u.pkg.Types, e), r.keepT)
+	if name == "" {
+		return false
+	}
+	r.ed.Replace(e, edit.Lit(r.X(name)+rest))
+	return true
 }
 
 func (r *fileRW) compositeLit(e *ast.CompositeLit) {
@@ -532,10 +804,8 @@ func (r *fileRW) compositeLit(e *ast.CompositeLit) {
 func (r *fileRW) typeExpr(e ast.Expr) {
 	switch e := e.(type) {
 	case nil:
-	case *ast.Ident:
-		r.replaceIdent(e)
-	case *ast.SelectorExpr:
-		r.replaceSelector(e)
+	case *ast.Ident, *ast.SelectorExpr:
+		r.replaceName(e)
 	case *ast.StarExpr:
 		r.typeExpr(e.X)
 	case *ast.ParenExpr:

@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-
-	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // The cold path of a statement.
@@ -17,26 +15,14 @@ import (
 // registers free around each one. A statement that calls nothing cannot
 // start a goroutine or reach a scheduling point, so the flag cannot change
 // while it runs: tested once, before it, it decides for all its accesses.
-// Such a statement, when the rewrite changed it, becomes
+// Such a statement, when the rewrite changed it, becomes (coldPath,
+// rewrite.go)
 //
 //	if xb.Cold() { original } else { rewritten }
 //
 // on its own line, so positions stay the original's. Under -memory tso|pso
 // the helpers carry values through the store buffers and a cold path would
 // bypass them; there the statement is left as rewritten.
-
-// coldPath gives s, a statement of a list whose rewrite made the edits
-// from the n-th on, its cold path, if it may have one.
-func (r *fileRW) coldPath(s ast.Stmt, n int, inList bool) {
-	if !inList || r.u.gen.buffered || r.ed.Len() == n {
-		return
-	}
-	if r.fset.Position(s.Pos()).Line != r.fset.Position(s.End()).Line || !r.callFree(s) {
-		return
-	}
-	r.ed.Replace(s, edit.Lit(r.X("Cold")+"() { "+r.ed.Text(s)+" } else { "), r.ed.Src(s), edit.Lit(" }"))
-	r.ed.Insert(s.Pos(), "if ")
-}
 
 // callFree reports whether s calls nothing (no function, method, conversion
 // or builtin; no channel operation) and names only this package's objects,
@@ -45,13 +31,13 @@ func (r *fileRW) coldPath(s ast.Stmt, n int, inList bool) {
 // original text means what it meant, whatever the rewrite replaced
 // elsewhere (sync types, other packages' identifiers), and copies no value
 // the rewrite treats specially (structs and arrays may hold sync types).
-func (r *fileRW) callFree(s ast.Stmt) bool {
+func callFree(info *types.Info, pkg *types.Package, s ast.Stmt) bool {
 	switch s := s.(type) {
 	case *ast.IncDecStmt:
-		return r.plainExpr(s.X, false)
+		return plainExpr(info, pkg, s.X, false)
 	case *ast.AssignStmt:
 		for _, e := range append(append([]ast.Expr(nil), s.Lhs...), s.Rhs...) {
-			if !r.plainExpr(e, false) {
+			if !plainExpr(info, pkg, e, false) {
 				return false
 			}
 		}
@@ -62,8 +48,8 @@ func (r *fileRW) callFree(s ast.Stmt) bool {
 
 // plainExpr is callFree for an expression; operand says whether e is the
 // operand of a selector or an index, whose value is not copied.
-func (r *fileRW) plainExpr(e ast.Expr, operand bool) bool {
-	tv, found := r.info.Types[e]
+func plainExpr(info *types.Info, pkg *types.Package, e ast.Expr, operand bool) bool {
+	tv, found := info.Types[e]
 	if id, isIdent := e.(*ast.Ident); isIdent && id.Name == "_" {
 		return true
 	}
@@ -78,24 +64,24 @@ func (r *fileRW) plainExpr(e ast.Expr, operand bool) bool {
 	}
 	switch e := e.(type) {
 	case *ast.Ident:
-		v, ok := r.info.Uses[e].(*types.Var)
-		return ok && v.Pkg() == r.u.pkg.Types
+		v, ok := info.Uses[e].(*types.Var)
+		return ok && v.Pkg() == pkg
 	case *ast.ParenExpr:
-		return r.plainExpr(e.X, operand)
+		return plainExpr(info, pkg, e.X, operand)
 	case *ast.BinaryExpr:
-		return r.plainExpr(e.X, false) && r.plainExpr(e.Y, false)
+		return plainExpr(info, pkg, e.X, false) && plainExpr(info, pkg, e.Y, false)
 	case *ast.UnaryExpr:
-		return e.Op != token.ARROW && e.Op != token.AND && r.plainExpr(e.X, false)
+		return e.Op != token.ARROW && e.Op != token.AND && plainExpr(info, pkg, e.X, false)
 	case *ast.StarExpr:
-		return r.plainExpr(e.X, false)
+		return plainExpr(info, pkg, e.X, false)
 	case *ast.SelectorExpr:
-		sel := r.info.Selections[e]
-		return sel != nil && sel.Kind() == types.FieldVal && sel.Obj().Pkg() == r.u.pkg.Types && r.plainExpr(e.X, true)
+		sel := info.Selections[e]
+		return sel != nil && sel.Kind() == types.FieldVal && sel.Obj().Pkg() == pkg && plainExpr(info, pkg, e.X, true)
 	case *ast.IndexExpr:
-		if r.isInstance(e.X) {
+		if isInstance(info, e.X) {
 			return false
 		}
-		return r.plainExpr(e.X, true) && r.plainExpr(e.Index, false)
+		return plainExpr(info, pkg, e.X, true) && plainExpr(info, pkg, e.Index, false)
 	}
 	return false
 }

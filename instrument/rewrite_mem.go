@@ -63,7 +63,7 @@ func (r *fileRW) loc(e ast.Expr) bool {
 	case *ast.SelectorExpr:
 		sel := r.info.Selections[e]
 		if sel == nil {
-			if r.replaceSelector(e) {
+			if r.replaceName(e) {
 				return false
 			}
 			v, ok := r.info.Uses[e.Sel].(*types.Var)
@@ -182,6 +182,13 @@ func (r *fileRW) addrOf(e *ast.UnaryExpr) {
 		return
 	}
 	r.loc(e.X)
+}
+
+// drain wraps x, of type t, in _xbDrained, if it is not nil (foreign.go).
+func (r *fileRW) drain(x ast.Expr, t types.Type) {
+	if x != nil {
+		r.wrapCall(x, hDrained, t)
+	}
 }
 
 // wrapCall replaces e by h(e).
@@ -321,7 +328,7 @@ func isUntyped(t types.Type) bool {
 // typedCall reports whether e is a call or a receive, whose value has the
 // type a temporary declared with := gets (not an untyped constant
 // expression, such as 1 << f(), which takes the type of its context).
-func (r *fileRW) typedCall(e ast.Expr) bool {
+func typedCall(e ast.Expr) bool {
 	switch e := unparen(e).(type) {
 	case *ast.CallExpr:
 		return true
@@ -377,7 +384,7 @@ func (r *fileRW) opAssign(s ast.Stmt, l, rhs ast.Expr, op string, inList bool) {
 	if !ok {
 		return
 	}
-	if inList && rhs != nil && r.hasCall(rhs) && r.typedCall(rhs) {
+	if inList && rhs != nil && r.hasCall(rhs) && typedCall(rhs) {
 		// The target's calls come first, then rhs, then the read and the
 		// write, reported right before them (in the block they happen
 		// in, even when rhs ends blocks):
@@ -670,11 +677,11 @@ func (r *fileRW) call(e *ast.CallExpr) {
 			switch to := under(r.typeOf(e)).(type) {
 			case *types.Array:
 				if fromSlice {
-					r.drainLastArg(e) // foreign.go
+					r.drain(lastMemoryArg(r.info, e)) // foreign.go
 				}
 			case *types.Basic:
 				if fromSlice && to.Info()&types.IsString != 0 {
-					r.drainLastArg(e)
+					r.drain(lastMemoryArg(r.info, e))
 				}
 			}
 		}
@@ -689,7 +696,7 @@ func (r *fileRW) call(e *ast.CallExpr) {
 		r.expr(a)
 	}
 	if r.u.gen.buffered {
-		r.drainBeforeForeignCall(e) // foreign.go
+		r.drain(foreignDrain(r.info, r.u.rewritten, e)) // foreign.go
 	}
 }
 
@@ -730,7 +737,7 @@ func (r *fileRW) builtin(e *ast.CallExpr, name string) {
 	case "append":
 		rest(0)
 		if r.u.gen.buffered {
-			r.drainLastArg(e) // append reads and writes elements in memory (foreign.go)
+			r.drain(lastMemoryArg(r.info, e)) // append reads and writes elements in memory (foreign.go)
 		}
 		t := r.typeOf(e)
 		if u, ok := under(t).(*types.Slice); ok {
@@ -768,13 +775,13 @@ func (r *fileRW) builtin(e *ast.CallExpr, name string) {
 		} else {
 			rest(0)
 			if r.u.gen.buffered {
-				r.drainLastArg(e) // foreign.go
+				r.drain(lastMemoryArg(r.info, e)) // foreign.go
 			}
 		}
 	case "copy":
 		rest(0)
 		if r.u.gen.buffered {
-			r.drainLastArg(e) // foreign.go
+			r.drain(lastMemoryArg(r.info, e)) // foreign.go
 		}
 	default:
 		rest(0)

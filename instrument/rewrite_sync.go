@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
-
-	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
 // schedulerPath is the package rewritten code calls.
@@ -86,67 +84,63 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// replacement returns the scheduler name that replaces obj, or "".
-func (r *fileRW) replacement(obj types.Object) string {
+// replacement returns the scheduler's name that replaces obj, and the text
+// that follows it (rand's functions become methods of the scheduler's
+// source: xb.Rand().Intn), or "" if none does. keepT keeps testing's names
+// (in a Test function's signature, which go test calls).
+func replacement(obj types.Object, keepT bool) (name, rest string) {
 	if obj == nil || obj.Pkg() == nil {
-		return ""
+		return "", ""
 	}
 	if obj.Parent() != obj.Pkg().Scope() {
-		return "" // a method or field, not a package-level name
+		return "", "" // a method or field, not a package-level name
 	}
 	if _, isFunc := obj.(*types.Func); isFunc && randFuncs[obj.Pkg().Path()][obj.Name()] {
-		return r.X(randSource[obj.Pkg().Path()]) + "()." + obj.Name()
+		return randSource[obj.Pkg().Path()], "()." + obj.Name()
 	}
 	if _, isFunc := obj.(*types.Func); isFunc {
 		if n := clockFuncs[obj.Pkg().Path()][obj.Name()]; n != "" {
-			return r.X(n)
+			return n, ""
 		}
 		if n := mapsFuncs[obj.Name()]; n != "" && obj.Pkg().Path() == "maps" {
-			return r.X(n)
+			return n, ""
 		}
 		if obj.Pkg().Path() == lockfreePath && lockfreeFuncs[obj.Name()] {
-			return r.X(obj.Name())
+			return obj.Name(), ""
 		}
 	}
 	names := replacements[obj.Pkg().Path()]
 	if !names[obj.Name()] {
-		return ""
+		return "", ""
 	}
-	if obj.Pkg().Path() == "testing" && r.keepT {
-		return ""
+	if obj.Pkg().Path() == "testing" && keepT {
+		return "", ""
 	}
-	return r.X(obj.Name())
+	return obj.Name(), ""
 }
 
-// replaceSelector replaces a qualified identifier such as sync.Mutex.
-func (r *fileRW) replaceSelector(e *ast.SelectorExpr) bool {
-	x, ok := e.X.(*ast.Ident)
-	if !ok {
-		return false
+// importedObj returns the object of another package that e names, a
+// qualified identifier such as sync.Mutex or a name of a dot-imported
+// package, or nil.
+func importedObj(info *types.Info, pkg *types.Package, e ast.Expr) types.Object {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		if _, ok := info.Uses[x].(*types.PkgName); !ok {
+			return nil
+		}
+		return info.Uses[e.Sel]
+	case *ast.Ident:
+		obj := info.Uses[e]
+		if obj == nil || obj.Pkg() == nil || obj.Pkg() == pkg {
+			return nil
+		}
+		return obj
 	}
-	if _, ok := r.info.Uses[x].(*types.PkgName); !ok {
-		return false
-	}
-	repl := r.replacement(r.info.Uses[e.Sel])
-	if repl == "" {
-		return false
-	}
-	r.ed.Replace(e, edit.Lit(repl))
-	return true
-}
-
-// replaceIdent replaces a name of a dot-imported package.
-func (r *fileRW) replaceIdent(e *ast.Ident) bool {
-	obj := r.info.Uses[e]
-	if obj == nil || obj.Pkg() == nil || obj.Pkg() == r.u.pkg.Types {
-		return false
-	}
-	repl := r.replacement(obj)
-	if repl == "" {
-		return false
-	}
-	r.ed.Replace(e, edit.Lit(repl))
-	return true
+	return nil
 }
 
 // syncType reports whether t is (a pointer to) a type the scheduler
@@ -164,18 +158,18 @@ func syncType(t types.Type) bool {
 	return (path == "sync" || path == "sync/atomic") && replacements[path][n.Obj().Name()] || path == schedulerPath
 }
 
-// clockMethod wraps the receiver of a Stop or Reset method of *time.Timer
-// or *time.Ticker: t.Stop() becomes xb.TimerOf(t).Stop(). A method promoted
-// from an embedded timer names the embedded field (w.Stop() becomes
+// clockRecv says how the receiver of a Stop or Reset method of *time.Timer
+// or *time.Ticker is wrapped, xt its type: t.Stop() becomes
+// xb.TimerOf(t).Stop(), ctl being "TimerOf". A method promoted from an
+// embedded timer names the embedded field, path (w.Stop() becomes
 // xb.TimerOf((w).Timer).Stop()), and one called on an addressable
-// time.Timer value takes its address. The receiver is visited first.
-func (r *fileRW) clockMethod(e *ast.SelectorExpr, sel *types.Selection) bool {
-	ctl := clockMethodCtl(sel.Obj())
+// time.Timer value takes its address (addr). ctl is "" for other methods.
+func clockRecv(xt types.Type, sel *types.Selection) (ctl, path string, addr bool) {
+	ctl = clockMethodCtl(sel.Obj())
 	if ctl == "" {
-		return false
+		return "", "", false
 	}
-	t := r.typeOf(e.X)
-	path := ""
+	t := xt
 	idx := sel.Index()
 	for _, i := range idx[:len(idx)-1] {
 		if p, ok := under(t).(*types.Pointer); ok {
@@ -183,7 +177,7 @@ func (r *fileRW) clockMethod(e *ast.SelectorExpr, sel *types.Selection) bool {
 		}
 		st, ok := under(t).(*types.Struct)
 		if !ok {
-			return false
+			return "", "", false
 		}
 		f := st.Field(i)
 		path += "." + f.Name()
@@ -191,17 +185,7 @@ func (r *fileRW) clockMethod(e *ast.SelectorExpr, sel *types.Selection) bool {
 	}
 	// A time.Timer value: the code compiles, so it is addressable (the
 	// method is called on its address).
-	addr := !isPointer(t)
-	r.expr(e.X)
-	switch {
-	case path == "" && !addr:
-		r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"("), r.ed.Src(e.X), edit.Lit(")"))
-	case addr:
-		r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(&("), r.ed.Src(e.X), edit.Lit(path+"))"))
-	default:
-		r.ed.Replace(e.X, edit.Lit(r.X(ctl)+"(("), r.ed.Src(e.X), edit.Lit(")"+path+")"))
-	}
-	return true
+	return ctl, path, !isPointer(t)
 }
 
 // clockMethodCtl returns the scheduler function whose result carries
@@ -227,15 +211,14 @@ func clockMethodCtl(obj types.Object) string {
 	return clockMethods[n.Obj().Name()]
 }
 
-// clockMethodExpr replaces the method expression (*time.Timer).Stop (or
-// Reset, or a Ticker's) by the scheduler's function of the same type,
-// xb.TimerStop. A method expression of a type that embeds a timer is left
-// alone (it calls the real method).
-func (r *fileRW) clockMethodExpr(e *ast.SelectorExpr, sel *types.Selection) bool {
+// clockMethodFunc returns the scheduler's function that replaces the method
+// expression (*time.Timer).Stop (or Reset, or a Ticker's), of the same
+// type (TimerStop), or "". A method expression of a type that embeds a
+// timer is left alone (it calls the real method).
+func clockMethodFunc(sel *types.Selection) string {
 	ctl := clockMethodCtl(sel.Obj())
 	if ctl == "" || len(sel.Index()) != 1 {
-		return false
+		return ""
 	}
-	r.ed.Replace(e, edit.Lit(r.X(strings.TrimSuffix(ctl, "Of")+sel.Obj().Name())))
-	return true
+	return strings.TrimSuffix(ctl, "Of") + sel.Obj().Name()
 }

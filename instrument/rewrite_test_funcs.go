@@ -5,11 +5,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/xbtest/xbtest/instrument/internal/edit"
 )
 
-// Tests. `func TestX(t *testing.T) { body }` becomes
+// Tests (testFunc, rewrite.go). `func TestX(t *testing.T) { body }` becomes
 // `func TestX(t *testing.T) { xb.RunTest(t, func(t *xb.T) { body }) }`, so
 // that the scheduler can run the body once per schedule; everywhere else
 // *testing.T and testing.TB become *xb.T and xb.TB (see replacements).
@@ -70,28 +68,4 @@ func isTestFunc(fd *ast.FuncDecl, arg string) bool {
 		return x.Sel.Name == arg
 	}
 	return false
-}
-
-func (r *fileRW) testFunc(fd *ast.FuncDecl) {
-	r.u.tests = append(r.u.tests, fd.Name.Name)
-	param := fd.Type.Params.List[0]
-	outer, inner := "_xbt", "t"
-	switch {
-	case len(param.Names) == 0:
-		r.ed.Insert(param.Type.Pos(), outer+" ")
-		inner = "_"
-	case param.Names[0].Name == "_":
-		r.ed.Replace(param.Names[0], edit.Lit(outer))
-		inner = "_"
-	default:
-		outer = param.Names[0].Name
-		inner = outer
-	}
-	// The signature keeps *testing.T: go test calls the function.
-	r.keepT = true
-	r.funcType(fd.Type)
-	r.keepT = false
-	r.ed.Insert(fd.Body.Lbrace+1, " "+r.X("RunTest")+"("+outer+", func("+inner+" *"+r.X("T")+") {")
-	r.funcBody(fd.Type, fd.Body)
-	r.ed.Insert(fd.Body.Rbrace, "})")
 }

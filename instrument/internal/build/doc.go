@@ -19,7 +19,7 @@
 //     module by it (modcache.go). Copies of a module@version are kept
 //     across runs in a persistent cache (depcache.go).
 //   - -modfile cannot be used in workspace mode: a temporary go.work,
-//     named by GOWORK, does the same job (workfile.go).
+//     named by GOWORK, does the same job (modfile.go, setupWorkspace).
 //   - A module built from vendor/ cannot list the scheduler in
 //     vendor/modules.txt: it is built in module mode instead, each
 //     vendored module replaced by its directory under vendor/ (vendor.go).

@@ -130,9 +130,11 @@ func sourceFiles(dir string) ([]string, error) {
 // Since Go 1.21 the main module's go line must be at least that of every
 // dependency, so the copy declares the lower of the user's and xbtest's
 // versions, and each of its Go files gets a //go:build constraint on
-// xbtest's version, which gives that file xbtest's language version.
-func (ws *Workspace) stripped(userGo string) (string, error) {
-	modGo := ws.xb.goVersion
+// xbtest's version, which gives that file xbtest's language version. The
+// directory is in cache, or in persist, the persistent cache of rewritten
+// modules, if there is one.
+func (xb *XBTest) stripped(userGo, cache, persist string) (string, error) {
+	modGo := xb.goVersion
 	if userGo != "" && VersionLess(userGo, modGo) {
 		modGo = userGo
 	}
@@ -142,7 +144,7 @@ func (ws *Workspace) stripped(userGo string) (string, error) {
 	}
 	var files []file
 	requires := map[string]string{}
-	for _, p := range ws.xb.pkgs {
+	for _, p := range xb.pkgs {
 		if p.Module == nil || p.Module.Path != xbModule {
 			if p.Module != nil {
 				requires[p.Module.Path] = p.Module.Version
@@ -159,8 +161,8 @@ func (ws *Workspace) stripped(userGo string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("instrument: %v", err)
 			}
-			if strings.HasSuffix(s, ".go") && modGo != ws.xb.goVersion {
-				if data, err = requireGo(data, ws.xb.goVersion); err != nil {
+			if strings.HasSuffix(s, ".go") && modGo != xb.goVersion {
+				if data, err = requireGo(data, xb.goVersion); err != nil {
 					return "", fmt.Errorf("instrument: %s: %v", s, err)
 				}
 			}
@@ -187,9 +189,8 @@ func (ws *Workspace) stripped(userGo string) (string, error) {
 	// In the persistent cache if there is one: the build cache recognizes
 	// the scheduler's packages, and the rewritten modules of that cache
 	// that import them, only in the same directory.
-	cache := ws.cache
-	if ws.persist != "" {
-		cache = ws.persist
+	if persist != "" {
+		cache = persist
 	}
 	dir := filepath.Join(cache, "xbtest-"+hex.EncodeToString(h.Sum(nil)[:8]))
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {

@@ -22,15 +22,17 @@
 // advances the strategy; Describe replays each finding's schedule with
 // tracing, shortens it (follow.go: guided executions along a recorded
 // schedule under an engine.Guide) and verifies that it replays.
-// handover.go encodes what a forked child hands back; flushpass.go starts
-// the passes over the store buffers under -memory tso|pso; fingerprint.go
+// explore.go also starts the passes over the store buffers under -memory
+// tso|pso. handover.go encodes what a forked child hands back; fingerprint.go
 // checks that re-running starts from the same package state; strategy.go
 // (newStrategy) builds the exploration strategy from the configuration:
 // the only place that names one (scheduler/internal/exitblock), which the
 // driver and the engine otherwise reach through sched.Strategy.
 // partition.go restricts it under -shard to one part of the tree
 // (scheduler/internal/shard's wrapper) and says which executions this shard
-// counts. runtest.go is the protocol with the command.
+// counts; team.go is the membership of a -parallel team (its claims, the
+// schedules it counts together). runtest.go is the protocol with the
+// command.
 //
 // The driver reaches the execution only through package engine's exported
 // API (engine.Execution, engine.Guide, engine.Learnt, engine.Stats,

@@ -53,8 +53,11 @@ func Explore(name string, body func(*testingobj.T), cfg engine.Config) *result.R
 	}
 	start := time.Now()
 	d := &driver{known: engine.NewLearnt(), cfg: &cfg, name: name, body: testingobj.Body(body), res: res, seen: map[string]*engine.Finding{}, warned: map[string]bool{}, start: start}
-	d.joinTeam() // team.go
-	defer d.leaveTeam()
+	if d.team = joinTeam(&cfg, name, d.Note); d.team != nil { // team.go
+		// The claims are the current tree's: a restart starts another.
+		cfg.Claim = func(slot int) bool { return d.team.claim(d.restarts, slot) }
+	}
+	defer d.team.leave()
 	d.strat = newStrategy(&cfg, nil)
 	defer func() {
 		if p := recover(); p != nil {
@@ -73,17 +76,17 @@ func Explore(name string, body func(*testingobj.T), cfg engine.Config) *result.R
 		defer d.tick.Stop()
 	}
 	if d.shardIdle() { // partition.go
-		d.noteStrategy()
+		noteStrategy(d.res, d.cfg, d.strat) // strategyresult.go
 		d.shardResult(res)
 		res.Elapsed = time.Since(start)
 		return res
 	}
 	d.pkgState = packageState()
 	cfg.Backer.Explore(d)
-	d.noteFlushPasses() // flushpass.go
+	d.noteFlushPasses()
 	res = d.res
 	res.Warnings = oneHoldEach(res.Warnings)
-	d.noteStrategy()
+	noteStrategy(d.res, d.cfg, d.strat) // strategyresult.go
 	res.Findings = publicFindings(d.found)
 	res.Schedules = d.stats.Schedules
 	res.Depth = d.strat.MaxDepth()
@@ -109,12 +112,12 @@ func (d *driver) advance() {
 		d.restart()
 		return
 	case d.known.FlushPassGrew():
-		d.nextFlushPass(true) // flushpass.go
+		d.nextFlushPass(true)
 	case !d.strat.Next(d.last == engine.EndAbort) && !d.nextFlushPass(false):
 		d.over = true
 		return
 	}
-	if cfg.MaxSchedules > 0 && d.teamCounted(0) >= cfg.MaxSchedules { // a team's together (team.go)
+	if cfg.MaxSchedules > 0 && d.team.counted(0, d.stats.Schedules) >= cfg.MaxSchedules { // a team's together (team.go)
 		d.res.Complete, d.res.Bound = false, "schedules"
 		d.over = true
 		return
@@ -142,6 +145,32 @@ func (d *driver) restart() {
 	d.found = nil
 	clear(d.seen)
 	d.restarts++
+}
+
+// Under -memory tso|pso the exploration runs in passes over the store
+// buffers (package storebuf): each pass after the first starts the
+// exploration over with a fresh strategy, keeping the findings.
+
+// nextFlushPass is called when a pass has explored its last schedule or
+// learnt a racy location: it reports whether another pass starts (and
+// starts it), keeping the findings.
+func (d *driver) nextFlushPass(learnt bool) bool {
+	if !d.known.NextFlushPass(d.cfg, learnt, d.stats.Schedules) {
+		return false
+	}
+	d.strat = newStrategy(d.cfg, nil)
+	d.restarts++
+	return true
+}
+
+// noteFlushPasses says in the result what the passes did.
+func (d *driver) noteFlushPasses() {
+	if d.res.Replay != nil {
+		return
+	}
+	if n := d.known.FlushPassesNote(d.cfg, d.res.Complete, d.stats.Schedules); n != "" {
+		d.Note(n)
+	}
 }
 
 // driver runs the executions of one exploration; it is the checkpoint
@@ -230,7 +259,7 @@ func (d *driver) RunFrom(n int) {
 	if !counts {
 		d.stats = d.statsBase
 	} else if d.team != nil {
-		d.teamCounted(d.stats.Schedules - d.statsBase.Schedules)
+		d.team.counted(d.stats.Schedules-d.statsBase.Schedules, d.stats.Schedules)
 	}
 	d.noteShardLearnt(learnt0)
 	if d.dirty == "" && r.Changed() != "" {

@@ -92,7 +92,7 @@ func (d *driver) noteShardLearnt(before int) {
 // shardResult says in res which part was explored.
 func (d *driver) shardResult(res *result.Result) {
 	if w, ok := d.strat.(*shard.Strategy); ok {
-		d.teamResult(res, w.Claimed(), w.Skipped()) // team.go
+		d.team.result(res, w.Claimed(), w.Skipped(), d.shardLearnt) // team.go
 	}
 	if !d.cfg.Shard.Active() {
 		return

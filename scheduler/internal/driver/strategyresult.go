@@ -2,6 +2,8 @@ package driver
 
 import (
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/settings"
 )
 
@@ -11,11 +13,10 @@ type preemptionBounded interface {
 	CompleteUpTo() (k int, bounded bool)
 }
 
-// noteStrategy says in the result what the strategy proved: a sampling
-// strategy is never complete; preemption bounding cut short is complete up
-// to some number of preemptions.
-func (d *driver) noteStrategy() {
-	res, cfg := d.res, d.cfg
+// noteStrategy says in res what strat, the strategy cfg configured, proved:
+// a sampling strategy is never complete; preemption bounding cut short is
+// complete up to some number of preemptions.
+func noteStrategy(res *result.Result, cfg *engine.Config, strat sched.Strategy) {
 	res.Strategy = cfg.Strategy
 	if cfg.Strategy.Samples() {
 		res.Seed = cfg.Seed
@@ -32,7 +33,7 @@ func (d *driver) noteStrategy() {
 		// explored are not the tree's, whatever the level.
 		return
 	}
-	if pb, ok := d.strat.(preemptionBounded); ok {
+	if pb, ok := strat.(preemptionBounded); ok {
 		if k, bounded := pb.CompleteUpTo(); bounded && k >= 0 {
 			res.PreemptionsComplete = &k
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/xbtest/xbtest/internal/claims"
 	"github.com/xbtest/xbtest/result"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // Teams (-parallel): the process is one member of several that explore
@@ -21,83 +22,88 @@ import (
 // members counted, which -max-schedules bounds together and the command
 // reads to decide when a test is worth more members.
 
-// team is the driver's side of its membership.
+// team is the driver's side of its membership; nil outside a team.
 type team struct {
 	member int
+	lane   bool // the lane that explores the test (claims all without a table)
 	dir    string
+	test   string
+	note   func(string)          // the driver's Note
 	cpu0   time.Duration         // processCPU when it joined
-	tables map[int]*claims.Table // by d.restarts; nil where it could not be opened
+	tables map[int]*claims.Table // by generation (the driver's restarts); nil where it could not be opened
 }
 
-// joinTeam makes the exploration a member of cfg.Team's team, if any.
-func (d *driver) joinTeam() {
-	if d.cfg.Team == nil {
-		return
+// joinTeam makes the exploration of test a member of cfg.Team's team, if
+// any (nil otherwise).
+func joinTeam(cfg *engine.Config, test string, note func(string)) *team {
+	if cfg.Team == nil {
+		return nil
 	}
-	d.team = &team{member: d.cfg.Team.Member, dir: d.cfg.Team.Dir, tables: map[int]*claims.Table{}, cpu0: processCPU()}
-	d.cfg.Claim = d.claim
+	return &team{member: cfg.Team.Member, lane: cfg.Team.Lane, dir: cfg.Team.Dir, test: test, note: note,
+		tables: map[int]*claims.Table{}, cpu0: processCPU()}
 }
 
-// leaveTeam unmaps the claims files.
-func (d *driver) leaveTeam() {
-	if d.team == nil {
+// leave unmaps the claims files.
+func (t *team) leave() {
+	if t == nil {
 		return
 	}
-	for _, t := range d.team.tables {
-		t.Close()
+	for _, tb := range t.tables {
+		tb.Close()
 	}
 }
 
 // table is the claims of generation gen, nil if it cannot be opened.
-func (d *driver) table(gen int) *claims.Table {
-	t, ok := d.team.tables[gen]
+func (t *team) table(gen int) *claims.Table {
+	tb, ok := t.tables[gen]
 	if !ok {
 		var err error
-		if t, err = claims.Open(claims.Path(d.team.dir, d.name, gen)); err != nil {
-			d.Note("-parallel: cannot share the exploration (" + err.Error() + "): the first process explores all of it")
-			t = nil
+		if tb, err = claims.Open(claims.Path(t.dir, t.test, gen)); err != nil {
+			t.note("-parallel: cannot share the exploration (" + err.Error() + "): the first process explores all of it")
+			tb = nil
 		}
-		d.team.tables[gen] = t
+		t.tables[gen] = tb
 	}
-	return t
+	return tb
 }
 
-// claim claims slot of the current tree for this member (the shard
-// wrapper's Options.Claim). Without a table the lane that explores the
-// test explores it all and the members that joined it nothing, which
+// claim claims slot of the tree of generation gen for this member (the
+// shard wrapper's Options.Claim). Without a table the lane that explores
+// the test explores it all and the members that joined it nothing, which
 // still adds up.
-func (d *driver) claim(slot int) bool {
-	t := d.table(d.restarts)
-	if t == nil {
-		return d.cfg.Team.Lane
+func (t *team) claim(gen, slot int) bool {
+	tb := t.table(gen)
+	if tb == nil {
+		return t.lane
 	}
-	return t.Claim(slot, d.team.member)
+	return tb.Claim(slot, t.member)
 }
 
-// teamCounted adds the schedules of an execution this member counted to
-// the team's; it returns the team's total (this member's alone outside
-// a team).
-func (d *driver) teamCounted(n int) int {
-	if d.team == nil {
-		return d.stats.Schedules
-	}
-	t := d.table(0)
+// counted adds n, the schedules of an execution this member counted, to
+// the team's; it returns the team's total (own, this member's, outside a
+// team).
+func (t *team) counted(n, own int) int {
 	if t == nil {
-		return d.stats.Schedules
+		return own
+	}
+	tb := t.table(0)
+	if tb == nil {
+		return own
 	}
 	if n == 0 {
-		return t.Schedules()
+		return tb.Schedules()
 	}
-	return t.AddSchedules(n)
+	return tb.AddSchedules(n)
 }
 
-// teamResult says in res what this member did.
-func (d *driver) teamResult(res *result.Result, subtrees, left int) {
-	if d.team == nil {
+// result says in res what this member did (learnt: what its own part of
+// the tree taught it, the driver's shardLearnt).
+func (t *team) result(res *result.Result, subtrees, left int, learnt string) {
+	if t == nil {
 		return
 	}
-	res.ShardLearnt = d.shardLearnt
-	res.Team = []result.Member{{Schedules: res.Schedules, Subtrees: subtrees, Left: left, CPU: processCPU() - d.team.cpu0, End: time.Now()}}
+	res.ShardLearnt = learnt
+	res.Team = []result.Member{{Schedules: res.Schedules, Subtrees: subtrees, Left: left, CPU: processCPU() - t.cpu0, End: time.Now()}}
 }
 
 // processCPU is the processor time of this process and of the forked
