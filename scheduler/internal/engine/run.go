@@ -218,17 +218,17 @@ type run struct {
 	drv       checkpoint.Target
 	resumed   atomic.Int64 // bumped when a forked child takes over, or while a real wait is progress (native.go)
 
-	replay    []decision
-	k         int // the decision being replayed
-	choiceN   int // choice points replayed within it
+	replay  []decision
+	k       int // the decision being replayed
+	choiceN int // choice points replayed within it
 	// redirectChoices: how many choices of the decision before a
 	// redirected child's new prefix the snapshot had taken (its block's
 	// and its tick's); -1 if all (the snapshot was taken while exploring)
 	redirectChoices int
-	exploring bool
-	traceOnly bool           // replay for a report: stop at the end of the prefix
-	stepAt    []result.Block // trace replay: where and how each replayed block ended
-	bpoints   int            // scheduling points of the block under way (once a second goroutine exists)
+	exploring       bool
+	traceOnly       bool           // replay for a report: stop at the end of the prefix
+	stepAt          []result.Block // trace replay: where and how each replayed block ended
+	bpoints         int            // scheduling points of the block under way (once a second goroutine exists)
 
 	done     chan struct{}
 	ack      chan struct{}
