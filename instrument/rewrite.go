@@ -555,15 +555,7 @@ func (r *fileRW) rangeStmt(s *ast.RangeStmt) {
 // rangeTarget handles an iteration variable assigned by `for k, v = range`:
 // each iteration writes it.
 func (r *fileRW) rangeTarget(l ast.Expr) {
-	if isBlank(l) {
-		return
-	}
-	if ix := r.mapIndex(l); ix != nil {
-		r.expr(ix.Index)
-		r.mapAccess(ix.X, hMapStore)
-		return
-	}
-	if !r.loc(l) || !r.info.Types[l].Addressable() {
+	if !r.storeTarget(l) {
 		return
 	}
 	if name, ok := r.helperName(l, hStore, r.typeOf(l)); ok {

@@ -273,17 +273,25 @@ func isBlank(e ast.Expr) bool {
 	return ok && id.Name == "_"
 }
 
-// assign1 handles l = rhs.
-func (r *fileRW) assign1(s ast.Stmt, l, rhs ast.Expr) {
+// storeTarget does what a store to l needs when l is the blank identifier
+// (nothing) or a map element (its index, then the map's store), and
+// reports whether l is an addressable shared location whose store the
+// caller rewrites.
+func (r *fileRW) storeTarget(l ast.Expr) bool {
 	if isBlank(l) {
-		return
+		return false
 	}
 	if ix := r.mapIndex(l); ix != nil {
 		r.expr(ix.Index)
 		r.mapAccess(ix.X, hMapStore)
-		return
+		return false
 	}
-	if !r.loc(l) || !r.info.Types[l].Addressable() {
+	return r.loc(l) && r.info.Types[l].Addressable()
+}
+
+// assign1 handles l = rhs.
+func (r *fileRW) assign1(s ast.Stmt, l, rhs ast.Expr) {
+	if !r.storeTarget(l) {
 		return
 	}
 	if a := r.assignment(l, r.ed.Src(l), []edit.Part{r.ed.Src(rhs)}); a != nil {
@@ -436,15 +444,7 @@ func (r *fileRW) assignN(s *ast.AssignStmt, inList bool) {
 	later := inList && r.anyCall(s.Rhs) && r.pureTargets(s.Lhs)
 	var after []edit.Part
 	for _, l := range s.Lhs {
-		if isBlank(l) {
-			continue
-		}
-		if ix := r.mapIndex(l); ix != nil {
-			r.expr(ix.Index)
-			r.mapAccess(ix.X, hMapStore)
-			continue
-		}
-		if !r.loc(l) || !r.info.Types[l].Addressable() {
+		if !r.storeTarget(l) {
 			continue
 		}
 		lt := r.typeOf(l)
