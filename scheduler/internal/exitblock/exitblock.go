@@ -195,6 +195,9 @@ type Explorer struct {
 	// allocation.
 	thr    []threadState
 	thrBuf [8]threadState
+	// events counts what is not polling (parks, exits, spawns, wake-ups,
+	// ticks): a give-way counted at an older count is stale (pollTogether)
+	events int
 }
 
 // threadState is what the explorer keeps per thread: the blocks it ended
@@ -202,9 +205,9 @@ type Explorer struct {
 // reached so with nothing else enabled (pollsAlone), and the path's length
 // at its last runtime.Gosched (-1: none; Yielded).
 type threadState struct {
-	polls, alonePolls pollCount
-	yieldAt           int
-	gaveWay           int // fair give-ways since anything else happened (pollTogether)
+	polls, alonePolls  pollCount
+	yieldAt            int
+	gaveWay, gaveWayAt int // fair give-ways counted since Explorer.events was gaveWayAt (pollTogether)
 }
 
 // Options configure an Explorer: which member of the family it is and the
@@ -702,18 +705,26 @@ func (ex *Explorer) pollsAlone(t int32, obj uintptr) bool {
 // pollTogether counts t's give-way and reports whether every goroutine
 // that can run now polls.
 func (ex *Explorer) pollTogether(t int32) bool {
-	ex.th(t).gaveWay++
 	if ex.opt.FairBlocks <= 0 {
 		return false
 	}
+	ts := ex.th(t)
+	if ts.gaveWayAt != ex.events {
+		ts.gaveWay, ts.gaveWayAt = 0, ex.events
+	}
+	ts.gaveWay++
+	polls := func(u int32) bool {
+		us := ex.th(u)
+		return us.gaveWayAt == ex.events && us.gaveWay >= 2
+	}
 	all := true
 	ex.st.enabled.Each(func(u int32) {
-		if ex.eng.IsClock(u) || ex.th(u).gaveWay < 2 {
+		if ex.eng.IsClock(u) || !polls(u) {
 			all = false
 		}
 	})
 	for _, d := range ex.st.delayed {
-		if !d.yield || ex.th(d.t).gaveWay < 2 {
+		if !d.yield || !polls(d.t) {
 			all = false
 		}
 	}
@@ -731,13 +742,10 @@ func (ex *Explorer) delayPollers() {
 	ex.progressed()
 }
 
-// progressed forgets the give-ways counted for pollTogether: something
-// other than polling happened.
-func (ex *Explorer) progressed() {
-	for i := range ex.thr {
-		ex.thr[i].gaveWay = 0
-	}
-}
+// progressed makes the give-ways counted for pollTogether stale: something
+// other than polling happened. (A count, not a pass over the threads: it
+// runs at every park, exit, spawn and wake-up.)
+func (ex *Explorer) progressed() { ex.events++ }
 
 // letTimePass ends the block of a goroutine that polls alone and delays it
 // (as a yield does) so that loop ticks.
