@@ -45,6 +45,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Pos names a source position of instrumented code (see RegisterPositions);
@@ -215,7 +216,36 @@ func Panic(stack []byte) string {
 // package syncobj's, package chanobj's or package testingobj's where
 // package scheduler declares the type by alias, as Cond), e.g.
 // (*Mutex).Unlock becomes Mutex.Unlock.
+//
+// Traced executions name the operation at every block's end, and a
+// schedule of a loop ends its blocks at the same few stacks over and over:
+// names are cached by the whole stack, which determines them.
 func OpName(pcs []uintptr) string {
+	if len(pcs) == 0 {
+		return "?"
+	}
+	key := unsafe.String((*byte)(unsafe.Pointer(&pcs[0])), len(pcs)*int(unsafe.Sizeof(pcs[0])))
+	opMu.Lock()
+	name, ok := opNames[key]
+	opMu.Unlock()
+	if ok {
+		return name
+	}
+	name = opName(pcs)
+	opMu.Lock()
+	opNames[strings.Clone(key)] = name
+	opMu.Unlock()
+	return name
+}
+
+var (
+	opMu    sync.Mutex
+	opNames = map[string]string{} // by the stack's PCs, as bytes
+
+	opTrim = strings.NewReplacer("(*", "", ")", "", "[...]", "")
+)
+
+func opName(pcs []uintptr) string {
 	name := ""
 	frames := runtimeFrames(pcs)
 	for _, f := range frames {
@@ -233,7 +263,7 @@ func OpName(pcs []uintptr) string {
 			break
 		}
 	}
-	name = strings.NewReplacer("(*", "", ")", "", "[...]", "").Replace(name)
+	name = opTrim.Replace(name)
 	if name == "" {
 		return "?"
 	}
