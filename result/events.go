@@ -158,6 +158,9 @@ type Size struct {
 	Blocks      int   `json:"blocks"`
 	Preemptions int   `json:"preemptions"`
 	From        *Size `json:"shortened_from,omitempty"`
+	// ShorteningStopped: minimisation reached its time bound with
+	// candidates left untried (a long schedule).
+	ShorteningStopped bool `json:"shortening_stopped,omitempty"`
 }
 
 // SummaryEvent ends a test.

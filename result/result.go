@@ -100,9 +100,10 @@ func Preemptions(bs []Block) int {
 
 // Shortened says how minimisation changed a finding's schedule.
 type Shortened struct {
-	Blocks      int `json:"blocks"`          // blocks of the schedule exploration found
-	Preemptions int `json:"preemptions"`     // its preemptions
-	Tries       int `json:"tries,omitempty"` // schedules tried
+	Blocks      int  `json:"blocks"`            // blocks of the schedule exploration found
+	Preemptions int  `json:"preemptions"`       // its preemptions
+	Tries       int  `json:"tries,omitempty"`   // schedules tried
+	Stopped     bool `json:"stopped,omitempty"` // at its time bound, with candidates left untried
 }
 
 // Want is the finding a replayed schedule must lead to: the same kind at

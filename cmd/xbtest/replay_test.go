@@ -531,6 +531,8 @@ func TestScheduleSize(t *testing.T) {
 		{nil, "3 blocks, 1 preemptions", nil},
 		{&result.Shortened{Blocks: 3, Preemptions: 1, Tries: 4}, "3 blocks, 1 preemptions; no shorter one in 4 tries", nil},
 		{&result.Shortened{Blocks: 9, Preemptions: 5, Tries: 12}, "3 blocks, 1 preemptions; shortened from 9 blocks, 5 preemptions", &result.Size{Blocks: 9, Preemptions: 5}},
+		{&result.Shortened{Blocks: 9, Preemptions: 5, Tries: 2, Stopped: true}, "3 blocks, 1 preemptions; shortened from 9 blocks, 5 preemptions in 2 tries, when shortening reached its time bound", &result.Size{Blocks: 9, Preemptions: 5}},
+		{&result.Shortened{Blocks: 3, Preemptions: 1, Stopped: true}, "3 blocks, 1 preemptions; no shorter one in 0 tries, when shortening reached its time bound", nil},
 	} {
 		f := &result.Finding{Kind: result.Assertion, Blocks: blocks, Shortened: c.sh}
 		if got := scheduleSize(f); got != c.want {
@@ -547,7 +549,7 @@ func TestScheduleSize(t *testing.T) {
 		if !ok || got.Size == nil {
 			t.Fatalf("decoded %T %+v from %s", ev, ev, out.String())
 		}
-		want := result.Size{Blocks: 3, Preemptions: 1, From: c.from}
+		want := result.Size{Blocks: 3, Preemptions: 1, From: c.from, ShorteningStopped: c.sh != nil && c.sh.Stopped}
 		if !reflect.DeepEqual(*got.Size, want) || got.Replay != "xbtest-out/p.TestX.1.json" {
 			t.Errorf("JSON %s, want size %+v", out.String(), want)
 		}

@@ -301,6 +301,7 @@ func (rp *reporter) finding(pkg string, r *result.Result, f *result.Finding, pat
 			if sh := f.Shortened; sh != nil && (sh.Blocks != len(f.Blocks) || sh.Preemptions != jf.Preemptions) {
 				jf.From = &result.Size{Blocks: sh.Blocks, Preemptions: sh.Preemptions}
 			}
+			jf.ShorteningStopped = f.Shortened != nil && f.Shortened.Stopped
 		}
 		rp.jsonLine(jf)
 		return
@@ -376,6 +377,11 @@ func scheduleSize(f *result.Finding) string {
 	case sh == nil:
 	case sh.Blocks != len(f.Blocks) || sh.Preemptions != p:
 		s += fmt.Sprintf("; shortened from %d blocks, %d preemptions", sh.Blocks, sh.Preemptions)
+		if sh.Stopped {
+			s += fmt.Sprintf(" in %d tries, when shortening reached its time bound", sh.Tries)
+		}
+	case sh.Stopped:
+		s += fmt.Sprintf("; no shorter one in %d tries, when shortening reached its time bound", sh.Tries)
 	case sh.Tries > 0:
 		s += fmt.Sprintf("; no shorter one in %d tries", sh.Tries)
 	}

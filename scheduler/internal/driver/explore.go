@@ -391,6 +391,15 @@ func (d *driver) collect(r *engine.Execution) {
 	}
 }
 
+// shortenFor bounds the time all of a test's findings spend being
+// shortened (minimise): each try replays the schedule twice, once traced,
+// and a schedule of a goroutine stopped at -max-steps runs every step of
+// it, so trying all ~250 candidates of a long one would take minutes (and
+// past the command's grace for describing under -timeout, the binary is
+// killed and the findings lose their schedule files). What was found
+// shortest by then is kept, and the finding says the shortening stopped.
+const shortenFor = 10 * time.Second
+
 // Describe implements checkpoint.Target: it replays the first schedule of
 // each finding with tracing on, to give every goroutine of the report its
 // position and the schedule its blocks, then tries to shorten the schedule
@@ -401,6 +410,7 @@ func (d *driver) Describe() {
 	if len(d.found) > 0 && d.cfg.Describing != nil {
 		d.cfg.Describing()
 	}
+	shortenUntil := time.Now().Add(shortenFor)
 	for _, f := range d.found {
 		if d.res.Internal != "" || engine.Tainted() != "" {
 			break
@@ -412,7 +422,7 @@ func (d *driver) Describe() {
 				return encodeFinding(f)
 			}
 			if d.cfg.Minimise && checkpoint.StopRequested() == checkpoint.NoStop {
-				d.minimise(f)
+				d.minimise(f, shortenUntil)
 			}
 			d.verify(f)
 			return encodeFinding(f)

@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"time"
+
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 	"github.com/xbtest/xbtest/scheduler/internal/testingobj"
@@ -35,14 +37,15 @@ func WorstSchedule(name string, body func(*testingobj.T), cfg engine.Config, k r
 }
 
 // MinimiseSchedule shortens a schedule leading to a finding of kind k as
-// exploration does before reporting it.
-func MinimiseSchedule(name string, body func(*testingobj.T), cfg engine.Config, blocks []result.Block, k result.Kind) ([]result.Block, *result.Shortened) {
+// exploration does before reporting it, trying candidates for at most
+// within.
+func MinimiseSchedule(name string, body func(*testingobj.T), cfg engine.Config, blocks []result.Block, k result.Kind, within time.Duration) ([]result.Block, *result.Shortened) {
 	d := &driver{strat: newStrategy(&cfg, nil), known: engine.NewLearnt(), cfg: &cfg, name: name, body: testingobj.Body(body), res: &result.Result{}}
 	f, _, _ := d.follow(blocks, false, func(f *engine.Finding) int { return wantMatches(result.Want{Kind: k}, f) })
 	if f == nil {
 		return nil, nil
 	}
 	f.Blocks = blocks
-	d.minimise(f)
+	d.minimise(f, time.Now().Add(within))
 	return f.Blocks, f.Shortened
 }

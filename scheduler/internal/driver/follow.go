@@ -80,12 +80,16 @@ func (d *driver) follow(blocks []result.Block, trace bool, match func(*engine.Fi
 // Candidates are followed by goroutine and scheduling-point count only;
 // one that no longer fits the program (a goroutine that cannot run, a block
 // that blocks early) is dropped.
-func (d *driver) minimise(f *engine.Finding) {
+func (d *driver) minimise(f *engine.Finding, until time.Time) {
 	orig := f.Blocks
 	best := orig
 	var bestF *engine.Finding
-	tries := 0
+	tries, stopped := 0, false
 	try := func(cand []result.Block) bool {
+		if stopped || time.Now().After(until) {
+			stopped = true
+			return false
+		}
 		if d.pkgState != nil && d.pkgState.changed() != "" {
 			// The last try changed package state: another would not
 			// start from the state the finding was found in.
@@ -110,6 +114,7 @@ func (d *driver) minimise(f *engine.Finding) {
 		bestF.Path = path
 		return true
 	}
+	const maxTries = 200 // of joined preemptions, after the prefixes
 	n := len(orig)
 	step := max(1, n/48) // at most ~50 prefixes however long the schedule
 	for k := 0; k < n; k += step {
@@ -118,16 +123,22 @@ func (d *driver) minimise(f *engine.Finding) {
 		}
 		try(orig[:k])
 	}
-	for improved := true; improved && tries < 200; {
+	for improved := true; improved && tries < maxTries && !stopped; {
 		improved = false
 		for i := range best {
+			if tries >= maxTries || stopped {
+				// Checked here too: a schedule of thousands of
+				// preemptions (a goroutine stopped at -max-steps) offers
+				// a candidate at each, and every candidate is a copy.
+				break
+			}
 			if cand := joinNext(best, i); cand != nil && try(cand) {
 				improved = true
 				break
 			}
 		}
 	}
-	f.Shortened = &result.Shortened{Blocks: n, Preemptions: result.Preemptions(orig), Tries: tries}
+	f.Shortened = &result.Shortened{Blocks: n, Preemptions: result.Preemptions(orig), Tries: tries, Stopped: stopped}
 	if bestF == nil {
 		return
 	}

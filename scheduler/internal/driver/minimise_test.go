@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
@@ -132,7 +133,7 @@ func TestMinimise(t *testing.T) {
 			if worst == nil {
 				t.Fatal("no failing schedule")
 			}
-			short, sh := driver.MinimiseSchedule(p.name, p.body, engine.DefaultConfig(), worst, p.kind)
+			short, sh := driver.MinimiseSchedule(p.name, p.body, engine.DefaultConfig(), worst, p.kind, time.Minute)
 			if short == nil || sh == nil {
 				t.Fatal("the worst schedule does not lead to the finding")
 			}
@@ -140,7 +141,7 @@ func TestMinimise(t *testing.T) {
 			if countPreempt(worst) <= p.want || countPreempt(short) > p.want || len(short) >= len(worst) {
 				t.Errorf("%d blocks, %d preemptions, from %d and %d: want at most %d preemptions", len(short), countPreempt(short), len(worst), countPreempt(worst), p.want)
 			}
-			if sh.Blocks != len(worst) || sh.Preemptions != countPreempt(worst) {
+			if sh.Blocks != len(worst) || sh.Preemptions != countPreempt(worst) || sh.Stopped {
 				t.Errorf("recorded the original as %+v", sh)
 			}
 			got := driver.Replay(p.name, p.body, engine.DefaultConfig(), short, result.Want{Kind: p.kind})
@@ -148,5 +149,28 @@ func TestMinimise(t *testing.T) {
 				t.Errorf("the short schedule does not lead to the %s: %s", p.kind, got.Replay.Diverged)
 			}
 		})
+	}
+}
+
+// TestMinimiseStopsAtItsTimeBound: shortening past its time bound tries no
+// more candidates, keeps the schedule it has (which still leads to the
+// finding) and says it stopped. A long schedule (a goroutine stopped at
+// -max-steps) would otherwise be tried ~250 times, every step traced.
+func TestMinimiseStopsAtItsTimeBound(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.Algorithm = settings.ExitBlockDD
+	worst := driver.WorstSchedule("SplitSync", splitSync, cfg, result.Assertion)
+	if worst == nil {
+		t.Fatal("no failing schedule")
+	}
+	short, sh := driver.MinimiseSchedule("SplitSync", splitSync, engine.DefaultConfig(), worst, result.Assertion, 0)
+	if sh == nil {
+		t.Fatal("the worst schedule does not lead to the finding")
+	}
+	if !sh.Stopped || sh.Tries != 0 || len(short) != len(worst) || sh.Blocks != len(worst) {
+		t.Errorf("got %d blocks of %d, %+v: want the schedule kept, no tries, stopped", len(short), len(worst), *sh)
+	}
+	if got := driver.Replay("SplitSync", splitSync, engine.DefaultConfig(), short, result.Want{Kind: result.Assertion}); !got.Replay.Reproduced {
+		t.Errorf("the kept schedule does not lead to the assertion: %s", got.Replay.Diverged)
 	}
 }
