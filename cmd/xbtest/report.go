@@ -190,7 +190,12 @@ func (rp *reporter) testDone(p *xbtest.Package, t *xbtest.Test) int {
 			if k := r.PreemptionsComplete; k != nil {
 				detail += fmt.Sprintf(" (complete up to %d preemptions)", *k)
 			}
-			if r.Left > 0 {
+			switch {
+			case r.Schedules == 0 && r.Aborted == 0 && len(r.Findings) == 0:
+				// Nothing was checked to its end: not even one
+				// interleaving (a first execution of millions of steps).
+				detail += fmt.Sprintf(" before any execution ended: no schedule was checked (the first had run %d blocks)", r.Depth)
+			case r.Left > 0:
 				detail += fmt.Sprintf(" with at least %d schedules left (paths of up to %d blocks)", r.Left, r.Depth)
 			}
 		}

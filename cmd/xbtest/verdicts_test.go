@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xbtest/xbtest"
 	"github.com/xbtest/xbtest/internal/testkit"
 	"github.com/xbtest/xbtest/replay"
 	"github.com/xbtest/xbtest/result"
@@ -426,5 +428,26 @@ func TestWorkers(t *testing.T) {
 	status, stdout, stderr = runIn(t, dir, "-json", "-replay", file)
 	if !strings.Contains(stdout, `"reproduced":true`) || status != exitFindings {
 		t.Errorf("replay: status %d\n%s\n%s", status, stdout, stderr)
+	}
+}
+
+// A test whose first execution did not end within its bound says that no
+// schedule was checked, not how many were left.
+func TestNoExecutionEnded(t *testing.T) {
+	r := &result.Result{Test: "TestSpin", Depth: 2448488, Left: 2448496, Bound: result.BoundTime}
+	var out strings.Builder
+	o := &options{}
+	o.s.Timeout = 20 * time.Second
+	rp := &reporter{out: &out, errOut: io.Discard, o: o}
+	rp.testDone(&xbtest.Package{ImportPath: "example.com/p"}, &xbtest.Test{Name: "TestSpin", Result: r})
+	want := "incomplete: stopped at -timeout 20s before any execution ended: no schedule was checked (the first had run 2448488 blocks)"
+	if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "schedules left") {
+		t.Errorf("got %q, want it to say %q", out.String(), want)
+	}
+	r.Schedules = 1
+	out.Reset()
+	rp.testDone(&xbtest.Package{ImportPath: "example.com/p"}, &xbtest.Test{Name: "TestSpin", Result: r})
+	if !strings.Contains(out.String(), "with at least 2448496 schedules left") {
+		t.Errorf("after one schedule: %q", out.String())
 	}
 }
