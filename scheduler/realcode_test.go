@@ -5,12 +5,16 @@ package scheduler_test
 // cmd/xbtest's real-world panel).
 
 import (
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
 // A goroutine that calls runtime.Goexit from a function whose deferred
@@ -339,5 +343,79 @@ func TestPollingTogetherFindingReplays(t *testing.T) {
 	}
 	if !ticked {
 		t.Errorf("the replayed schedule does not advance time: the timer did not end the loops")
+	}
+}
+
+// A collection in the middle of an execution may give a freed object's
+// address to a new one (otter's MPSC test: a loop variable of one call and
+// of the next, in two goroutines), and race detection, which knows memory
+// by address, would pair the two objects' accesses. A race seen after a
+// collection is reported only if its schedule, replayed, shows it again.
+// Here a collection completes during every execution (simulated), and the
+// second goroutine writes the first one's object: in the first execution
+// only (the "reuse"), or in every one (a race of one object).
+// Third, a collection in the first execution only, of a race of one
+// object: the race is kept, with the schedule of an execution that had no
+// collection.
+func TestRaceAfterACollectionIsConfirmed(t *testing.T) {
+	var cycles uint64
+	executions := 0
+	gcFirstOnly := false
+	defer engine.SetGCCyclesForTest(func() uint64 {
+		if !gcFirstOnly || executions <= 1 {
+			cycles++
+		}
+		return cycles
+	})()
+	for _, c := range []struct{ always, gcFirstOnly bool }{{false, false}, {true, false}, {true, true}} {
+		always := c.always
+		gcFirstOnly, executions = c.gcFirstOnly, 0
+		res := xb.Explore("reuse", func(t *xb.T) {
+			executions++
+			a, b := new(int), new(int)
+			if always || executions == 1 {
+				b = a
+			}
+			// Not a synchronization xbtest knows of: no order
+			// between the two writes.
+			var wrote atomic.Bool
+			xb.Go(func() {
+				xb.Write(unsafe.Pointer(a), 8, 0)
+				wrote.Store(true)
+			})
+			xb.Go(func() {
+				for !wrote.Load() {
+					xb.Gosched()
+				}
+				xb.Write(unsafe.Pointer(b), 8, 0)
+			})
+			// Orders to explore besides: several schedules.
+			mu := xb.New(new(xb.Mutex))
+			xb.Go(func() { mu.Lock(); mu.Unlock() })
+			mu.Lock()
+			mu.Unlock()
+		}, xb.DefaultConfig())
+		if res.Internal != "" || !res.Complete {
+			t.Fatalf("always=%v: %+v", always, res)
+		}
+		races := 0
+		for _, f := range res.Findings {
+			if f.Kind == result.Race {
+				races++
+				if f.Unreproduced != "" {
+					t.Errorf("always=%v: a race kept that does not replay: %s", always, f.Unreproduced)
+				}
+			}
+		}
+		dropped := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "after the garbage collector ran, did not recur") })
+		if always && (races != 1 || dropped) {
+			t.Errorf("a race of one object, after a collection: %d race findings (want 1), dropped note %v", races, dropped)
+		}
+		if c.gcFirstOnly && (races != 1 || res.Findings[0].Schedule == 1) {
+			t.Errorf("a collection in the first execution only: %d race findings (want 1, first seen after schedule 1), %d schedules", races, res.Schedules)
+		}
+		if !always && (races != 0 || !dropped) {
+			t.Errorf("a race of two objects at one address, after a collection: %d race findings (want 0), dropped note %v; notes %q", races, dropped, res.Notes)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -347,6 +348,13 @@ func (d *driver) collect(r *engine.Execution) {
 		}
 		if g := d.seen[f.Key]; g != nil {
 			g.Count++
+			if g.AfterGC && !f.AfterGC {
+				// Seen again with no collection in between: a race of
+				// one object. Its schedule is this execution's.
+				n := g.Count
+				*g = *f
+				g.Count, g.Schedule = n, r.Number()
+			}
 			continue
 		}
 		f.Count, f.Schedule = 1, r.Number()
@@ -411,6 +419,10 @@ func (d *driver) Describe() {
 		d.cfg.Describing()
 	}
 	shortenUntil := time.Now().Add(shortenFor)
+	afterGC := map[*engine.Finding]bool{}
+	for _, f := range d.found {
+		afterGC[f] = f.AfterGC
+	}
 	for _, f := range d.found {
 		if d.res.Internal != "" || engine.Tainted() != "" {
 			break
@@ -431,6 +443,14 @@ func (d *driver) Describe() {
 			*f = *g
 		}
 	}
+	d.found = slices.DeleteFunc(d.found, func(f *engine.Finding) bool {
+		if !afterGC[f] || f.Unreproduced == "" {
+			return false
+		}
+		d.Note(fmt.Sprintf("race detection: the %s at %s, seen on schedule %d after the garbage collector ran, did not recur when its schedule was replayed, and no execution without a collection showed it: not reported (a collection can give a freed object's address to a new one, and race detection knows memory by address)", f.Message, f.Pos, f.Schedule))
+		delete(d.seen, f.Key)
+		return true
+	})
 	sort.SliceStable(d.found, func(i, j int) bool { return d.found[i].Schedule < d.found[j].Schedule })
 }
 

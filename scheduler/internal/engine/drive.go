@@ -71,6 +71,7 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 		concurrent.Store(nil)
 		active.Store(nil)
 	}()
+	r.gcAtStart = gcCycles()
 	t0 := r.newThread(nil, nil)
 	r.race.Start(-1, t0.idx)
 	t0.fn = func() { r.runBody() }

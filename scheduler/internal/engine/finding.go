@@ -9,4 +9,9 @@ type Finding struct {
 	result.Finding
 	Path []decision
 	Key  string
+	// AfterGC: a race seen after the garbage collector ran in its
+	// execution (see gcCycles). The collector may have freed an object and
+	// given its address to another, whose accesses race detection, which
+	// knows addresses, would pair with the first one's.
+	AfterGC bool
 }

@@ -175,6 +175,7 @@ func (h raceHost) Raced(addr uintptr) { h.r.buf.LearnRacy(addr) }
 func (h raceHost) ReportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
 	r := h.r
 	r.addFinding(f, key)
+	r.findings[len(r.findings)-1].AfterGC = gcCycles() != r.gcAtStart
 	if r.trace {
 		r.guide.TraceRace(f, prevT, cur, prev)
 	}

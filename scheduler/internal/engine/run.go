@@ -176,21 +176,22 @@ const (
 )
 
 type run struct {
-	strat    sched.Strategy // the exploration strategy: the engine reaches it only through its events
-	guide    *Guide         // a guided execution's schedule (package guide), or nil
-	known    *Learnt        // what the exploration learnt about block boundaries (locks.go)
-	stats    *Stats
-	dd       bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
-	restart  bool // the exploration must start over, knowing more (locks.go)
-	cfg      *Config
-	trace    bool  // cfg.Trace, read at every event
-	maxSteps int64 // cfg.MaxSteps
-	mem      settings.Memory
-	access   bool // every shared access is a block boundary
-	epoch    uint64
-	body     Body
-	name     string
-	number   int // the schedule this execution explores, 1-based
+	strat     sched.Strategy // the exploration strategy: the engine reaches it only through its events
+	guide     *Guide         // a guided execution's schedule (package guide), or nil
+	known     *Learnt        // what the exploration learnt about block boundaries (locks.go)
+	stats     *Stats
+	dd        bool // deadlock detection (ExitBlock-DD, Brute; deadlock.go)
+	restart   bool // the exploration must start over, knowing more (locks.go)
+	cfg       *Config
+	trace     bool   // cfg.Trace, read at every event
+	gcAtStart uint64 // gcCycles when the execution started
+	maxSteps  int64  // cfg.MaxSteps
+	mem       settings.Memory
+	access    bool // every shared access is a block boundary
+	epoch     uint64
+	body      Body
+	name      string
+	number    int // the schedule this execution explores, 1-based
 
 	// brute: every synchronization operation starts with a branch point;
 	// opsSince counts the operations since the last scheduling point
