@@ -235,6 +235,8 @@ func TestBasic(t *testing.T) {
 		"TestHelpersSubtests": {"assertion"},
 		// rnd: math/rand draws the same numbers in every execution.
 		"TestRandomWork": none,
+		// and maphash.MakeSeed the same seeds.
+		"TestMaphashSeeds": none,
 		// clock: embedded timers, method values and expressions, function
 		// values and dot imports of time run on the virtual clock.
 		"TestClockForms":     none,
@@ -445,7 +447,7 @@ func checkLines(t *testing.T, overlay map[string]string) {
 			if _, generated := map[string]bool{"Go": true, "Step": true, "Cold": true, "Alloc": true, "Pointer": true, "Sizeof": true,
 				"RunTest": true, "T": true, "Send": true, "Recv": true, "Recv2": true, "Close": true, "MakeChan": true, "Select": true,
 				"SendCase": true, "RecvCase": true, "set": true, "ok": true, "c": true, "v": true, "next": true, "val": true, "New": true,
-				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "RegisterExprs": true, "RegisterRacy": true, "int32": true, "string": true, "Rand": true, "RandV2": true, "MapsKeys": true, "MapsValues": true, "MapsAll": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated || clockName(id.Name) {
+				"NewMap": true, "Len": true, "LenSend": true, "RegisterPositions": true, "RegisterExprs": true, "RegisterRacy": true, "int32": true, "string": true, "Rand": true, "RandV2": true, "MapsKeys": true, "MapsValues": true, "MapsAll": true, "MaphashMakeSeed": true, "bool": true, "new": true, "nil": true, "true": true, "false": true}[id.Name]; generated || clockName(id.Name) {
 				return true
 			}
 			n++

@@ -64,6 +64,12 @@ var clockFuncs = map[string]map[string]string{
 // every execution.
 var mapsFuncs = map[string]string{"Keys": "MapsKeys", "Values": "MapsValues", "All": "MapsAll"}
 
+// seedFuncs make random seeds the schedule fixes, as randFuncs do for
+// random numbers: maphash.MakeSeed becomes xb.MaphashMakeSeed, so that a
+// hash table keyed by maphash (a concurrent map's buckets) lays out its
+// keys the same way when a prefix is replayed.
+var seedFuncs = map[string]map[string]string{"hash/maphash": {"MakeSeed": "MaphashMakeSeed"}}
+
 // lockfreePath is the package of fences weaker or other than Go's
 // (lockfree.AcquireFence, ReleaseFence, Fence): in plain Go they are
 // locked instructions on a private word; rewritten, the scheduler's hooks
@@ -103,6 +109,9 @@ func replacement(obj types.Object, keepT bool) (name, rest string) {
 			return n, ""
 		}
 		if n := mapsFuncs[obj.Name()]; n != "" && obj.Pkg().Path() == "maps" {
+			return n, ""
+		}
+		if n := seedFuncs[obj.Pkg().Path()][obj.Name()]; n != "" {
 			return n, ""
 		}
 		if obj.Pkg().Path() == lockfreePath && lockfreeFuncs[obj.Name()] {

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"hash/maphash"
 	"iter"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
@@ -17,6 +18,10 @@ func Rand() *randv1.Rand { return engine.Rand() }
 
 // RandV2 returns the math/rand/v2 source of the current execution.
 func RandV2() *randv2.Rand { return engine.RandV2() }
+
+// MaphashMakeSeed replaces maphash.MakeSeed: in an execution, the k-th seed
+// made is the same in every execution.
+func MaphashMakeSeed() maphash.Seed { return engine.MaphashMakeSeed() }
 
 // SortKeys sorts map keys into the fixed order of rewritten map loops: by
 // value where the type has an order (numbers, strings, and arrays, structs

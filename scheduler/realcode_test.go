@@ -419,3 +419,41 @@ func TestRaceAfterACollectionIsConfirmed(t *testing.T) {
 		}
 	}
 }
+
+// A goroutine alone in a long loop of loads over many words (otter's map
+// test: 100,000 rounds of Get over 100 keys) makes progress in its own
+// local variables, which xbtest does not see: past -max-steps it is a
+// bound, not a finding. One that polls a flag nobody will set, with
+// nothing else able to run, does not terminate: that stays a finding.
+func TestLongReadLoopIsABoundNotNontermination(t *testing.T) {
+	for _, spin := range []bool{false, true} {
+		cfg := xb.DefaultConfig()
+		cfg.MaxSteps = 2000
+		res := xb.Explore("readloop", func(t *xb.T) {
+			words := make([]int64, 100)
+			done := xb.MakeChan[bool](1)
+			xb.Go(func() {
+				if spin {
+					for xb.LoadInt64(&words[0]) == 0 {
+					}
+				}
+				for i := range 10_000 {
+					xb.LoadInt64(&words[i%len(words)])
+				}
+				xb.Send(done, true)
+			})
+			if !spin {
+				xb.Recv(done)
+			}
+		}, cfg)
+		nonterm := 0
+		for _, f := range res.Findings {
+			if f.Kind == result.NonTermination {
+				nonterm++
+			}
+		}
+		if spin != (nonterm == 1) || len(res.Findings) != nonterm || res.Complete {
+			t.Errorf("spin=%v: %d nontermination finding(s) of %d, complete %v; want one only for the goroutine that polls", spin, nonterm, len(res.Findings), res.Complete)
+		}
+	}
+}

@@ -59,7 +59,9 @@ func (r *run) memory(addr unsafe.Pointer, size uintptr, write bool, pos Pos) {
 	}
 	r.event(t)
 	if write {
-		t.wroteAt = t.steps
+		t.wroteAt, t.readSpread = t.steps, 0
+	} else {
+		t.readSpread |= spreadBit(uintptr(addr))
 	}
 	if r.access || racyReason(pos) != "" {
 		// -granularity access, or a race by design (racy.go): the access

@@ -88,6 +88,9 @@ func (t *G) Choose(options []int32) int32 { return t.r.choice(t, options) }
 // the object (a WaitGroup's counter, a channel's buffer, an atomic
 // variable).
 func (t *G) DataAccess(addr unsafe.Pointer, size uintptr, write bool) {
+	if !write {
+		t.readSpread |= spreadBit(uintptr(addr))
+	}
 	t.r.dataAccess(addr, size, write)
 }
 
@@ -143,7 +146,7 @@ func (t *G) ChangedState(why string) { t.r.changed = why }
 
 // Wrote notes that t wrote shared memory (an atomic store): progress, for
 // the step bound's report of a goroutine that spins without it.
-func (t *G) Wrote() { t.wroteAt = t.steps }
+func (t *G) Wrote() { t.wroteAt, t.readSpread = t.steps, 0 }
 
 // Epoch numbers the execution, uniquely in the process: state an object
 // keeps in itself rather than in the tables (a Pool's items) is dropped

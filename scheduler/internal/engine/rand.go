@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"hash/maphash"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
+	"unsafe"
 )
 
 // Randomness must be fixed by the schedule, or a replayed prefix would not
@@ -32,4 +34,41 @@ func RandV2() *randv2.Rand {
 		r.rand2 = randv2.New(randv2.NewPCG(1, 2))
 	}
 	return r.rand2
+}
+
+// MaphashMakeSeed returns the k-th maphash seed of the current execution,
+// fixed by k: a hash table keyed by maphash lays out its keys the same way
+// in every execution. Outside an execution it is maphash.MakeSeed.
+//
+// A Seed is a nonzero uint64 the package draws at random; none of its
+// exported functions makes one from a given value, so the value is set in
+// place (the layout is checked at init).
+func MaphashMakeSeed() maphash.Seed {
+	r, _ := enter()
+	if r == nil {
+		return maphash.MakeSeed()
+	}
+	r.seeds++
+	var s maphash.Seed
+	*(*uint64)(unsafe.Pointer(&s)) = splitmix64(r.seeds) | 1
+	return s
+}
+
+// splitmix64 spreads consecutive counts over the bits of a seed.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func init() {
+	// maphash.Seed is one uint64 (its field s): a seed set in place must
+	// hash as a seed of that value does, the same every time.
+	var a, b maphash.Seed
+	*(*uint64)(unsafe.Pointer(&a)) = 12345
+	*(*uint64)(unsafe.Pointer(&b)) = 12345
+	if unsafe.Sizeof(a) != 8 || maphash.String(a, "x") != maphash.String(b, "x") || maphash.String(a, "x") == maphash.String(maphash.MakeSeed(), "x") {
+		panic("xbtest: hash/maphash.Seed is no longer one uint64: MaphashMakeSeed must change")
+	}
 }

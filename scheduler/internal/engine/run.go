@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
+	"math/bits"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
 	"runtime"
@@ -92,8 +93,11 @@ type thread struct {
 	onObj    int32  // the object it waits on (-1: none)
 	steps    int64
 	wroteAt  int64 // steps when it last wrote shared memory (tooManySteps)
-	tickedAt int64 // steps when virtual time last advanced (heldBack)
-	allocs   int32 // heap objects registered so far (names them, see package location)
+	// readSpread has a bit set, by a hash, for each word it has read since
+	// it last wrote (tooManySteps: a loop that reads many words is no spin).
+	readSpread uint64
+	tickedAt   int64 // steps when virtual time last advanced (heldBack)
+	allocs     int32 // heap objects registered so far (names them, see package location)
 
 	lastLock *lockState // the last lock it released (reverse lock chain analysis)
 	held     []*lockState
@@ -244,6 +248,7 @@ type run struct {
 
 	rand1 *randv1.Rand // this execution's math/rand source (see rand.go)
 	rand2 *randv2.Rand
+	seeds uint64 // maphash seeds made (rand.go)
 
 	natives []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
 
@@ -311,7 +316,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 		}
 	}
 	r.nobj = 0
-	r.rand1, r.rand2 = nil, nil
+	r.rand1, r.rand2, r.seeds = nil, nil, 0
 	r.clock.NewExecution(clockHost{r}, cfg.Timers.Horizon(), cfg.FairBlocks)
 	clear(r.natives)
 	r.natives = r.natives[:0]
@@ -994,9 +999,10 @@ func (r *run) tooManySteps(t *thread) {
 	// ends (a consumer draining 100,000 items), which go test would just
 	// wait for; that is a bound, said on the test's line. One that only
 	// reads while nothing else can run never sees a change: it waits for
-	// a value that cannot come, unless xbtest holds it back (heldBack).
+	// a value that cannot come, unless xbtest holds it back (heldBack), or
+	// unless what changes is its own (traverses).
 	r.warn(fmt.Sprintf("goroutine %s was stopped after %d scheduling steps in one execution: what it does after that is not explored", t.id(), r.cfg.MaxSteps))
-	if r.exploring && r.strat.OthersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 || r.heldBack(t) {
+	if r.exploring && r.strat.OthersCanRun(t.idx) || t.steps-t.wroteAt < r.cfg.MaxSteps/2 || r.heldBack(t) || traverses(t) {
 		next := r.point(t, ptFreeze)
 		if next == t {
 			r.internalError(t, "a frozen goroutine was scheduled")
@@ -1043,6 +1049,20 @@ func (r *run) heldBack(t *thread) bool {
 	}
 	return false
 }
+
+// traverses reports whether t read many different words since it last
+// wrote: a long loop over a table (otter's map test, 100,000 rounds of Get
+// over 100 keys, all loads) whose progress is its own local variables,
+// which xbtest does not see, not a wait for a value: that is a bound. A
+// goroutine that waits by polling reads the same few words, or scans a
+// few flags, over and over.
+func traverses(t *thread) bool { return bits.OnesCount64(t.readSpread) >= traversalWords }
+
+// traversalWords bits of readSpread set: some 20 different words read.
+const traversalWords = 16
+
+// spreadBit is the bit of readSpread for the word at addr.
+func spreadBit(addr uintptr) uint64 { return 1 << ((addr >> 3) * 0x9e3779b97f4a7c15 >> 58) }
 
 func (r *run) warn(s string) { r.warnings = append(r.warnings, s) }
 

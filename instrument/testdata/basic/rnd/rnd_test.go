@@ -1,6 +1,7 @@
 package rnd
 
 import (
+	"hash/maphash"
 	"math/rand"
 	randv2 "math/rand/v2"
 	"sync"
@@ -12,6 +13,30 @@ import (
 // would diverge (xbtest reports that as an error).
 func TestRandomWork(t *testing.T) {
 	n := 2 + rand.Intn(3) + randv2.IntN(2)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	count := 0
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			count++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if count != n {
+		t.Fatalf("count %d, want %d", count, n)
+	}
+}
+
+// TestMaphashSeeds starts a number of goroutines a maphash seed decides, as
+// a hash table keyed by maphash lays out its keys by its seed: every
+// execution must make the same seeds.
+func TestMaphashSeeds(t *testing.T) {
+	seed := maphash.MakeSeed()
+	n := 2 + int(maphash.String(seed, "key")%3)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	count := 0
