@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
@@ -339,5 +340,36 @@ func TestPollingTogetherFindingReplays(t *testing.T) {
 	}
 	if !ticked {
 		t.Errorf("the replayed schedule does not advance time: the timer did not end the loops")
+	}
+}
+
+// Sequential subtests, the first taking a lock (sony/gobreaker's
+// TestCustomDistributedCircuitBreaker under -algo brute): Run starts the
+// subtest and waits for it in one step, so no order puts the parent before
+// its subtest's end. The oracle's branch at every spawn had left the parent
+// enabled while it waited: Run returned early, the next subtest ran beside
+// the first, and the goroutine of the ended parent was resumed, a crash.
+func TestSequentialSubtestsUnderBrute(t *testing.T) {
+	for _, access := range []bool{false, true} {
+		res := xb.Explore(t.Name(), func(t *xb.T) {
+			var order []string
+			x := new(int64)
+			for _, name := range []string{"a", "b"} {
+				t.Run(name, func(t *xb.T) {
+					mu := xb.New(new(xb.Mutex))
+					mu.Lock()
+					xb.Write(unsafe.Pointer(x), 8, 0)
+					mu.Unlock()
+					order = append(order, name)
+				})
+				order = append(order, "ran-"+name)
+			}
+			if got := strings.Join(order, " "); got != "a ran-a b ran-b" {
+				t.Errorf("order %q, want a ran-a b ran-b", got)
+			}
+		}, bruteConfig(access))
+		if res.Internal != "" || !res.Complete || len(res.Findings) != 0 {
+			t.Errorf("access %v: internal %q, complete %v, findings %v", access, res.Internal, res.Complete, res.Findings)
+		}
 	}
 }
