@@ -5,7 +5,11 @@ package scheduler_test
 // cmd/xbtest's real-world panel).
 
 import (
+	"os"
+	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -371,5 +375,42 @@ func TestSequentialSubtestsUnderBrute(t *testing.T) {
 		if res.Internal != "" || !res.Complete || len(res.Findings) != 0 {
 			t.Errorf("access %v: internal %q, complete %v, findings %v", access, res.Internal, res.Complete, res.Findings)
 		}
+	}
+}
+
+// A channel the test makes and hands to signal.Notify (oklog/run's
+// SignalHandler), then a signal the process sends itself: the runtime's
+// signal loop puts it in the channel behind the scheduler's back, after the
+// receiver has parked. Go delivers it and the receive returns; the model of
+// the channel had no sender to wake the receiver, and every schedule was a
+// deadlock. Run in a process of its own: os/signal's receiver never goes
+// away, and forking is unsafe after it (TestForkHazards).
+func TestSignalNotifyChannelReceives(t *testing.T) {
+	if os.Getenv("XBTEST_SIGNAL_CHILD") != "" {
+		cfg := xb.DefaultConfig()
+		cfg.Watchdog = 5 * time.Second
+		res := xb.Explore(t.Name(), func(t *xb.T) {
+			c := xb.MakeChan[os.Signal](1)
+			xb.SignalNotify(c, syscall.SIGUSR2)
+			defer signal.Stop(c)
+			done := xb.MakeChan[struct{}](0)
+			xb.Go(func() {
+				syscall.Kill(os.Getpid(), syscall.SIGUSR2)
+				xb.Close(done)
+			})
+			xb.Recv(done)
+			if s := xb.Recv(c); s != syscall.SIGUSR2 {
+				t.Errorf("received %v", s)
+			}
+		}, cfg)
+		if res.Internal != "" || !res.Complete || len(res.Findings) != 0 {
+			t.Errorf("internal %q, complete %v, findings %v", res.Internal, res.Complete, res.Findings)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSignalNotifyChannelReceives$", "-test.v")
+	cmd.Env = append(os.Environ(), "XBTEST_SIGNAL_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%v\n%s", err, out)
 	}
 }
