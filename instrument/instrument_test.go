@@ -269,6 +269,11 @@ func TestBasic(t *testing.T) {
 		}, out)
 	})
 
+	t.Run("SignalNotify", func(t *testing.T) {
+		if !overlayContains(t, plan, "SignalNotify(sigc, os.Interrupt)") {
+			t.Errorf("signal.Notify(sigc, os.Interrupt) in clock.go is not rewritten to the scheduler's SignalNotify")
+		}
+	})
 	t.Run("SelectExplored", func(t *testing.T) {
 		if r := reports["TestChanSelectChoice"]; len(r.Findings) == 1 && !strings.Contains(r.Findings[0].Message, "select chose b") {
 			t.Errorf("finding: %+v", r.Findings[0])

@@ -56,6 +56,9 @@ var clockFuncs = map[string]map[string]string{
 		"WithTimeout": "ContextWithTimeout", "WithTimeoutCause": "ContextWithTimeoutCause",
 		"WithDeadline": "ContextWithDeadline", "WithDeadlineCause": "ContextWithDeadlineCause",
 		"AfterFunc": "ContextAfterFunc", "Cause": "ContextCause"},
+	// Not the clock, but the same kind of redirection: the channel the
+	// runtime will send signals on loses its model first (xb.SignalNotify).
+	"os/signal": {"Notify": "SignalNotify"},
 }
 
 // mapsFuncs are the iterators of package maps, redirected to versions that

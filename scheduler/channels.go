@@ -1,6 +1,9 @@
 package scheduler
 
 import (
+	"os"
+	"os/signal"
+
 	"github.com/xbtest/xbtest/scheduler/internal/chanobj"
 )
 
@@ -42,3 +45,11 @@ func RecvCase[T any](ch <-chan T, dst *T) Case { return chanobj.RecvCase(ch, dst
 // received. When several cases are ready the choice is a branch point of the
 // exploration; the first schedule takes the first ready case.
 func Select(hasDefault bool, cases ...Case) (int, bool) { return chanobj.Select(hasDefault, cases...) }
+
+// SignalNotify replaces signal.Notify: the runtime sends the signals on c
+// without the scheduler seeing it, so c is left without a model
+// (chanobj.HandOut) before it is handed over.
+func SignalNotify(c chan<- os.Signal, sig ...os.Signal) {
+	chanobj.HandOut(c)
+	signal.Notify(c, sig...)
+}

@@ -5,9 +5,13 @@ package scheduler_test
 // cmd/xbtest's real-world panel).
 
 import (
+	"os"
+	"os/exec"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -455,5 +459,73 @@ func TestLongReadLoopIsABoundNotNontermination(t *testing.T) {
 		if spin != (nonterm == 1) || len(res.Findings) != nonterm || res.Complete {
 			t.Errorf("spin=%v: %d nontermination finding(s) of %d, complete %v; want one only for the goroutine that polls", spin, nonterm, len(res.Findings), res.Complete)
 		}
+	}
+}
+
+// Sequential subtests, the first taking a lock (sony/gobreaker's
+// TestCustomDistributedCircuitBreaker under -algo brute): Run starts the
+// subtest and waits for it in one step, so no order puts the parent before
+// its subtest's end. The oracle's branch at every spawn had left the parent
+// enabled while it waited: Run returned early, the next subtest ran beside
+// the first, and the goroutine of the ended parent was resumed, a crash.
+func TestSequentialSubtestsUnderBrute(t *testing.T) {
+	for _, access := range []bool{false, true} {
+		res := xb.Explore(t.Name(), func(t *xb.T) {
+			var order []string
+			x := new(int64)
+			for _, name := range []string{"a", "b"} {
+				t.Run(name, func(t *xb.T) {
+					mu := xb.New(new(xb.Mutex))
+					mu.Lock()
+					xb.Write(unsafe.Pointer(x), 8, 0)
+					mu.Unlock()
+					order = append(order, name)
+				})
+				order = append(order, "ran-"+name)
+			}
+			if got := strings.Join(order, " "); got != "a ran-a b ran-b" {
+				t.Errorf("order %q, want a ran-a b ran-b", got)
+			}
+		}, bruteConfig(access))
+		if res.Internal != "" || !res.Complete || len(res.Findings) != 0 {
+			t.Errorf("access %v: internal %q, complete %v, findings %v", access, res.Internal, res.Complete, res.Findings)
+		}
+	}
+}
+
+// A channel the test makes and hands to signal.Notify (oklog/run's
+// SignalHandler), then a signal the process sends itself: the runtime's
+// signal loop puts it in the channel behind the scheduler's back, after the
+// receiver has parked. Go delivers it and the receive returns; the model of
+// the channel had no sender to wake the receiver, and every schedule was a
+// deadlock. Run in a process of its own: os/signal's receiver never goes
+// away, and forking is unsafe after it (TestForkHazards).
+func TestSignalNotifyChannelReceives(t *testing.T) {
+	if os.Getenv("XBTEST_SIGNAL_CHILD") != "" {
+		cfg := xb.DefaultConfig()
+		cfg.Watchdog = 5 * time.Second
+		res := xb.Explore(t.Name(), func(t *xb.T) {
+			c := xb.MakeChan[os.Signal](1)
+			xb.SignalNotify(c, syscall.SIGUSR2)
+			defer signal.Stop(c)
+			done := xb.MakeChan[struct{}](0)
+			xb.Go(func() {
+				syscall.Kill(os.Getpid(), syscall.SIGUSR2)
+				xb.Close(done)
+			})
+			xb.Recv(done)
+			if s := xb.Recv(c); s != syscall.SIGUSR2 {
+				t.Errorf("received %v", s)
+			}
+		}, cfg)
+		if res.Internal != "" || !res.Complete || len(res.Findings) != 0 {
+			t.Errorf("internal %q, complete %v, findings %v", res.Internal, res.Complete, res.Findings)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSignalNotifyChannelReceives$", "-test.v")
+	cmd.Env = append(os.Environ(), "XBTEST_SIGNAL_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%v\n%s", err, out)
 	}
 }

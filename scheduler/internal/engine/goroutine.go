@@ -60,7 +60,14 @@ func GoAndJoin(f func(release func())) {
 	r.race.Start(t.idx, c.idx)
 	c.joiner = t
 	if r.exploring {
-		r.strat.Spawned(c.idx)
+		// Enabled, not Spawned: a spawn is a point in the parent's block
+		// that the child may run before the rest of it (a spawn branch,
+		// and under the oracle and Algorithm Brute a branch at every
+		// spawn, whose state has the parent still enabled). Here the
+		// rest is the wait, so no such branch is an order of its own,
+		// and one would leave the parent enabled while it waits: Run
+		// would return before its subtest ended.
+		r.strat.Woken(c.idx, -1)
 	}
 	r.parkHere(t, "subtest", -1)
 }

@@ -3,7 +3,11 @@
 // method values and expressions, function values, dot imports.
 package clock
 
-import "time"
+import (
+	"os"
+	"os/signal"
+	"time"
+)
 
 // Deadline embeds a timer: d.Stop() is (*time.Timer).Stop promoted.
 type Deadline struct {
@@ -26,3 +30,8 @@ func (h *Holder) Stop() bool {
 	stop := h.T.Stop
 	return stop()
 }
+
+// NotifyInterrupt hands sigc to os/signal, which sends on it unseen by the
+// scheduler: the rewrite gives the channel's model up first
+// (xb.SignalNotify). No test calls it.
+func NotifyInterrupt(sigc chan os.Signal) { signal.Notify(sigc, os.Interrupt) }
