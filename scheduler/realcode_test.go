@@ -5,6 +5,8 @@ package scheduler_test
 // cmd/xbtest's real-world panel).
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -339,5 +341,60 @@ func TestPollingTogetherFindingReplays(t *testing.T) {
 	}
 	if !ticked {
 		t.Errorf("the replayed schedule does not advance time: the timer did not end the loops")
+	}
+}
+
+// A test that reads the stacks of every goroutine (go.uber.org/goleak's
+// Find parses runtime.Stack(buf, true), which rewritten code calls as
+// Stack): the dump shows the program's goroutines as go test would, not
+// xbtest's own goroutines or frames, which goleak reported as leaks; each
+// controlled goroutine under a number of its own (pooled goroutines run
+// several in turn, and goleak's IgnoreCurrent remembers numbers), created
+// by the function whose go statement started it; and in creation order,
+// whichever pooled goroutine runs which, or a test that parses the dump
+// diverges when its prefix is replayed.
+func TestStackDumpShowsTheProgramsGoroutines(t *testing.T) {
+	var dumps []string
+	res := xb.Explore("stacks", func(t *xb.T) {
+		done := xb.MakeChan[struct{}](0)
+		started := xb.MakeChan[struct{}](0)
+		for range 2 {
+			xb.Go(func() {}) // finished, running or not started yet
+		}
+		xb.Go(func() {
+			xb.Close(started)
+			xb.Recv(done)
+		})
+		xb.Recv(started)
+		buf := make([]byte, 1<<20)
+		dumps = append(dumps, string(buf[:xb.Stack(buf, true)]))
+		xb.Close(done)
+	}, xb.DefaultConfig())
+	if res.Internal != "" || !res.Complete || len(res.Findings) != 0 || res.Schedules < 2 {
+		t.Fatalf("complete=%v schedules=%d findings=%v internal=%q", res.Complete, res.Schedules, res.Findings, res.Internal)
+	}
+	for _, d := range dumps {
+		var ids []int
+		for _, g := range strings.Split(d, "\n\n") {
+			var id int
+			var state string
+			if _, err := fmt.Sscanf(g, "goroutine %d [%s", &id, &state); err != nil {
+				t.Fatalf("%v in dump:\n%s", err, d)
+			}
+			ids = append(ids, id)
+			if strings.Contains(g, "xbtest/scheduler.") || strings.Contains(g, "xbtest/scheduler/internal/") {
+				t.Fatalf("xbtest's own frames in the dump:\n%s", d)
+			}
+		}
+		if !slices.IsSorted(ids[1:]) || len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+			t.Fatalf("goroutine numbers %v, want distinct and in creation order:\n%s", ids, d)
+		}
+		// The test goroutine, under go test's frames, and the blocked one,
+		// created by it.
+		if !strings.Contains(d, "scheduler_test.TestStackDumpShowsTheProgramsGoroutines(") ||
+			!strings.Contains(d, "created by testing.(*T).Run in goroutine") ||
+			!strings.Contains(d, "created by github.com/xbtest/xbtest/scheduler_test.TestStackDumpShowsTheProgramsGoroutines.func1 in goroutine") {
+			t.Fatalf("the test goroutine or the blocked one is missing:\n%s", d)
+		}
 	}
 }

@@ -104,6 +104,12 @@ type thread struct {
 	pcs    []uintptr  // trace mode: the call stack at its last event
 	tt     Test       // the test handle of the test goroutine
 
+	// What a dump of its stack names as its creator (stacks.go): the
+	// calls that started it, or package testing's T.Run for a subtest.
+	spawnPCs [4]uintptr
+	nSpawn   int8
+	subtest  bool
+
 	// Store buffers (package storebuf): the goroutine's buffers, and for
 	// a flush pseudo-thread the buffer it commits.
 	sb       storebuf.Goroutine
@@ -797,6 +803,7 @@ type teardown struct{}
 // of their stacks, which a fresh goroutine pays in every execution.
 type worker struct {
 	g    uintptr
+	goid int64 // its goroutine number (stacks.go)
 	wake chan struct{}
 	job  *thread
 }
@@ -829,6 +836,8 @@ func putWorker(w *worker) {
 
 func (w *worker) loop() {
 	w.g = getg()
+	w.goid = curGoid()
+	internalGoroutines.Store(w.goid, true)
 	for {
 		<-w.wake
 		t := w.job
