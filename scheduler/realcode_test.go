@@ -398,3 +398,36 @@ func TestStackDumpShowsTheProgramsGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// A set of channels kept as a map keyed by the channels (go-memdb's
+// WatchSet, which WatchCtx splits into chunks, a goroutine watching each):
+// a range over it goes in the order the channels were made, the same in
+// every execution, not in the order of their addresses, which change from
+// one execution to the next (TestWatchCtxLeak diverged when its prefix was
+// replayed: the closed channel fell in another chunk).
+func TestMapOfChannelsRangesInCreationOrder(t *testing.T) {
+	var bad []int
+	res := xb.Explore("watchset", func(t *xb.T) {
+		// Channels of two sizes, from two spans: their addresses are not
+		// in the order of their making.
+		set := map[chan int]int{}
+		for i := range 8 {
+			set[xb.MakeChan[int](i%2*256)] = i
+		}
+		var keys []chan int
+		for k := range set {
+			keys = append(keys, k)
+		}
+		xb.SortKeys(keys)
+		var order []int
+		for _, k := range keys {
+			order = append(order, set[k])
+		}
+		if !slices.Equal(order, []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+			bad = order
+		}
+	}, xb.DefaultConfig())
+	if res.Internal != "" || len(res.Findings) != 0 || bad != nil {
+		t.Fatalf("order %v, want creation order; findings=%v internal=%q", bad, res.Findings, res.Internal)
+	}
+}
