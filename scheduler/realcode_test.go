@@ -5,7 +5,9 @@ package scheduler_test
 // cmd/xbtest's real-world panel).
 
 import (
+	"context"
 	"fmt"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -429,5 +431,39 @@ func TestMapOfChannelsRangesInCreationOrder(t *testing.T) {
 	}, xb.DefaultConfig())
 	if res.Internal != "" || len(res.Findings) != 0 || bad != nil {
 		t.Fatalf("order %v, want creation order; findings=%v internal=%q", bad, res.Findings, res.Internal)
+	}
+}
+
+// Goroutines started inside pprof.Do (go-memdb's TestWatchCtxLeak, which
+// then reads the goroutine profile until no goroutine carries the labels):
+// the pooled goroutines made to run them inherited the labels and kept them
+// for good, where Go's goroutines end, and the test failed.
+func TestPooledGoroutinesCarryNoProfilerLabels(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSchedules = 1
+	res := xb.Explore("labels", func(t *xb.T) {
+		pprof.Do(context.Background(), pprof.Labels("xbtest-label", "leaked"), func(context.Context) {
+			done := xb.MakeChan[struct{}](0)
+			var wg xb.WaitGroup
+			for range 2000 { // more than the pool holds: new pooled goroutines
+				wg.Add(1)
+				xb.Go(func() {
+					defer wg.Done()
+					xb.Recv(done)
+				})
+			}
+			xb.Close(done)
+			wg.Wait()
+		})
+	}, cfg)
+	if res.Internal != "" || len(res.Findings) != 0 {
+		t.Fatalf("findings=%v internal=%q", res.Findings, res.Internal)
+	}
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "xbtest-label") {
+		t.Fatalf("goroutines still labelled after the test:\n%s", b.String())
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
@@ -9,6 +10,7 @@ import (
 	randv2 "math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -839,6 +841,11 @@ func (w *worker) loop() {
 	w.goid = curGoid()
 	internalGoroutines.Store(w.goid, true)
 	for {
+		// A pooled goroutine carries no profiler labels of its own: it
+		// inherits those of the goroutine that made it (a test body in
+		// pprof.Do), and a goroutine of the program may set some and
+		// end without restoring them.
+		pprof.SetGoroutineLabels(context.Background())
 		<-w.wake
 		t := w.job
 		t.g = w.g
