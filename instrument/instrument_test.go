@@ -255,6 +255,9 @@ func TestBasic(t *testing.T) {
 		// field; a value method reads it.
 		"TestRecvLocked": none,
 		"TestRecvValue":  {"race"},
+		// stacks: runtime.Stack shows the program's goroutines, as a
+		// leak check (go.uber.org/goleak) reads them.
+		"TestStackLeakCheck": none,
 	}, out)
 
 	t.Run("MemoryAccesses", func(t *testing.T) {
@@ -301,7 +304,7 @@ func TestBasic(t *testing.T) {
 			byPath[p.ImportPath] = p
 			paths = append(paths, p.ImportPath)
 		}
-		if !sort.StringsAreSorted(paths) || len(paths) != 20 {
+		if !sort.StringsAreSorted(paths) || len(paths) != 21 {
 			t.Errorf("packages %v", paths)
 		}
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {

@@ -27,3 +27,8 @@ func Step() { engine.Step() }
 // gives way to the others when it yields twice in a row (see the explorer's
 // yielded), so that a loop polling with Gosched ends in every path.
 func Gosched() { engine.Gosched() }
+
+// Stack replaces runtime.Stack: in an execution, the dump shows the
+// goroutines and frames the program would see under go test, not the
+// scheduler's (see the engine's Stack).
+func Stack(buf []byte, all bool) int { return engine.Stack(buf, all) }

@@ -5,9 +5,12 @@ package scheduler_test
 // cmd/xbtest's real-world panel).
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -527,5 +530,127 @@ func TestSignalNotifyChannelReceives(t *testing.T) {
 	cmd.Env = append(os.Environ(), "XBTEST_SIGNAL_CHILD=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// A test that reads the stacks of every goroutine (go.uber.org/goleak's
+// Find parses runtime.Stack(buf, true), which rewritten code calls as
+// Stack): the dump shows the program's goroutines as go test would, not
+// xbtest's own goroutines or frames, which goleak reported as leaks; each
+// controlled goroutine under a number of its own (pooled goroutines run
+// several in turn, and goleak's IgnoreCurrent remembers numbers), created
+// by the function whose go statement started it; and in creation order,
+// whichever pooled goroutine runs which, or a test that parses the dump
+// diverges when its prefix is replayed.
+func TestStackDumpShowsTheProgramsGoroutines(t *testing.T) {
+	var dumps []string
+	res := xb.Explore("stacks", func(t *xb.T) {
+		done := xb.MakeChan[struct{}](0)
+		started := xb.MakeChan[struct{}](0)
+		for range 2 {
+			xb.Go(func() {}) // finished, running or not started yet
+		}
+		xb.Go(func() {
+			xb.Close(started)
+			xb.Recv(done)
+		})
+		xb.Recv(started)
+		buf := make([]byte, 1<<20)
+		dumps = append(dumps, string(buf[:xb.Stack(buf, true)]))
+		xb.Close(done)
+	}, xb.DefaultConfig())
+	if res.Internal != "" || !res.Complete || len(res.Findings) != 0 || res.Schedules < 2 {
+		t.Fatalf("complete=%v schedules=%d findings=%v internal=%q", res.Complete, res.Schedules, res.Findings, res.Internal)
+	}
+	for _, d := range dumps {
+		var ids []int
+		for _, g := range strings.Split(d, "\n\n") {
+			var id int
+			var state string
+			if _, err := fmt.Sscanf(g, "goroutine %d [%s", &id, &state); err != nil {
+				t.Fatalf("%v in dump:\n%s", err, d)
+			}
+			ids = append(ids, id)
+			if strings.Contains(g, "xbtest/scheduler.") || strings.Contains(g, "xbtest/scheduler/internal/") {
+				t.Fatalf("xbtest's own frames in the dump:\n%s", d)
+			}
+		}
+		if !slices.IsSorted(ids[1:]) || len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+			t.Fatalf("goroutine numbers %v, want distinct and in creation order:\n%s", ids, d)
+		}
+		// The test goroutine, under go test's frames, and the blocked one,
+		// created by it.
+		if !strings.Contains(d, "scheduler_test.TestStackDumpShowsTheProgramsGoroutines(") ||
+			!strings.Contains(d, "created by testing.(*T).Run in goroutine") ||
+			!strings.Contains(d, "created by github.com/xbtest/xbtest/scheduler_test.TestStackDumpShowsTheProgramsGoroutines.func1 in goroutine") {
+			t.Fatalf("the test goroutine or the blocked one is missing:\n%s", d)
+		}
+	}
+}
+
+// A set of channels kept as a map keyed by the channels (go-memdb's
+// WatchSet, which WatchCtx splits into chunks, a goroutine watching each):
+// a range over it goes in the order the channels were made, the same in
+// every execution, not in the order of their addresses, which change from
+// one execution to the next (TestWatchCtxLeak diverged when its prefix was
+// replayed: the closed channel fell in another chunk).
+func TestMapOfChannelsRangesInCreationOrder(t *testing.T) {
+	var bad []int
+	res := xb.Explore("watchset", func(t *xb.T) {
+		// Channels of two sizes, from two spans: their addresses are not
+		// in the order of their making.
+		set := map[chan int]int{}
+		for i := range 8 {
+			set[xb.MakeChan[int](i%2*256)] = i
+		}
+		var keys []chan int
+		for k := range set {
+			keys = append(keys, k)
+		}
+		xb.SortKeys(keys)
+		var order []int
+		for _, k := range keys {
+			order = append(order, set[k])
+		}
+		if !slices.Equal(order, []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+			bad = order
+		}
+	}, xb.DefaultConfig())
+	if res.Internal != "" || len(res.Findings) != 0 || bad != nil {
+		t.Fatalf("order %v, want creation order; findings=%v internal=%q", bad, res.Findings, res.Internal)
+	}
+}
+
+// Goroutines started inside pprof.Do (go-memdb's TestWatchCtxLeak, which
+// then reads the goroutine profile until no goroutine carries the labels):
+// the pooled goroutines made to run them inherited the labels and kept them
+// for good, where Go's goroutines end, and the test failed.
+func TestPooledGoroutinesCarryNoProfilerLabels(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSchedules = 1
+	res := xb.Explore("labels", func(t *xb.T) {
+		pprof.Do(context.Background(), pprof.Labels("xbtest-label", "leaked"), func(context.Context) {
+			done := xb.MakeChan[struct{}](0)
+			var wg xb.WaitGroup
+			for range 2000 { // more than the pool holds: new pooled goroutines
+				wg.Add(1)
+				xb.Go(func() {
+					defer wg.Done()
+					xb.Recv(done)
+				})
+			}
+			xb.Close(done)
+			wg.Wait()
+		})
+	}, cfg)
+	if res.Internal != "" || len(res.Findings) != 0 {
+		t.Fatalf("findings=%v internal=%q", res.Findings, res.Internal)
+	}
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "xbtest-label") {
+		t.Fatalf("goroutines still labelled after the test:\n%s", b.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
+	"github.com/xbtest/xbtest/scheduler/internal/maporder"
 )
 
 // What this package knows of an execution lives in its tables, which the
@@ -33,6 +34,20 @@ func (s *tables) Reset() {
 	clear(s.chans)
 	clear(s.handedOut)
 	s.quiet = 0
+}
+
+func init() {
+	maporder.ChanRank = func(p unsafe.Pointer) (int64, bool) {
+		t := engine.Enter()
+		if t == nil {
+			return 0, false
+		}
+		m := model(t, p)
+		if m == nil {
+			return 0, false
+		}
+		return int64(m.id), true
+	}
 }
 
 // slot is where executions keep this package's tables.

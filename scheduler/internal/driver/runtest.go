@@ -110,6 +110,7 @@ func startParentWatch() {
 		return
 	}
 	go func() {
+		engine.MarkInternal() // hidden from the program's runtime.Stack
 		for range time.Tick(100 * time.Millisecond) {
 			if pid > 1 && syscall.Kill(pid, 0) == syscall.ESRCH {
 				os.Exit(3)

@@ -16,6 +16,7 @@ func Go(f func()) {
 	}
 	r.event(t)
 	c := r.newThread(t, f)
+	c.nSpawn = int8(runtime.Callers(2, c.spawnPCs[:]))
 	r.race.Start(t.idx, c.idx)
 	if r.exploring {
 		r.strat.Spawned(c.idx)
@@ -57,6 +58,7 @@ func GoAndJoin(f func(release func())) {
 		t.WokeMidBlock()
 	}
 	c = r.newThread(t, func() { f(release) })
+	c.subtest = true
 	r.race.Start(t.idx, c.idx)
 	c.joiner = t
 	if r.exploring {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"github.com/xbtest/xbtest/scheduler/internal/races"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
@@ -10,6 +11,7 @@ import (
 	randv2 "math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,6 +109,12 @@ type thread struct {
 	lastE  int64      // event number of its last event
 	pcs    []uintptr  // trace mode: the call stack at its last event
 	tt     Test       // the test handle of the test goroutine
+
+	// What a dump of its stack names as its creator (stacks.go): the
+	// calls that started it, or package testing's T.Run for a subtest.
+	spawnPCs [4]uintptr
+	nSpawn   int8
+	subtest  bool
 
 	// Store buffers (package storebuf): the goroutine's buffers, and for
 	// a flush pseudo-thread the buffer it commits.
@@ -803,6 +811,7 @@ type teardown struct{}
 // of their stacks, which a fresh goroutine pays in every execution.
 type worker struct {
 	g    uintptr
+	goid int64 // its goroutine number (stacks.go)
 	wake chan struct{}
 	job  *thread
 }
@@ -835,7 +844,14 @@ func putWorker(w *worker) {
 
 func (w *worker) loop() {
 	w.g = getg()
+	w.goid = curGoid()
+	internalGoroutines.Store(w.goid, true)
 	for {
+		// A pooled goroutine carries no profiler labels of its own: it
+		// inherits those of the goroutine that made it (a test body in
+		// pprof.Do), and a goroutine of the program may set some and
+		// end without restoring them.
+		pprof.SetGoroutineLabels(context.Background())
 		<-w.wake
 		t := w.job
 		t.g = w.g

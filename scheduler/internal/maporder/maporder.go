@@ -18,12 +18,14 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // SortKeys sorts map keys into the fixed order of rewritten map loops: by
 // value where the type has an order (numbers, strings, and arrays, structs
 // and interfaces of those, field by field); keys that only compare by
-// address (pointers, channels) keep an order that depends on addresses.
+// address keep an order that depends on addresses: pointers, and channels
+// other than those rewritten code made (see ChanRank).
 func SortKeys[K comparable](keys []K) {
 	switch ks := any(keys).(type) {
 	case []string:
@@ -37,6 +39,15 @@ func SortKeys[K comparable](keys []K) {
 		return compareValues(reflect.ValueOf(&keys[i]).Elem(), reflect.ValueOf(&keys[j]).Elem()) < 0
 	})
 }
+
+// ChanRank, set by package chanobj, ranks a channel that rewritten code
+// made, in the execution under way, by when the execution first used it
+// (made it, or adopted one made outside): a map keyed by channels (a set
+// of channels to watch) iterates in the order of their making, the same in
+// every execution of a schedule, where their addresses are not. ok is
+// false outside an execution and for a channel xbtest does not model,
+// which sorts after the others, by address.
+var ChanRank func(p unsafe.Pointer) (rank int64, ok bool)
 
 // compareValues is a total order on comparable values, by content where
 // there is one.
@@ -68,7 +79,19 @@ func compareValues(a, b reflect.Value) int {
 		return cmp(imag(x) < imag(y), imag(x) > imag(y))
 	case reflect.String:
 		return strings.Compare(a.String(), b.String())
-	case reflect.Pointer, reflect.Chan, reflect.UnsafePointer:
+	case reflect.Chan:
+		if ChanRank != nil {
+			ra, oka := ChanRank(a.UnsafePointer())
+			rb, okb := ChanRank(b.UnsafePointer())
+			if oka && okb {
+				return cmp(ra < rb, ra > rb)
+			}
+			if oka != okb {
+				return cmp(oka, okb)
+			}
+		}
+		return cmp(a.Pointer() < b.Pointer(), a.Pointer() > b.Pointer())
+	case reflect.Pointer, reflect.UnsafePointer:
 		return cmp(a.Pointer() < b.Pointer(), a.Pointer() > b.Pointer())
 	case reflect.Array:
 		for i := 0; i < a.Len(); i++ {
