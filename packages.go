@@ -51,7 +51,7 @@ func (r *runner) exploreAll(ctx context.Context, plan *instrument.Plan, res *Res
 func (r *runner) explorePackage(ctx context.Context, plan *instrument.Plan, p instrument.Package, send func(func())) *Package {
 	pr := *r
 	pr.opt.Warn = func(msg string) { send(func() { r.warn(msg) }) }
-	pkg := &Package{ImportPath: p.ImportPath, Dir: p.Dir, NoTests: !p.HasTests}
+	pkg := &Package{ImportPath: p.ImportPath, Dir: p.Dir, NoTests: !p.HasTests, Examples: p.Examples}
 	if p.HasTests {
 		pr.explore(ctx, plan, p, pkg, func(t *Test) {
 			send(func() {

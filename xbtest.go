@@ -147,6 +147,9 @@ type Package struct {
 	Interrupted bool
 	Elapsed     time.Duration
 	CachedBuild bool // its test binary came from the build cache
+	// Examples counts the examples go test would run and xbtest does not
+	// (it explores Test functions only).
+	Examples int
 }
 
 // Test is the outcome of one test.

@@ -83,6 +83,9 @@ type Package struct {
 	Name       string
 	HasTests   bool     // has Test functions (in _test.go files, internal or external test package)
 	Tests      []string // names of the Test functions, in the order go test runs them
+	// Examples counts the examples go test would run (those with an
+	// output comment): xbtest explores tests only, and says so.
+	Examples int
 }
 
 // Plan tells how to build the rewritten packages.
@@ -247,6 +250,7 @@ func Prepare(ctx context.Context, opt Options) (plan *Plan, err error) {
 		for _, u := range res.units {
 			if u.target == t {
 				p.Tests = append(p.Tests, u.tests...)
+				p.Examples += u.examples
 			}
 		}
 		p.HasTests = len(p.Tests) > 0
@@ -558,6 +562,7 @@ type unit struct {
 	rewritten map[string]bool
 	posIndex  *int
 	tests     []string
+	examples  int // runnable examples dropped (Package.Examples)
 	logf      func(string, ...any)
 
 	unreported int // memory accesses of a dependency the rewrite does not report

@@ -310,6 +310,10 @@ func TestBasic(t *testing.T) {
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {
 			t.Errorf("notests: %+v", p)
 		}
+		// An example with an output comment is one go test would run.
+		if p := byPath["example.com/basic/counter"]; p.Examples != 1 || byPath["example.com/basic/rnd"].Examples != 0 {
+			t.Errorf("examples go test would run: counter %d (want 1), rnd %d", p.Examples, byPath["example.com/basic/rnd"].Examples)
+		}
 		if p := byPath["example.com/basic/xt"]; !reflect.DeepEqual(p.Tests, []string{"TestXTInternal", "TestXTExternal"}) {
 			t.Errorf("xt tests: %v", p.Tests)
 		}

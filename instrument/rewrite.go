@@ -29,7 +29,8 @@ type fileRW struct {
 	fset      *token.FileSet
 	info      *types.Info
 	file      *ast.File
-	path      string // original file name, for //line and positions
+	path      string          // original file name, for //line and positions
+	examples  map[string]bool // the file's runnable examples (runnableExample), once asked
 	ed        *edit.Editor
 	goVersion string // the file's language version (go1.N), "" if unknown
 	generics  bool   // the file's Go version has generics
@@ -191,6 +192,9 @@ func (r *fileRW) funcDecl(fd *ast.FuncDecl) {
 		case kindDrop:
 			// Benchmarks, fuzz targets and examples never run under xbtest,
 			// and their helpers' parameters may have become xb.TB.
+			if r.runnableExample(fd.Name.Name) {
+				r.u.examples++
+			}
 			r.ed.Replace(fd, edit.Lit(""))
 			return
 		case kindTest:

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"go/doc"
 	"go/ast"
 	"strings"
 	"unicode"
@@ -68,4 +69,21 @@ func isTestFunc(fd *ast.FuncDecl, arg string) bool {
 		return x.Sel.Name == arg
 	}
 	return false
+}
+
+// runnableExample reports whether name is an example go test runs: one
+// with an output comment (go/doc's reading of it).
+func (r *fileRW) runnableExample(name string) bool {
+	if !strings.HasPrefix(name, "Example") {
+		return false
+	}
+	if r.examples == nil {
+		r.examples = map[string]bool{}
+		for _, ex := range doc.Examples(r.file) {
+			if ex.Output != "" || ex.EmptyOutput {
+				r.examples["Example"+ex.Name] = true
+			}
+		}
+	}
+	return r.examples[name]
 }

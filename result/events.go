@@ -214,6 +214,9 @@ type PackageEvent struct {
 	// CachedBuild: the package's test binary came from the build cache
 	// (unchanged since a run that built it).
 	CachedBuild bool `json:"cached_build,omitempty"`
+	// ExamplesNotRun counts the examples go test would run (those with an
+	// output comment): xbtest explores tests only.
+	ExamplesNotRun int `json:"examples_not_run,omitempty"`
 }
 
 // TotalEvent ends the run: the totals over its tests and, when the run

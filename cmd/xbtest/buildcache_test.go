@@ -29,11 +29,20 @@ func TestCachedBuildIsReported(t *testing.T) {
 	if ev := testkit.DecodeEvents(t, js.String()); ev.Packages["example.com/p"] == nil || !ev.Packages["example.com/p"].CachedBuild {
 		t.Errorf("-json: %q", js.String())
 	}
-	p.CachedBuild = false
+	p.CachedBuild, p.Examples = false, 2
 	text.Reset()
 	(&reporter{out: &text, o: &options{}}).pkgDone(p, exitOK)
 	if strings.Contains(text.String(), "cached") {
 		t.Errorf("text of a package built now: %q", text.String())
+	}
+	// Examples go test would run are not run, and the line says so.
+	if !strings.Contains(text.String(), "[2 examples not run: xbtest explores tests]") {
+		t.Errorf("examples not said: %q", text.String())
+	}
+	js.Reset()
+	(&reporter{out: &js, o: &options{json: true}}).pkgDone(p, exitOK)
+	if !strings.Contains(js.String(), `"examples_not_run":2`) {
+		t.Errorf("-json examples: %q", js.String())
 	}
 }
 

@@ -67,7 +67,7 @@ func (rp *reporter) pkgDone(p *xbtest.Package, status int) {
 		verdict = "no tests to run"
 	}
 	if rp.o.json {
-		rp.jsonLine(result.PackageEvent{Event: result.EventPackage, Package: p.ImportPath, Result: verdict, ElapsedS: p.Elapsed.Seconds(), CachedBuild: p.CachedBuild})
+		rp.jsonLine(result.PackageEvent{Event: result.EventPackage, Package: p.ImportPath, Result: verdict, ElapsedS: p.Elapsed.Seconds(), CachedBuild: p.CachedBuild, ExamplesNotRun: p.Examples})
 		return
 	}
 	line := fmt.Sprintf("%s\t%s\t%.3fs", map[bool]string{true: "ok  ", false: "FAIL"}[verdict == "ok" || verdict == "no tests to run"], p.ImportPath, p.Elapsed.Seconds())
@@ -79,6 +79,10 @@ func (rp *reporter) pkgDone(p *xbtest.Package, status int) {
 	}
 	if n := incomplete(p); n > 0 && !p.Interrupted {
 		line += fmt.Sprintf(" [%d of %d tests explored incompletely]", n, len(p.Tests))
+	}
+	if p.Examples > 0 {
+		// go test would have run them: no silent pass.
+		line += fmt.Sprintf(" [%d examples not run: xbtest explores tests]", p.Examples)
 	}
 	if p.CachedBuild {
 		line += " [build cached]"
