@@ -1,8 +1,8 @@
 package instrument
 
 import (
-	"go/doc"
 	"go/ast"
+	"go/doc"
 	"strings"
 	"unicode"
 	"unicode/utf8"
