@@ -253,6 +253,12 @@ func TestBasic(t *testing.T) {
 		// field; a value method reads it.
 		"TestRecvLocked": none,
 		"TestRecvValue":  {"race"},
+		// synctests: testing/synctest's bubbles, Wait, time in a bubble.
+		"TestSynctestSleep":       none,
+		"TestSynctestWait":        none,
+		"TestSynctestWaitOutside": none,
+		"TestSynctestDeadlock":    {"deadlock"},
+		"TestSynctestTimeStops":   {"deadlock"},
 	}, out)
 
 	t.Run("MemoryAccesses", func(t *testing.T) {
