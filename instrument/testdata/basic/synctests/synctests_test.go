@@ -9,11 +9,12 @@ import (
 
 // TestSynctestSleep: a goroutine of the bubble sleeps an hour of virtual
 // time; the test sees the hour pass, at 2000-01-01 as in Go. Test waits for
-// the goroutine the cleanup releases, which has exited when Test returns
-// (no race on exited: Test's return is after every member's end).
+// the goroutines the cleanup releases, which have exited when Test returns
+// (no race on exited and exited2: Test's return is after every member's
+// end, not only the last's).
 func TestSynctestSleep(t *testing.T) {
 	var slept time.Duration
-	exited := false
+	exited, exited2 := false, false
 	synctest.Test(t, func(t *testing.T) {
 		if y := time.Now().Year(); y != 2000 {
 			t.Errorf("time in the bubble is %v", time.Now())
@@ -26,23 +27,32 @@ func TestSynctestSleep(t *testing.T) {
 			<-stop
 			exited = true
 		}()
+		go func() {
+			<-stop
+			exited2 = true
+		}()
 		t.Cleanup(func() { close(stop) })
 	})
 	if slept != time.Hour {
 		t.Errorf("the worker slept %v", slept)
 	}
-	if !exited {
+	if !exited || !exited2 {
 		t.Errorf("synctest.Test returned before its goroutines exited")
 	}
 }
 
-// TestSynctestWait: Wait returns once the other goroutine is blocked, and
+// TestSynctestWait: Wait returns once the other goroutines are blocked
+// (no race on what either wrote before blocking), and
 // before time moves: a goroutine asleep for a millisecond (a timer that
 // may fire eagerly outside a bubble) has not woken.
 func TestSynctestWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ch := make(chan int)
-		state, woke := 0, false
+		state, woke, other := 0, false, 0
+		go func() {
+			other = 1
+			<-ch
+		}()
 		go func() {
 			state = 1
 			<-ch
@@ -51,10 +61,11 @@ func TestSynctestWait(t *testing.T) {
 			woke = true
 		}()
 		synctest.Wait()
-		if state != 1 {
-			t.Errorf("after the first Wait state is %d, want 1", state)
+		if state != 1 || other != 1 {
+			t.Errorf("after the first Wait state is %d and other %d, want 1 and 1", state, other)
 		}
 		start := time.Now()
+		ch <- 0
 		ch <- 0
 		synctest.Wait()
 		if state != 2 || time.Since(start) != 0 {
