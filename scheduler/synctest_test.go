@@ -83,6 +83,7 @@ func TestSynctestWaitReplays(t *testing.T) {
 				})
 			}
 			xb.SynctestWait()
+			xb.SynctestWait() // woken at once: its blocks before and after must stay apart
 			xb.TimeSleep(time.Second)
 			xb.SynctestWait()
 			mu.Lock()
