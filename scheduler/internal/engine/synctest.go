@@ -44,13 +44,6 @@ func (b *bubble) join(t *thread) {
 	b.members = append(b.members, t)
 }
 
-// InBubble reports whether the calling goroutine is a member of a
-// synctest bubble (false outside an execution).
-func InBubble() bool {
-	r, t := enter()
-	return r != nil && t.bubble != nil
-}
-
 // SynctestRun runs f on a new goroutine, the root of a new bubble, and
 // waits for every goroutine of the bubble to exit (synctest.Test's wait).
 // Outside an execution f runs on a plain goroutine and is waited for, with
