@@ -132,7 +132,8 @@ func TestSynctestBubbleDeadlock(t *testing.T) {
 // returns, and a goroutine they start joins the bubble and is waited for
 // (it runs after the root has exited: no time passes then, see
 // TestSynctestTimeStopsAfterRoot).
-// A failure in the bubble fails the caller, which stops there.
+// A failure in the bubble fails the caller, which stops there; what the
+// bubble's T logs is the test's log.
 func TestSynctestCleanupAndFailure(t *testing.T) {
 	var log []string
 	res := explore(t, t.Name(), func(t *xb.T) {
@@ -148,12 +149,18 @@ func TestSynctestCleanupAndFailure(t *testing.T) {
 				log = append(log, "bubble cleanup")
 				xb.Close(ch)
 			})
+			t.Log("logged in the bubble")
+			fmt.Fprint(t.Output(), "written in the bubble")
 			t.Errorf("failed in the bubble")
 		})
 		log = append(log, "after Test")
 	}, xb.DefaultConfig())
 	if len(res.Findings) != 1 || res.Findings[0].Kind != result.Assertion || !strings.Contains(res.Findings[0].Message, "failed in the bubble") {
 		t.Fatalf("findings %v", res.Findings)
+	}
+	// The bubble's T logs as the test's: the finding carries its lines.
+	if l := strings.Join(res.Findings[0].Log, "\n"); !strings.Contains(l, "logged in the bubble") || !strings.Contains(l, "written in the bubble") {
+		t.Errorf("the finding's log %q lacks the bubble's lines", res.Findings[0].Log)
 	}
 	want := []string{"bubble cleanup", "late goroutine", "outer cleanup"}
 	if !slices.Equal(log, want) {

@@ -394,7 +394,11 @@ func (t *T) Output() io.Writer { return logWriter{t} }
 type logWriter struct{ t *T }
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.t.logs = append(w.t.logs, strings.TrimSuffix(string(p), "\n"))
+	t := w.t
+	for t.synctest && t.parent != nil {
+		t = t.parent // synctest.Test's T logs as its caller's
+	}
+	t.logs = append(t.logs, strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 
