@@ -300,7 +300,7 @@ func TestBasic(t *testing.T) {
 			byPath[p.ImportPath] = p
 			paths = append(paths, p.ImportPath)
 		}
-		if !sort.StringsAreSorted(paths) || len(paths) != 20 {
+		if !sort.StringsAreSorted(paths) || len(paths) != 21 {
 			t.Errorf("packages %v", paths)
 		}
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {
@@ -467,8 +467,13 @@ func checkLines(t *testing.T, overlay map[string]string) {
 }
 
 // clockName reports whether name is a scheduler function the rewriter puts
-// in place of a time or context function or method.
+// in place of a time or context function or method (or of testing/synctest's).
 func clockName(name string) bool {
+	for _, n := range synctestFuncs {
+		if n == name {
+			return true
+		}
+	}
 	for _, m := range clockFuncs {
 		for _, n := range m {
 			if n == name {
