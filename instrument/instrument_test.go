@@ -258,6 +258,12 @@ func TestBasic(t *testing.T) {
 		// stacks: runtime.Stack shows the program's goroutines, as a
 		// leak check (go.uber.org/goleak) reads them.
 		"TestStackLeakCheck": none,
+		// synctests: testing/synctest's bubbles, Wait, time in a bubble.
+		"TestSynctestSleep":       none,
+		"TestSynctestWait":        none,
+		"TestSynctestWaitOutside": none,
+		"TestSynctestDeadlock":    {"deadlock"},
+		"TestSynctestTimeStops":   {"deadlock"},
 	}, out)
 
 	t.Run("MemoryAccesses", func(t *testing.T) {
@@ -304,7 +310,7 @@ func TestBasic(t *testing.T) {
 			byPath[p.ImportPath] = p
 			paths = append(paths, p.ImportPath)
 		}
-		if !sort.StringsAreSorted(paths) || len(paths) != 21 {
+		if !sort.StringsAreSorted(paths) || len(paths) != 22 {
 			t.Errorf("packages %v", paths)
 		}
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {
@@ -475,8 +481,13 @@ func checkLines(t *testing.T, overlay map[string]string) {
 }
 
 // clockName reports whether name is a scheduler function the rewriter puts
-// in place of a time or context function or method.
+// in place of a time or context function or method (or of testing/synctest's).
 func clockName(name string) bool {
+	for _, n := range synctestFuncs {
+		if n == name {
+			return true
+		}
+	}
 	for _, m := range clockFuncs {
 		for _, n := range m {
 			if n == name {

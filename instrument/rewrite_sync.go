@@ -61,6 +61,12 @@ var clockFuncs = map[string]map[string]string{
 	"os/signal": {"Notify": "SignalNotify"},
 }
 
+// synctestFuncs are testing/synctest's functions, redirected to the
+// scheduler's bubbles (synctest.Test(t, f) becomes xb.SynctestTest(t, f),
+// whose t and f's parameter are the scheduler's T as the rest of the
+// rewritten test's).
+var synctestFuncs = map[string]string{"Test": "SynctestTest", "Wait": "SynctestWait"}
+
 // mapsFuncs are the iterators of package maps, redirected to versions that
 // yield in the fixed order of rewritten map loops (maps.Keys(m) becomes
 // xb.MapsKeys(m)), so that what a test sees of a map's order is the same in
@@ -115,6 +121,9 @@ func replacement(obj types.Object, keepT bool) (name, rest string) {
 			return n, ""
 		}
 		if n := seedFuncs[obj.Pkg().Path()][obj.Name()]; n != "" {
+			return n, ""
+		}
+		if n := synctestFuncs[obj.Name()]; n != "" && obj.Pkg().Path() == "testing/synctest" {
 			return n, ""
 		}
 		if obj.Pkg().Path() == lockfreePath && lockfreeFuncs[obj.Name()] {

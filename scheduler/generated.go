@@ -63,3 +63,14 @@ func RegisterRacy(base Pos, offsets []int32, reasons []string) Pos {
 // package, for rewritten code only: buffered says whether it was rewritten
 // for store buffers (-memory tso or pso).
 func RewrittenFor(buffered bool) bool { return engine.RewrittenFor(buffered) }
+
+// SynctestTest replaces testing/synctest's Test: f runs on a new goroutine,
+// the root of a bubble that every goroutine it starts joins, with a T of
+// its own whose cleanups run in the bubble; SynctestTest returns once every
+// goroutine of the bubble has exited, and ends the caller (FailNow) if f
+// failed. Members blocked for good leave it waiting: a deadlock.
+func SynctestTest(t *T, f func(*T)) { testingobj.SynctestTest(t, f) }
+
+// SynctestWait replaces testing/synctest's Wait: it returns when no other
+// goroutine can run, before virtual time moves. It panics outside a bubble.
+func SynctestWait() { engine.SynctestWait() }

@@ -106,6 +106,7 @@ type thread struct {
 
 	wait   waitResult // filled in by whoever wakes the thread
 	joiner *thread    // a parent waiting for this thread to end (T.Run)
+	bubble *bubble    // its testing/synctest bubble, or nil (synctest.go)
 	lastE  int64      // event number of its last event
 	pcs    []uintptr  // trace mode: the call stack at its last event
 	tt     Test       // the test handle of the test goroutine
@@ -259,6 +260,7 @@ type run struct {
 	seeds uint64 // maphash seeds made (rand.go)
 
 	natives []*nativeWait // goroutines waiting on channels xbtest does not control (native.go)
+	bubbles []*bubble     // live testing/synctest bubbles (synctest.go)
 
 	clock     vclock.Clock[timerAction]              // virtual time (package vclock, clock.go)
 	deadlocks deadlock.Detector[*thread, *lockState] // deadlock detection (package deadlock, deadlock.go)
@@ -328,6 +330,8 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.clock.NewExecution(clockHost{r}, cfg.Timers.Horizon(), cfg.FairBlocks)
 	clear(r.natives)
 	r.natives = r.natives[:0]
+	clear(r.bubbles)
+	r.bubbles = r.bubbles[:0]
 	r.findings = r.findings[:0]
 	r.bound = checkpoint.NoStop
 	r.warnings = r.warnings[:0]
@@ -376,6 +380,9 @@ func (r *run) newThread(parent *thread, fn func()) *thread {
 	if parent != nil {
 		parent.nkids++
 		t.ord = parent.nkids
+		if parent.bubble != nil {
+			parent.bubble.join(t)
+		}
 	}
 	r.threads = append(r.threads, t)
 	return t
@@ -938,6 +945,9 @@ func (r *run) exitThread(t *thread) {
 	t.status = stExited
 	if t.joiner != nil {
 		r.wakeUp(t.joiner, -1)
+	}
+	if t.bubble != nil {
+		r.bubbleExit(t)
 	}
 	next := r.point(t, ptExit)
 	t.gone = true

@@ -29,6 +29,7 @@ type T struct {
 	skipped  bool
 	failNow  bool
 	finished bool // its function has returned: cleanups are running
+	synctest bool // the T of synctest.Test's function (synctest.go)
 	done     bool // and they have run: a Log or Fail now panics, as in go test
 	helpers  map[string]bool
 	cleanups []func()
@@ -153,6 +154,10 @@ func (t *T) Logf(format string, args ...any) {
 // passes it to its closest running ancestor, and without one it panics:
 // a goroutine that outlived its test logs.
 func (t *T) log(line, msg string) {
+	if t.synctest && t.parent != nil && !t.parent.done {
+		t.parent.log(line, msg) // synctest.Test's T logs as its caller's
+		return
+	}
 	if !t.done {
 		t.logs = append(t.logs, line)
 		return
@@ -250,6 +255,9 @@ func (t *T) runCleanups() {
 // failed when it called Parallel). A subtest that -run or -skip leaves out
 // is not run, and Run reports true.
 func (t *T) Run(name string, f func(t *T)) bool {
+	if t.synctest {
+		panic("testing: t.Run called inside synctest bubble")
+	}
 	sub := newT(t.x, t.subName(name), t)
 	if !subtestSelected(sub.name) {
 		return true
@@ -278,6 +286,9 @@ func (t *T) runFunc(f func(t *T)) {
 // A top-level test is explored alone: Parallel only marks it. The waits
 // are on channels package chanobj makes and models, as the program's are.
 func (t *T) Parallel() {
+	if t.synctest {
+		panic("testing: t.Parallel called inside synctest bubble")
+	}
 	if t.parallel {
 		panic("testing: t.Parallel called multiple times")
 	}
@@ -383,9 +394,18 @@ func (t *T) Output() io.Writer { return logWriter{t} }
 type logWriter struct{ t *T }
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.t.logs = append(w.t.logs, strings.TrimSuffix(string(p), "\n"))
+	t := w.t
+	for t.synctest && t.parent != nil {
+		t = t.parent // synctest.Test's T logs as its caller's
+	}
+	t.logs = append(t.logs, strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 
 // Deadline reports the deadline of the enclosing go test run, if any.
-func (t *T) Deadline() (time.Time, bool) { return t.deadline, !t.deadline.IsZero() }
+func (t *T) Deadline() (time.Time, bool) {
+	if t.synctest {
+		panic("testing: t.Deadline called inside synctest bubble")
+	}
+	return t.deadline, !t.deadline.IsZero()
+}

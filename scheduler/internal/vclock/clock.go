@@ -126,6 +126,10 @@ type Host[A any] interface {
 	// xbtest does not control, the last resort of a tick, and reports
 	// whether one proceeded (false at once if none is blocked so).
 	AwaitNative() bool
+	// WakeWaiters wakes the goroutines parked in synctest.Wait, when no
+	// goroutine can run and before time moves (see Advance), and reports
+	// whether it woke any.
+	WakeWaiters() bool
 	// Ticked is told of a tick to when.
 	Ticked(when time.Duration)
 	// Choose takes a choice among opts at goroutine g: the order of
@@ -163,6 +167,12 @@ type Clock[A any] struct {
 	timers    map[*time.Timer]*Timer[A]
 	tickers   map[*time.Ticker]*Timer[A]
 
+	// testing/synctest (SetBubbles): bubbles live, goroutines parked in
+	// synctest.Wait, and whether a bubble's root goroutine has exited
+	// while other members remain (time then stops).
+	bubbles, waiters int
+	stopped          bool
+
 	ticking bool  // a tick is firing timers: wake-ups carry no happens-before edge
 	woke    int   // goroutines the tick under way has woken or started
 	thread  int32 // the clock's pseudo-thread when timers fire eagerly, or -1
@@ -191,6 +201,7 @@ func (c *Clock[A]) NewExecution(host Host[A], horizon time.Duration, fairBlocks 
 	clear(c.timers)
 	clear(c.tickers)
 	c.ticking, c.woke, c.thread = false, 0, -1
+	c.bubbles, c.waiters, c.stopped = 0, 0, false
 	c.switches, c.last = 0, -1
 	if c.ranAt == nil {
 		c.ranAt = c.ranBuf[:0]
@@ -312,9 +323,20 @@ func (c *Clock[A]) Take(tm *Timer[A]) time.Time {
 // cache's janitor) would keep the path going forever; it is neither run
 // further nor a leak (see Wakes). Other timers still fire, so that a
 // goroutine that wakes up late and then blocks forever is a leak.
+//
+// Under testing/synctest (SetBubbles) a goroutine parked in synctest.Wait
+// is woken before time moves: the host's WakeWaiters runs first, and the
+// clock advances only if it woke nobody. Once a bubble's root goroutine
+// has exited while other members remain, time stops, as in Go.
 func (c *Clock[A]) Advance(g int32, enough func() bool) bool {
 	c.noTickers = c.host.TestReturned()
 	for !enough() {
+		if c.waiters > 0 && c.host.WakeWaiters() {
+			continue
+		}
+		if c.stopped {
+			return false
+		}
 		when, ok := c.next()
 		if !ok && !c.host.AwaitNative() {
 			return false
@@ -338,10 +360,19 @@ func (c *Clock[A]) Advance(g int32, enough func() bool) bool {
 // package doc); g runs the ticks, natives says whether goroutines wait on
 // channels xbtest does not control.
 func (c *Clock[A]) CatchUp(g, n int32, natives bool) {
-	if n < 0 || len(c.pending) == 0 && !natives {
+	if n < 0 || len(c.pending) == 0 && !natives && c.waiters == 0 {
 		return
 	}
 	c.Advance(g, func() bool { return c.host.Runnable(n) })
+}
+
+// SetBubbles tells the clock about testing/synctest's bubbles: how many
+// are live, how many goroutines are parked in synctest.Wait (Advance wakes
+// them before time moves, Host.WakeWaiters), and whether time has stopped
+// (a bubble's root goroutine exited while others remain). While a bubble is
+// live no timer fires eagerly (eager.go): synctest's rule is Go's there.
+func (c *Clock[A]) SetBubbles(bubbles, waiters int, stopped bool) {
+	c.bubbles, c.waiters, c.stopped = bubbles, waiters, stopped
 }
 
 // Wakes reports whether a pending timer would wake goroutine g. Such a

@@ -41,6 +41,7 @@ func (h *fakeHost) Fire(g int32, tm *Timer[action], eager bool) {
 func (h *fakeHost) Wakes(tm *Timer[action], g int32) bool { return false }
 func (h *fakeHost) TestReturned() bool                    { return h.returned }
 func (h *fakeHost) AwaitNative() bool                     { return false }
+func (h *fakeHost) WakeWaiters() bool                     { return false }
 func (h *fakeHost) Ticked(when time.Duration)             {}
 func (h *fakeHost) Choose(g int32, opts []int32, tick bool) int32 {
 	h.choices = append(h.choices, slices.Clone(opts))

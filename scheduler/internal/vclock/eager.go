@@ -72,6 +72,9 @@ func (c *Clock[A]) Start(g int32, tm *Timer[A], d time.Duration) {
 // now.
 func (c *Clock[A]) fireable() bool {
 	c.noTickers = c.host.TestReturned()
+	if c.bubbles > 0 {
+		return false // testing/synctest's rule holds in a bubble (SetBubbles)
+	}
 	when, ok := c.next()
 	return ok && when-c.now <= c.horizon && !c.starved()
 }
