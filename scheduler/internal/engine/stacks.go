@@ -166,8 +166,17 @@ func userFrames(frames [][2]string, translate, testGoroutine bool) [][2]string {
 }
 
 func testingFile() string {
-	return filepath.Join(runtime.GOROOT(), "src", "testing", "testing.go") + ":0"
+	return filepath.Join(stdlibSrc(), "testing", "testing.go") + ":0"
 }
+
+// stdlibSrc is the standard library's source directory as the binary's
+// own frames name it (the GOROOT it was built with): where runtime.Gosched
+// is, two levels up.
+var stdlibSrc = sync.OnceValue(func() string {
+	pc := reflect.ValueOf(runtime.Gosched).Pointer()
+	file, _ := runtime.FuncForPC(pc).FileLine(pc)
+	return filepath.Dir(filepath.Dir(file))
+})
 
 // goState is the state go test's runtime would show for t.
 func (r *run) goState(t *thread) string {
@@ -355,7 +364,7 @@ func (r *run) createdBy(t *thread, host int64) [2]string {
 		}
 	}
 	// An AfterFunc's function, which Go starts from the timer.
-	return [2]string{"created by time.goFunc" + in, "\t" + filepath.Join(runtime.GOROOT(), "src", "time", "sleep.go") + ":0"}
+	return [2]string{"created by time.goFunc" + in, "\t" + filepath.Join(stdlibSrc(), "time", "sleep.go") + ":0"}
 }
 
 // curGoid is the calling goroutine's number.
