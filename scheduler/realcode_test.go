@@ -654,3 +654,47 @@ func TestPooledGoroutinesCarryNoProfilerLabels(t *testing.T) {
 		t.Fatalf("goroutines still labelled after the test:\n%s", b.String())
 	}
 }
+
+// stackLocal writes and reads a variable on the calling goroutine's stack.
+//
+//go:noinline
+func stackLocal() {
+	var v [4]int
+	xb.Write(unsafe.Pointer(&v[1]), 8, 0)
+	xb.Read(unsafe.Pointer(&v[1]), 8, 0)
+}
+
+// Two goroutines running the same code, each with its own local variable
+// (otter's mutate: a mutation struct captured by a closure that does not
+// escape): the second may run on the pooled goroutine, and so the stack,
+// the first ran on, and find its variable at the same address. That is no
+// race; Go's race detector forgets a stack's history when it is
+// allocated. A variable on the heap that both write still races.
+func TestStackReusedByAnotherGoroutineIsNoRace(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		res := xb.Explore("stack", func(t *xb.T) {
+			x := xb.New(new(int))
+			var wg xb.WaitGroup
+			wg.Add(2)
+			f := func() {
+				stackLocal()
+				if shared {
+					xb.Write(unsafe.Pointer(x), 8, 0)
+				}
+				wg.Done()
+			}
+			xb.Go(f)
+			xb.Go(f)
+			wg.Wait()
+		}, xb.DefaultConfig())
+		races := 0
+		for _, f := range res.Findings {
+			if f.Kind == result.Race {
+				races++
+			}
+		}
+		if want := map[bool]int{false: 0, true: 1}[shared]; races != want || !res.Complete {
+			t.Errorf("shared=%v: %d race(s), want %d; findings %v", shared, races, want, res.Findings)
+		}
+	}
+}

@@ -8,3 +8,8 @@ package engine
 // reached from a goroutine xbtest does not control is reported instead of
 // silently corrupting the schedule.
 func getg() uintptr
+
+// stackBounds returns the calling goroutine's stack, [lo, hi): the first
+// field of the runtime's goroutine descriptor (g.stack), which the
+// runtime's own assembly reads at these offsets.
+func stackBounds() (lo, hi uintptr)

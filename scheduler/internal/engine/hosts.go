@@ -172,6 +172,13 @@ func (h raceHost) LockName(lock any) string {
 
 func (h raceHost) Raced(addr uintptr) { h.r.buf.LearnRacy(addr) }
 
+// OnOwnStack implements races.Host: the access is made by the running
+// goroutine, on its own goroutine's stack.
+func (raceHost) OnOwnStack(addr uintptr) bool {
+	lo, hi := stackBounds()
+	return lo <= addr && addr < hi
+}
+
 func (h raceHost) ReportRace(f *result.Finding, key string, prevT int32, cur, prev uint32) {
 	r := h.r
 	r.addFinding(f, key)
