@@ -377,6 +377,9 @@ func TestRaceAfterACollectionIsConfirmed(t *testing.T) {
 	for _, c := range []struct{ always, gcFirstOnly bool }{{false, false}, {true, false}, {true, true}} {
 		always := c.always
 		gcFirstOnly, executions = c.gcFirstOnly, 0
+		cfg := xb.DefaultConfig()
+		streamed := 0 // what a crash or a kill would report
+		cfg.Found = func(*result.Finding) { streamed++ }
 		res := xb.Explore("reuse", func(t *xb.T) {
 			executions++
 			a, b := new(int), new(int)
@@ -401,7 +404,7 @@ func TestRaceAfterACollectionIsConfirmed(t *testing.T) {
 			xb.Go(func() { mu.Lock(); mu.Unlock() })
 			mu.Lock()
 			mu.Unlock()
-		}, xb.DefaultConfig())
+		}, cfg)
 		if res.Internal != "" || !res.Complete {
 			t.Fatalf("always=%v: %+v", always, res)
 		}
@@ -420,6 +423,9 @@ func TestRaceAfterACollectionIsConfirmed(t *testing.T) {
 		}
 		if c.gcFirstOnly && (races != 1 || res.Findings[0].Schedule == 1) {
 			t.Errorf("a collection in the first execution only: %d race findings (want 1, first seen after schedule 1), %d schedules", races, res.Schedules)
+		}
+		if want := map[bool]int{false: 0, true: 1}[c.gcFirstOnly]; streamed != want {
+			t.Errorf("always=%v gcFirstOnly=%v: %d finding(s) streamed before being described, want %d (a race after a collection only once confirmed)", always, c.gcFirstOnly, streamed, want)
 		}
 		if !always && (races != 0 || !dropped) {
 			t.Errorf("a race of two objects at one address, after a collection: %d race findings (want 0), dropped note %v; notes %q", races, dropped, res.Notes)

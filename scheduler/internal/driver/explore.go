@@ -354,13 +354,19 @@ func (d *driver) collect(r *engine.Execution) {
 				n := g.Count
 				*g = *f
 				g.Count, g.Schedule = n, r.Number()
+				if d.cfg.Found != nil {
+					d.cfg.Found(&g.Finding)
+				}
 			}
 			continue
 		}
 		f.Count, f.Schedule = 1, r.Number()
 		d.seen[f.Key] = f
 		d.found = append(d.found, f)
-		if d.cfg.Found != nil {
+		if d.cfg.Found != nil && !f.AfterGC {
+			// A race after a collection is not streamed before it is
+			// confirmed (Describe): if the binary ends before that, it
+			// is not reported unconfirmed.
 			d.cfg.Found(&f.Finding)
 		}
 		if d.cfg.Stop {
