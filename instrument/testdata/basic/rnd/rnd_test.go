@@ -13,22 +13,7 @@ import (
 // would diverge (xbtest reports that as an error).
 func TestRandomWork(t *testing.T) {
 	n := 2 + rand.Intn(3) + randv2.IntN(2)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	count := 0
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			mu.Lock()
-			count++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	if count != n {
-		t.Fatalf("count %d, want %d", count, n)
-	}
+	countIn(t, n)
 }
 
 // TestMaphashSeeds starts a number of goroutines a maphash seed decides, as
@@ -37,6 +22,12 @@ func TestRandomWork(t *testing.T) {
 func TestMaphashSeeds(t *testing.T) {
 	seed := maphash.MakeSeed()
 	n := 2 + int(maphash.String(seed, "key")%3)
+	countIn(t, n)
+}
+
+// countIn starts n goroutines that each count once under a lock, and checks
+// the count.
+func countIn(t *testing.T, n int) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	count := 0
