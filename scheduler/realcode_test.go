@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -550,12 +552,15 @@ func TestSignalNotifyChannelReceives(t *testing.T) {
 // diverges when its prefix is replayed.
 func TestStackDumpShowsTheProgramsGoroutines(t *testing.T) {
 	var dumps []string
+	goLine := 0
 	res := xb.Explore("stacks", func(t *xb.T) {
 		done := xb.MakeChan[struct{}](0)
 		started := xb.MakeChan[struct{}](0)
 		for range 2 {
 			xb.Go(func() {}) // finished, running or not started yet
 		}
+		_, _, line, _ := runtime.Caller(0)
+		goLine = line + 2
 		xb.Go(func() {
 			xb.Close(started)
 			xb.Recv(done)
@@ -591,7 +596,16 @@ func TestStackDumpShowsTheProgramsGoroutines(t *testing.T) {
 			!strings.Contains(d, "created by github.com/xbtest/xbtest/scheduler_test.TestStackDumpShowsTheProgramsGoroutines.func1 in goroutine") {
 			t.Fatalf("the test goroutine or the blocked one is missing:\n%s", d)
 		}
+		// Its creator's line is the go statement's.
+		if !regexp.MustCompile(fmt.Sprintf(`\.func1 in goroutine \d+\n\t%s:%d(\n|$)`, regexp.QuoteMeta(thisFile()), goLine)).MatchString(d) {
+			t.Fatalf("the blocked goroutine's creator is not at line %d:\n%s", goLine, d)
+		}
 	}
+}
+
+func thisFile() string {
+	_, file, _, _ := runtime.Caller(0)
+	return file
 }
 
 // A set of channels kept as a map keyed by the channels (go-memdb's

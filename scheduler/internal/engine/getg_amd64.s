@@ -14,3 +14,9 @@ TEXT ·stackBounds(SB),NOSPLIT,$0-16
 	MOVQ BX, lo+0(FP)
 	MOVQ CX, hi+8(FP)
 	RET
+
+// func callerFP() uintptr: the frame pointer of the Go function that calls
+// it (NOFRAME: BP is still the caller's).
+TEXT ·callerFP(SB),NOSPLIT|NOFRAME,$0-8
+	MOVQ BP, ret+0(FP)
+	RET

@@ -7,7 +7,10 @@ import (
 
 // Go starts f on a new controlled goroutine; it replaces the go statement.
 // The rewriter evaluates the arguments of `go f(a, b)` before calling Go, as
-// Go does. Outside an execution Go is a plain go statement.
+// Go does. Outside an execution Go is a plain go statement. It is not
+// inlined: spawnSite counts frames from it.
+//
+//go:noinline
 func Go(f func()) {
 	r, t := enter()
 	if r == nil {
@@ -16,7 +19,7 @@ func Go(f func()) {
 	}
 	r.event(t)
 	c := r.newThread(t, f)
-	c.nSpawn = int8(runtime.Callers(2, c.spawnPCs[:]))
+	c.nSpawn = int8(spawnSite(c.spawnPCs[:]))
 	r.race.Start(t.idx, c.idx)
 	if r.exploring {
 		r.strat.Spawned(c.idx)
