@@ -157,6 +157,7 @@ type Detector struct {
 	// detector's allocations).
 	syncClocks []clock
 	sets       map[string][]int32 // interned lock sets, shared by records
+	singles    [][]int32          // interned sets of one lock l >= AtomicLock, at l-AtomicLock
 	scratch    []int32
 	// cache maps recently accessed words to their index in pool; an
 	// entry is valid in the execution its gen names (Reset moves gen on
@@ -437,6 +438,9 @@ func (d *Detector) protection(ts *threadState, write, atomic bool) []int32 {
 	return ts.prot[k]
 }
 
+// maxSingle bounds the table of interned one-lock sets.
+const maxSingle = 1 << 12
+
 // intern sorts the set b (scratch space) and returns the shared copy of
 // it: lock sets change at every lock operation, and allocating each would
 // dominate the cost of detection.
@@ -444,6 +448,18 @@ func (d *Detector) intern(b []int32) []int32 {
 	d.scratch = b
 	if len(b) == 0 {
 		return nil
+	}
+	if len(b) == 1 && b[0] >= AtomicLock && b[0]-AtomicLock < maxSingle {
+		// The common case (one mutex held, or an atomic operation)
+		// without hashing.
+		i := int(b[0] - AtomicLock)
+		if i >= len(d.singles) {
+			d.singles = append(d.singles, make([][]int32, i+1-len(d.singles))...)
+		}
+		if d.singles[i] == nil {
+			d.singles[i] = []int32{b[0]}
+		}
+		return d.singles[i]
 	}
 	slices.Sort(b)
 	key := unsafe.String((*byte)(unsafe.Pointer(&b[0])), len(b)*4)
