@@ -100,3 +100,54 @@ func TestEagerTickerLoopGivesWay(t *testing.T) {
 		t.Errorf("%d schedules reach %v (warnings %v), want %v", res.Schedules, got, res.Warnings, want)
 	}
 }
+
+// The horizon is the delay a runnable goroutine may be made to wait, not a
+// budget each timer renews: a test goroutine that sleeps a millisecond at a
+// time until another goroutine, runnable all along, has run, sees it run
+// within a millisecond of when it could have run under -timers 1ms (it was
+// a failure "did not run in 20ms" in the schedule that fired every sleep
+// ahead of it). Under
+// -timers eager, by contrast, the sleeps may go on up to the fairness bound.
+func TestHorizonCountsFromWhenAGoroutineCouldRun(t *testing.T) {
+	polls := func(out func(string)) func(*xb.T) {
+		return func(*xb.T) {
+			ran := xb.New(new(int32))
+			ch := xb.MakeChan[struct{}](0)
+			xb.Go(func() {
+				xb.Close(ch)
+				xb.StoreInt32(ran, 1)
+			})
+			xb.Recv(ch)
+			i := 0
+			for xb.LoadInt32(ran) == 0 && i < 20 {
+				xb.TimeSleep(time.Millisecond)
+				i++
+			}
+			out(fmt.Sprint(i))
+		}
+	}
+	for _, c := range []struct {
+		timers settings.Timers
+		want   []string
+	}{
+		// 2: the goroutine ran up to its store (a scheduling point) at
+		// 1ms, then waited for the sleep due at 2ms.
+		{settings.Timers(time.Millisecond), []string{"0", "1", "2"}},
+		{settings.Synctest, []string{"0", "1"}},
+	} {
+		for _, a := range eagerAlgos {
+			cfg := xb.DefaultConfig()
+			cfg.Algorithm = a
+			got, res := outcomes(t, t.Name(), polls, withTimers(cfg, c.timers))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("-timers %s, -algo %s: %d schedules reach %v, want %v", c.timers, a, res.Schedules, got, c.want)
+			}
+		}
+	}
+	cfg := withTimers(xb.DefaultConfig(), settings.Eager)
+	cfg.FairBlocks = 8
+	got, res := outcomes(t, t.Name(), polls, cfg)
+	if len(got) < 3 || got[0] != "0" || got[len(got)-1] == "20" {
+		t.Errorf("-timers eager, -fair-blocks 8: %d schedules reach %v, want 0, 1, 2... below 20", res.Schedules, got)
+	}
+}

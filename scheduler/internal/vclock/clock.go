@@ -33,7 +33,8 @@
 // EagerBlock), ordered by the explorer against the goroutines' blocks as
 // any thread is. It gives way once a goroutine that can run has waited
 // settings' FairBlocks blocks (BlockStarted counts them), so that a loop on
-// a fast ticker cannot starve the others. eager.go says why this explores
+// a fast ticker cannot starve the others, and to a goroutine that could run
+// more than the horizon before the timer's deadline. eager.go says why this explores
 // every order that matters.
 //
 // # The host
@@ -177,13 +178,13 @@ type Clock[A any] struct {
 	woke    int   // goroutines the tick under way has woken or started
 	thread  int32 // the clock's pseudo-thread when timers fire eagerly, or -1
 
-	// The fairness bound (eager.go): goroutine switches between blocks so
-	// far, the goroutine of the block under way, and the switch count when
-	// each goroutine last started a block or was woken.
+	// The fairness bound and the horizon (eager.go): goroutine switches
+	// between blocks so far, the goroutine of the block under way, and
+	// when each goroutine last started a block or was woken.
 	switches int
 	last     int32
-	ranAt    []int
-	ranBuf   [8]int // ranAt's first array: no allocation for a small test
+	ranAt    []ranAt
+	ranBuf   [8]ranAt // ranAt's first array: no allocation for a small test
 }
 
 // NewExecution prepares c for a new execution of host: timers may fire eagerly
@@ -453,7 +454,7 @@ func (c *Clock[A]) SetTicking(on bool) bool {
 // Woken notes that goroutine g was woken (it ran, for the fairness bound)
 // and reports whether by a tick.
 func (c *Clock[A]) Woken(g int32) bool {
-	c.ranAt[g] = c.switches
+	c.ranAt[g] = ranAt{c.switches, c.now}
 	if c.ticking {
 		c.woke++
 	}

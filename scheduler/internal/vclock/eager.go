@@ -13,7 +13,12 @@ import "time"
 // (settings.Timers) a started timer may also fire at any scheduling
 // point, ahead of goroutines that could run, once the timers due before it
 // have fired, if its deadline is within that horizon of the virtual now
-// (settings.Eager: whatever its deadline). Time stays virtual: firing early
+// and of the moment each goroutine that could run became able to (its last
+// block or wake-up): the horizon is the delay a real scheduler may make a
+// runnable goroutine wait, not a time budget that each timer renews. A test
+// goroutine that sleeps a millisecond at a time, waiting for another that
+// could run all along, is not starved for the length of twenty sleeps
+// (settings.Eager: whatever the deadline). Time stays virtual: firing early
 // moves the clock to the deadline at once.
 //
 // The clock is then a pseudo-thread, like a store buffer's flusher: it is
@@ -37,7 +42,7 @@ import "time"
 // goroutine could run is infinite; Go's scheduler runs that goroutine
 // meanwhile. So the clock fires eagerly only while no goroutine that can
 // run has waited fairBlocks blocks or more since it last ran or was woken
-// (starved); then it waits for the goroutines to run, as a goroutine that
+// (holdsBack); then it waits for the goroutines to run, as a goroutine that
 // polls gives way (internal/exitblock, "Fairness"). For the same reason the
 // clock's blocks do not reset the poll counts of goroutines, nor end the
 // giving way of one that gave way. What is not explored: more than
@@ -76,23 +81,27 @@ func (c *Clock[A]) fireable() bool {
 		return false // testing/synctest's rule holds in a bubble (SetBubbles)
 	}
 	when, ok := c.next()
-	return ok && when-c.now <= c.horizon && !c.starved()
+	return ok && when-c.now <= c.horizon && !c.holdsBack(when)
 }
 
-// starved reports whether a goroutine that can run has waited fairBlocks
-// blocks or more since it last ran or was woken: the clock then waits for
-// it to run (see "Fairness" above). Blocks are counted as switches from one
-// goroutine to another (BlockStarted): a schedule file joins consecutive
-// blocks of one goroutine, and its replay must reach the same verdict here
-// as the execution it was recorded from.
-func (c *Clock[A]) starved() bool {
+// ranAt is when a goroutine last started a block or was woken: the switch
+// count and the virtual time.
+type ranAt struct {
+	switches int
+	now      time.Duration
+}
+
+// holdsBack reports whether a goroutine that can run keeps a timer due at
+// when from firing ahead of it: it has waited fairBlocks blocks or more
+// since it last ran or was woken (see "Fairness" above), or it could run
+// more than the horizon before when. Blocks are counted as switches from
+// one goroutine to another (BlockStarted): a schedule file joins
+// consecutive blocks of one goroutine, and its replay must reach the same
+// verdict here as the execution it was recorded from.
+func (c *Clock[A]) holdsBack(when time.Duration) bool {
 	fb := c.fairBlocks
-	if fb <= 0 {
-		return false
-	}
-	now := c.switches
 	for g, at := range c.ranAt {
-		if now-at >= fb && c.host.Ready(int32(g)) {
+		if (fb > 0 && c.switches-at.switches >= fb || when-at.now > c.horizon) && c.host.Ready(int32(g)) {
 			return true
 		}
 	}
@@ -174,10 +183,10 @@ func (c *Clock[A]) eagerFire(g int32) {
 // not waited yet.
 func (c *Clock[A]) Started(g int32) {
 	if int(g) < len(c.ranAt) {
-		c.ranAt[g] = c.switches
+		c.ranAt[g] = ranAt{c.switches, c.now}
 		return
 	}
-	c.ranAt = append(c.ranAt, c.switches)
+	c.ranAt = append(c.ranAt, ranAt{c.switches, c.now})
 }
 
 // BlockStarted notes that goroutine g starts a block: a switch when the
@@ -187,5 +196,5 @@ func (c *Clock[A]) BlockStarted(g int32) {
 		c.switches++
 		c.last = g
 	}
-	c.ranAt[g] = c.switches
+	c.ranAt[g] = ranAt{c.switches, c.now}
 }
