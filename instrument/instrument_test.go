@@ -258,6 +258,8 @@ func TestBasic(t *testing.T) {
 		// stacks: runtime.Stack shows the program's goroutines, as a
 		// leak check (go.uber.org/goleak) reads them.
 		"TestStackLeakCheck": none,
+		// and runtime.NumGoroutine counts them as go test would.
+		"TestNumGoroutineCounts": none,
 		// synctests: testing/synctest's bubbles, Wait, time in a bubble.
 		"TestSynctestSleep":       none,
 		"TestSynctestWait":        none,

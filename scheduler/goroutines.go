@@ -32,3 +32,8 @@ func Gosched() { engine.Gosched() }
 // goroutines and frames the program would see under go test, not the
 // scheduler's (see the engine's Stack).
 func Stack(buf []byte, all bool) int { return engine.Stack(buf, all) }
+
+// NumGoroutine replaces runtime.NumGoroutine: in an execution, the count go
+// test would give, without the scheduler's goroutines (see the engine's
+// NumGoroutine).
+func NumGoroutine() int { return engine.NumGoroutine() }

@@ -838,6 +838,7 @@ func getWorker() *worker {
 	}
 	workers.Unlock()
 	w := &worker{wake: make(chan struct{}, 1)}
+	ownGoroutines.Add(1) // before the go statement: NumGoroutine counts it from there
 	go w.loop()
 	return w
 }
@@ -850,6 +851,7 @@ func putWorker(w *worker) {
 }
 
 func (w *worker) loop() {
+	defer ownGoroutines.Add(-1) // ended by a runtime.Goexit of the thread it ran
 	w.g = getg()
 	w.goid = curGoid()
 	internalGoroutines.Store(w.goid, true)

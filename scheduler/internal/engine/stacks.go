@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Stack replaces runtime.Stack in rewritten code. In an execution the
@@ -34,8 +35,42 @@ func Stack(buf []byte, all bool) int {
 // whatever it catches them doing.
 var internalGoroutines sync.Map
 
-// MarkInternal records the calling goroutine as one of xbtest's own.
-func MarkInternal() { internalGoroutines.Store(curGoid(), true) }
+// MarkInternal records the calling goroutine as one of xbtest's own. It is
+// for goroutines that live as long as the process (NumGoroutine counts
+// them out for good).
+func MarkInternal() {
+	internalGoroutines.Store(curGoid(), true)
+	ownGoroutines.Add(1)
+}
+
+// ownGoroutines counts xbtest's goroutines in the test binary: pooled
+// workers, idle or running a controlled goroutine, and those marked
+// internal.
+var ownGoroutines atomic.Int64
+
+// NumGoroutine replaces runtime.NumGoroutine in rewritten code: the count
+// go test would give, consistent with Stack's dump. xbtest's own goroutines
+// are left out, and so is the test's goroutine, which waits in the
+// explorer: the controlled goroutines of the execution that exist (started
+// or not, not ended) stand for the program's, its root for the test's
+// goroutine. Goroutines xbtest does not control (package testing's main
+// goroutine, those started outside an execution) count as they are.
+// Without it a test comparing counts (a leak check) saw the pool of
+// goroutines xbtest keeps, which grows from one execution to the next.
+func NumGoroutine() int {
+	n := runtime.NumGoroutine() - int(ownGoroutines.Load())
+	r, _ := enter()
+	if r == nil {
+		return n
+	}
+	n-- // the test's goroutine, the host of the execution
+	for _, t := range r.threads {
+		if t.flushOf == nil && !t.isClock && !t.gone && t.status != stExited {
+			n++
+		}
+	}
+	return n
+}
 
 const (
 	xbtestPrefix = "github.com/xbtest/xbtest/"

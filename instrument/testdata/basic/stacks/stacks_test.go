@@ -3,6 +3,7 @@ package stacks
 import (
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,5 +41,36 @@ func TestStackLeakCheck(t *testing.T) {
 			t.Fatalf("leaked:\n%s", strings.Join(leaked(), "\n\n"))
 		}
 		time.Sleep(min(time.Microsecond<<i, 100*time.Millisecond))
+	}
+}
+
+// TestNumGoroutineCounts counts goroutines as a leak check by numbers
+// does: runtime.NumGoroutine is go test's count, its main goroutine and the
+// test's, then the test's own, the same in every execution.
+func TestNumGoroutineCounts(t *testing.T) {
+	base := runtime.NumGoroutine()
+	if base != 2 {
+		t.Errorf("at the start: %d goroutines, want 2 (go test's main goroutine and the test's)", base)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-done
+		}()
+	}
+	if n := runtime.NumGoroutine(); n != base+2 {
+		t.Errorf("with two goroutines started: %d, want %d", n, base+2)
+	}
+	close(done)
+	wg.Wait()
+	// They may not have exited yet.
+	for i := 0; runtime.NumGoroutine() != base; i++ {
+		if i == 20 {
+			t.Fatalf("after they ended: %d goroutines, want %d", runtime.NumGoroutine(), base)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
