@@ -237,6 +237,8 @@ func TestBasic(t *testing.T) {
 		"TestRandomWork": none,
 		// and maphash.MakeSeed the same seeds.
 		"TestMaphashSeeds": none,
+		// and so does crypto/rand.
+		"TestCryptoRandWork": none,
 		// clock: embedded timers, method values and expressions, function
 		// values and dot imports of time run on the virtual clock.
 		"TestClockForms":     none,

@@ -192,6 +192,7 @@ func RunTest(t *testing.T, body func(*testingobj.T)) {
 	}
 	cfg.Found = func(f *result.Finding) { writeLine(result.Line{Event: result.LineFound, Test: name, Finding: f}) }
 	cfg.Describing = func() { writeLine(result.Line{Event: result.LineDescribe, Test: name}) }
+	cryptoFixed := fixCryptoRand(t)
 	var res *result.Result
 	if err := engine.CheckRewrite(rc.Memory); err != nil {
 		// Said as the test's result, so that the command reports it on
@@ -215,6 +216,9 @@ func RunTest(t *testing.T, body func(*testingobj.T)) {
 		res = Explore(name, body, cfg)
 	}
 	res.GOMAXPROCS = 1
+	if !cryptoFixed {
+		res.Notes = append(res.Notes, "crypto/rand is not fixed in this build (testing/cryptotest is unavailable): a program that draws from it may not replay")
+	}
 	if err := writeLine(result.Line{Event: result.LineSummary, Test: name, Result: res}); err != nil {
 		t.Errorf("xbtest: writing results: %v", err)
 	}

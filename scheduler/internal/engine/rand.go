@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	randv1 "math/rand"
 	randv2 "math/rand/v2"
+	"sync"
 	"unsafe"
 )
 
@@ -52,6 +53,40 @@ func MaphashMakeSeed() maphash.Seed {
 	var s maphash.Seed
 	*(*uint64)(unsafe.Pointer(&s)) = splitmix64(r.seeds) | 1
 	return s
+}
+
+// cryptoRand is the stream behind crypto/rand and every implicit source of
+// cryptographic randomness in the crypto packages while a test runs: the
+// driver fixes it with Go 1.26's testing/cryptotest.SetGlobalRandom and
+// hands it here (SetCryptoSource); every execution restarts it from the
+// state it had then, so that an execution draws the same bytes when its
+// prefix is replayed (go-memdb's TestWatchUpdate diverged on its random
+// identifiers). Code xbtest does not control that draws at the same time
+// (a goroutine started outside an execution) shares the stream.
+var cryptoRand struct {
+	mu       *sync.Mutex // the lock cryptotest's reader takes
+	src      *randv2.ChaCha8
+	pristine randv2.ChaCha8
+}
+
+// SetCryptoSource sets the stream every execution restarts (nil: none).
+func SetCryptoSource(mu *sync.Mutex, src *randv2.ChaCha8) {
+	cryptoRand.mu, cryptoRand.src = mu, src
+	if src != nil {
+		mu.Lock()
+		cryptoRand.pristine = *src
+		mu.Unlock()
+	}
+}
+
+// resetCryptoRand restarts the stream for a new execution.
+func resetCryptoRand() {
+	if cryptoRand.src == nil {
+		return
+	}
+	cryptoRand.mu.Lock()
+	*cryptoRand.src = cryptoRand.pristine
+	cryptoRand.mu.Unlock()
 }
 
 // splitmix64 spreads consecutive counts over the bits of a seed.

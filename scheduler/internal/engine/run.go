@@ -327,6 +327,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	}
 	r.nobj = 0
 	r.rand1, r.rand2, r.seeds = nil, nil, 0
+	resetCryptoRand()
 	r.clock.NewExecution(clockHost{r}, cfg.Timers.Horizon(), cfg.FairBlocks)
 	clear(r.natives)
 	r.natives = r.natives[:0]

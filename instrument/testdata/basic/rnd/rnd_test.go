@@ -1,6 +1,7 @@
 package rnd
 
 import (
+	cryptorand "crypto/rand"
 	"hash/maphash"
 	"math/rand"
 	randv2 "math/rand/v2"
@@ -22,6 +23,16 @@ func TestRandomWork(t *testing.T) {
 func TestMaphashSeeds(t *testing.T) {
 	seed := maphash.MakeSeed()
 	n := 2 + int(maphash.String(seed, "key")%3)
+	countIn(t, n)
+}
+
+// TestCryptoRandWork starts a number of goroutines crypto/rand decides, as
+// a program keyed by random identifiers does: every execution must draw the
+// same bytes.
+func TestCryptoRandWork(t *testing.T) {
+	b := make([]byte, 4)
+	cryptorand.Read(b)
+	n := 2 + int(b[0]%3) + int(cryptorand.Text()[0]%2)
 	countIn(t, n)
 }
 
