@@ -34,8 +34,8 @@
 // any thread is. It gives way once a goroutine that can run has waited
 // settings' FairBlocks blocks (BlockStarted counts them), so that a loop on
 // a fast ticker cannot starve the others, and to a goroutine that could run
-// more than the horizon before the timer's deadline. eager.go says why this explores
-// every order that matters.
+// more than the horizon before the timer's deadline. eager.go says why
+// this explores every order that matters.
 //
 // # The host
 //
