@@ -99,6 +99,22 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
+// collectionFuncs are the functions through which a program can observe
+// that an object was collected (or make it be): a package that names one
+// has the scheduler not keep objects alive (scheduler.ObservesCollection).
+var collectionFuncs = map[string]map[string]bool{
+	"runtime": set("GC", "AddCleanup", "SetFinalizer"),
+	"weak":    set("Make"),
+}
+
+func observesCollection(obj types.Object) bool {
+	if obj == nil || obj.Pkg() == nil {
+		return false
+	}
+	_, isFunc := obj.(*types.Func)
+	return isFunc && obj.Parent() == obj.Pkg().Scope() && collectionFuncs[obj.Pkg().Path()][obj.Name()]
+}
+
 // replacement returns the scheduler's name that replaces obj, and the text
 // that follows it (rand's functions become methods of the scheduler's
 // source: xb.Rand().Intn), or "" if none does. keepT keeps testing's names

@@ -30,3 +30,42 @@ func SetGCCyclesForTest(f func() uint64) (restore func()) {
 	gcCycles = f
 	return func() { gcCycles = old }
 }
+
+// collectable says that the program can observe a collection: a rewritten
+// package calls runtime.GC, runtime.AddCleanup, runtime.SetFinalizer or
+// weak.Make (the rewriter registers it with ObservesCollection). Then what
+// the execution keeps of the objects it sees (the heap index of package
+// location, the tables of locks and WaitGroups, ended goroutines'
+// functions) does not keep them alive, so that an object the program
+// dropped is collected as in plain Go, and a test that waits for that
+// passes. Otherwise they stay alive until the execution ends: an address
+// names one object within an execution, and no collection changes what an
+// execution explores (location.Index says what changes when one does).
+var collectable bool
+
+// ObservesCollection is called by the initialization of a rewritten package
+// that can observe a collection (see collectable).
+func ObservesCollection() bool {
+	collectable = true
+	return true
+}
+
+// Collectable reports whether what the execution keeps of an object lets
+// it be collected (see collectable).
+func Collectable() bool { return collectable }
+
+// SetCollectableForTest sets collectable; restore undoes it.
+func SetCollectableForTest(on bool) (restore func()) {
+	old := collectable
+	collectable = on
+	return func() { collectable = old }
+}
+
+// heapCycles is what the heap index watches: the collector's cycle count
+// if objects may be collected, nil if they are kept alive.
+func heapCycles() func() uint64 {
+	if !collectable {
+		return nil
+	}
+	return gcCycles
+}
