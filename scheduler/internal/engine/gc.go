@@ -8,7 +8,9 @@ import "runtime/metrics"
 // its address to a new one (an escaping loop variable of the next call,
 // say), and the new object's accesses would then be paired with the old
 // one's, a race between two objects. Go's own race detector clears an
-// object's history when it is allocated; xbtest sees no allocation. So
+// object's history when it is allocated; xbtest sees only the allocations
+// of rewritten code (and then does the same: run.alloc), not those of
+// escaping local variables or of code it does not rewrite. So
 // an execution notes the collector's cycle count when it starts, a race
 // found after a cycle completed is marked (Finding.AfterGC), and the
 // driver keeps such a race only if its schedule, replayed, shows it again,

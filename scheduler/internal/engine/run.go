@@ -878,7 +878,9 @@ func (w *worker) run(t *thread) {
 // runtime.Goexit.
 func (t *thread) finish() {
 	r := t.r
-	t.fn = nil // what it holds may be collected, as after a goroutine's end in Go
+	if collectable {
+		t.fn = nil // what it holds may be collected, as after a goroutine's end in Go
+	}
 	p := recover()
 	defer r.guard(t)
 	if r.dead.Load() {
