@@ -25,7 +25,7 @@ var replacements = map[string]map[string]bool{
 		"StoreInt32", "StoreInt64", "StorePointer", "StoreUint32", "StoreUint64", "StoreUintptr",
 		"SwapInt32", "SwapInt64", "SwapPointer", "SwapUint32", "SwapUint64", "SwapUintptr",
 		"Bool", "Int32", "Int64", "Uint32", "Uint64", "Uintptr", "Pointer", "Value"),
-	"runtime": set("Gosched", "Goexit", "Stack"),
+	"runtime": set("Gosched", "Goexit", "Stack", "GC"),
 	"testing": set("T", "TB"),
 }
 

@@ -32,3 +32,8 @@ func Gosched() { engine.Gosched() }
 // goroutines and frames the program would see under go test, not the
 // scheduler's (see the engine's Stack).
 func Stack(buf []byte, all bool) int { return engine.Stack(buf, all) }
+
+// GC replaces runtime.GC: a collection, then the cleanups and finalizers
+// it queued have run, so that a test that waits for them sees the same in
+// every execution of a schedule.
+func GC() { engine.GC() }

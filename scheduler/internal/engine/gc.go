@@ -1,6 +1,11 @@
 package engine
 
-import "runtime/metrics"
+import (
+	"runtime"
+	"runtime/metrics"
+	"time"
+	_ "unsafe" // go:linkname
+)
 
 // Race detection and the garbage collector. The detector knows memory by
 // address, and an address names one object only while that object lives:
@@ -71,3 +76,38 @@ func heapCycles() func() uint64 {
 	}
 	return gcCycles
 }
+
+// GC runs a collection, as runtime.GC, and waits (a second at most) until
+// the cleanups and finalizers it queued have run: a test that polls for
+// them (runtime.AddCleanup setting a flag, then runtime.GC in a loop)
+// behaves the same in every execution of a schedule, where the runtime
+// would run them some time later, and a replay would diverge. The cleanup
+// queue has no call to wait for it: a sentinel object's cleanup, queued by
+// a second collection after the first's, says when the queue reached it.
+func GC() {
+	runtime.GC()
+	done := make(chan struct{})
+	func() {
+		s := &sentinel{}
+		runtime.AddCleanup(s, func(c chan struct{}) { close(c) }, done)
+	}()
+	runtime.GC()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+	blockUntilEmptyFinalizerQueue(int64(time.Second))
+}
+
+// sentinel is an object of its own (it holds a pointer: not combined with
+// others by the tiny allocator, whose objects are freed together).
+type sentinel struct {
+	p *int
+	_ [16]byte
+}
+
+// blockUntilEmptyFinalizerQueue waits until the finalizers queued have run,
+// or the timeout (ns) passed; the runtime offers it to tests.
+//
+//go:linkname blockUntilEmptyFinalizerQueue runtime.blockUntilEmptyFinalizerQueue
+func blockUntilEmptyFinalizerQueue(timeout int64) bool
