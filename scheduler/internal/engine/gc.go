@@ -102,7 +102,7 @@ func GC() {
 // sentinel is an object of its own (it holds a pointer: not combined with
 // others by the tiny allocator, whose objects are freed together).
 type sentinel struct {
-	p *int
+	_ *int
 	_ [16]byte
 }
 
