@@ -495,6 +495,33 @@ func (d *Detector) Access(t int32, addr, size uintptr, write, atomic bool, pos u
 	return races
 }
 
+// Forget drops the history of the size bytes at addr (the words whose
+// address is in the range): a new object took the place of a dead one,
+// whose accesses are not the new one's.
+func (d *Detector) Forget(addr, size uintptr) {
+	if d == nil || d.mode == Off || len(d.locs) == 0 {
+		return
+	}
+	end := addr + size
+	forget := func(li int32) {
+		l := &d.pool[li]
+		*l = location{cset: l.cset[:0], recs: l.recs[:0]}
+	}
+	if size <= uintptr(len(d.locs)) {
+		for a := addr; a < end; a++ { // accesses may start at any byte
+			if li, ok := d.locs[a]; ok {
+				forget(li)
+			}
+		}
+		return
+	}
+	for a, li := range d.locs {
+		if addr <= a && a < end {
+			forget(li)
+		}
+	}
+}
+
 // Unprotected returns the locations found so far in this execution that
 // follow no locking discipline but are ordered by happens-before (HB mode).
 func (d *Detector) Unprotected() []Unprotected { return d.unprotected }

@@ -78,6 +78,7 @@ type genFile struct {
 	imports  *typestr.Imports
 	generics bool // define the generic helpers here
 	buffered bool // -memory tso|pso: the helpers carry values (bufferedHelpers)
+	collects bool // the package can observe a collection (collectionFuncs)
 	needTag  bool // the module's Go version predates generics
 	wrappers map[string]string
 	wsrc     []string
@@ -131,7 +132,7 @@ func (g *genFile) global(name, display string) {
 }
 
 func (g *genFile) empty() bool {
-	return !g.generics && len(g.wsrc) == 0 && len(g.globals) == 0
+	return !g.generics && len(g.wsrc) == 0 && len(g.globals) == 0 && !g.collects
 }
 
 // source returns the file's text.
@@ -157,6 +158,11 @@ func (g *genFile) source() []byte {
 		} else {
 			b.WriteString(genericHelpers)
 		}
+	}
+	if g.collects {
+		// The package may wait for an object to be collected: executions
+		// must not keep objects alive (scheduler.ObservesCollection).
+		fmt.Fprintf(&b, "var _ = %s.ObservesCollection()\n\n", genXB)
 	}
 	if len(g.globals) > 0 {
 		b.WriteString("\n// Package-level variables, registered so that they have the same name in\n// every execution.\nvar _ = func() bool {\n")

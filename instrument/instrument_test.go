@@ -262,6 +262,8 @@ func TestBasic(t *testing.T) {
 		"TestStackLeakCheck": none,
 		// and runtime.NumGoroutine counts them as go test would.
 		"TestNumGoroutineCounts": none,
+		// collect: a test waits for an object to be collected.
+		"TestCollected": none,
 		// synctests: testing/synctest's bubbles, Wait, time in a bubble.
 		"TestSynctestSleep":       none,
 		"TestSynctestWait":        none,
@@ -314,7 +316,7 @@ func TestBasic(t *testing.T) {
 			byPath[p.ImportPath] = p
 			paths = append(paths, p.ImportPath)
 		}
-		if !sort.StringsAreSorted(paths) || len(paths) != 22 {
+		if !sort.StringsAreSorted(paths) || len(paths) != 23 {
 			t.Errorf("packages %v", paths)
 		}
 		if p := byPath["example.com/basic/notests"]; p.HasTests || len(p.Tests) != 0 || p.Name != "notests" {

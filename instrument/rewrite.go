@@ -772,7 +772,11 @@ func (r *fileRW) selector(e *ast.SelectorExpr) {
 // has a drop-in for (rewrite_sync.go): a qualified identifier such as
 // sync.Mutex, or a name of a dot-imported package.
 func (r *fileRW) replaceName(e ast.Expr) bool {
-	name, rest := replacement(importedObj(r.info, r.u.pkg.Types, e), r.keepT)
+	obj := importedObj(r.info, r.u.pkg.Types, e)
+	if observesCollection(obj) {
+		r.u.gen.collects = true
+	}
+	name, rest := replacement(obj, r.keepT)
 	if name == "" {
 		return false
 	}

@@ -25,7 +25,7 @@ var replacements = map[string]map[string]bool{
 		"StoreInt32", "StoreInt64", "StorePointer", "StoreUint32", "StoreUint64", "StoreUintptr",
 		"SwapInt32", "SwapInt64", "SwapPointer", "SwapUint32", "SwapUint64", "SwapUintptr",
 		"Bool", "Int32", "Int64", "Uint32", "Uint64", "Uintptr", "Pointer", "Value"),
-	"runtime": set("Gosched", "Goexit", "Stack", "NumGoroutine"),
+	"runtime": set("Gosched", "Goexit", "Stack", "NumGoroutine", "GC"),
 	"testing": set("T", "TB"),
 }
 
@@ -97,6 +97,22 @@ func set(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
+}
+
+// collectionFuncs are the functions through which a program can observe
+// that an object was collected (or make it be): a package that names one
+// has the scheduler not keep objects alive (scheduler.ObservesCollection).
+var collectionFuncs = map[string]map[string]bool{
+	"runtime": set("GC", "AddCleanup", "SetFinalizer"),
+	"weak":    set("Make"),
+}
+
+func observesCollection(obj types.Object) bool {
+	if obj == nil || obj.Pkg() == nil {
+		return false
+	}
+	_, isFunc := obj.(*types.Func)
+	return isFunc && obj.Parent() == obj.Pkg().Scope() && collectionFuncs[obj.Pkg().Path()][obj.Name()]
 }
 
 // replacement returns the scheduler's name that replaces obj, and the text

@@ -74,3 +74,9 @@ func SynctestTest(t *T, f func(*T)) { testingobj.SynctestTest(t, f) }
 // SynctestWait replaces testing/synctest's Wait: it returns when no other
 // goroutine can run, before virtual time moves. It panics outside a bubble.
 func SynctestWait() { engine.SynctestWait() }
+
+// ObservesCollection is called by the generated helper file of a rewritten
+// package that calls runtime.GC, runtime.AddCleanup, runtime.SetFinalizer
+// or weak.Make: the program may wait for an object to be collected, so
+// executions do not keep the objects they see alive.
+func ObservesCollection() bool { return engine.ObservesCollection() }

@@ -37,3 +37,8 @@ func Stack(buf []byte, all bool) int { return engine.Stack(buf, all) }
 // test would give, without the scheduler's goroutines (see the engine's
 // NumGoroutine).
 func NumGoroutine() int { return engine.NumGoroutine() }
+
+// GC replaces runtime.GC: a collection, then the cleanups and finalizers
+// it queued have run, so that a test that waits for them sees the same in
+// every execution of a schedule.
+func GC() { engine.GC() }

@@ -89,7 +89,7 @@ func (t *G) ParkNative(cases []reflect.SelectCase, got func(i int, v reflect.Val
 
 // Allocated registers an object the operation made (a channel) as memory
 // the test body allocated, named by t and its allocation count.
-func (t *G) Allocated(addr unsafe.Pointer, size uintptr) { t.r.alloc(t, addr, size, nil) }
+func (t *G) Allocated(addr unsafe.Pointer, size uintptr) { t.r.alloc(t, addr, size, nil, true) }
 
 // InternalError reports an error of xbtest itself and ends the execution.
 func (t *G) InternalError(msg string) { t.r.internalError(t, msg) }

@@ -72,6 +72,7 @@ func (x *Execution) Execute(tick *time.Ticker) EndReason {
 		active.Store(nil)
 	}()
 	r.gcAtStart = gcCycles()
+	r.heap.Refresh()
 	t0 := r.newThread(nil, nil)
 	r.race.Start(-1, t0.idx)
 	t0.fn = func() { r.runBody() }

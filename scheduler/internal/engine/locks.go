@@ -25,10 +25,16 @@ type lockState struct {
 	// looked up yet. readSeen, writeSeen: in this execution.
 	mixed               int8
 	readSeen, writeSeen bool
-	addr                unsafe.Pointer
-	writer              *thread // the Mutex holder, or the RWMutex writer
-	pending             bool    // RWMutex: the writer has announced itself and waits for readers to leave
-	readers             []readHold
+	// addr is the lock's address; obj the lock itself. If the program may
+	// observe a collection (collectable), obj is nil once the lock is
+	// free: a table of the execution does not keep a dropped object alive
+	// (a test may wait for its collection), but a held lock, whose state a
+	// new lock at its address must not inherit, stays.
+	addr    uintptr
+	obj     unsafe.Pointer
+	writer  *thread // the Mutex holder, or the RWMutex writer
+	pending bool    // RWMutex: the writer has announced itself and waits for readers to leave
+	readers []readHold
 	// happens-before (package races): the releases of Unlock, and of RUnlock
 	clocks races.LockClocks
 }
@@ -47,7 +53,7 @@ type readHold struct {
 
 // syncTables are the per-execution states of the locks.
 type syncTables struct {
-	locks map[unsafe.Pointer]*lockState
+	locks map[uintptr]*lockState
 	// states handed out, reused by later executions
 	lockPool []*lockState
 	nlocks   int
@@ -55,7 +61,7 @@ type syncTables struct {
 
 func (s *syncTables) reset() {
 	if s.locks == nil {
-		s.locks = map[unsafe.Pointer]*lockState{}
+		s.locks = map[uintptr]*lockState{}
 	}
 	clear(s.locks)
 	s.nlocks = 0
@@ -64,7 +70,8 @@ func (s *syncTables) reset() {
 // lockOf returns this execution's state of the Mutex or RWMutex at addr.
 func (r *run) lockOf(addr unsafe.Pointer, rw bool) *lockState {
 	s := &r.sync
-	if l := s.locks[addr]; l != nil {
+	if l := s.locks[uintptr(addr)]; l != nil {
+		l.obj = addr
 		return l
 	}
 	if s.nlocks == len(s.lockPool) {
@@ -75,9 +82,27 @@ func (r *run) lockOf(addr unsafe.Pointer, rw bool) *lockState {
 	readers, clk := l.readers[:0], l.clocks
 	clk.W.Reset()
 	clk.R.Reset()
-	*l = lockState{id: r.newObj(), rw: rw, addr: addr, readers: readers, clocks: clk}
-	s.locks[addr] = l
+	*l = lockState{id: r.newObj(), rw: rw, addr: uintptr(addr), obj: addr, readers: readers, clocks: clk}
+	s.locks[uintptr(addr)] = l
 	return l
+}
+
+// forget drops the states of the locks in [base, end): a new object took
+// the place of a dead one there (a held lock is never dead: obj keeps it).
+func (s *syncTables) forget(base, end uintptr) {
+	for a := range s.locks {
+		if base <= a && a < end {
+			delete(s.locks, a)
+		}
+	}
+}
+
+// freed lets the object of a lock that nobody holds be collected (if the
+// program may observe it, see collectable).
+func (l *lockState) freed() {
+	if collectable && l.writer == nil && len(l.readers) == 0 {
+		l.obj = nil
+	}
 }
 
 func (r *run) newObj() int32 { r.nobj++; return r.nobj }
@@ -220,7 +245,7 @@ func (r *run) lockName(l *lockState) string {
 		return "?"
 	}
 	id := fmt.Sprintf("%s#%d", l.kind(), l.id)
-	if name := r.heap.Describe(uintptr(l.addr)); name != "" {
+	if name := r.heap.Describe(l.addr); name != "" {
 		return name + " (" + id + ")"
 	}
 	return id
@@ -271,12 +296,13 @@ func NewLearnt() *Learnt {
 }
 
 // lockKey names a lock across executions, as read/write sets do.
-func (r *run) lockKey(addr unsafe.Pointer) (sched.CanonAccess, bool) {
-	switch kind, reg := r.heap.Classify(uintptr(addr)); kind {
+func (r *run) lockKey(addr uintptr) (sched.CanonAccess, bool) {
+	r.heap.Refresh() // a name kept across executions (see location.Index)
+	switch kind, reg := r.heap.Classify(addr); kind {
 	case sched.RegionHeap:
-		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.Key, Off: uintptr(addr) - reg.Base}, true
+		return sched.CanonAccess{Kind: sched.RegionHeap, Key: reg.Key, Off: addr - reg.Base}, true
 	case sched.RegionGlobal:
-		return sched.CanonAccess{Kind: sched.RegionGlobal, Addr: uintptr(addr)}, true
+		return sched.CanonAccess{Kind: sched.RegionGlobal, Addr: addr}, true
 	}
 	return sched.CanonAccess{}, false
 }
@@ -314,7 +340,7 @@ func (r *run) acquired(t *thread, l *lockState, read bool) {
 		if l.tried == 1 && r.exploring {
 			// A TryLock reads the lock: taking it is a write to it
 			// even without -sync-deps (ExitBlock-RW).
-			r.strat.Access(uintptr(l.addr), 1, true)
+			r.strat.Access(l.addr, 1, true)
 		}
 		r.yield(t)
 	case read:
@@ -376,7 +402,7 @@ func (r *run) mixedRW(l *lockState) bool {
 // learnt looks the lock at addr up, once per execution, in what the
 // exploration learnt (set, all): flag is 0 until then, 1 if the lock is
 // in it, 2 if not. It reports whether it is.
-func (r *run) learnt(flag *int8, addr unsafe.Pointer, set map[sched.CanonAccess]bool, all bool) bool {
+func (r *run) learnt(flag *int8, addr uintptr, set map[sched.CanonAccess]bool, all bool) bool {
 	if *flag == 0 {
 		*flag = 2
 		if all {
@@ -405,7 +431,7 @@ func (r *run) released(l *lockState) {
 		if l.tried == 1 {
 			// A TryLock observes the release: the block that releases
 			// and the one that tries do not commute (ExitBlock-RW).
-			r.strat.Access(uintptr(l.addr), 1, true)
+			r.strat.Access(l.addr, 1, true)
 		}
 	}
 }
@@ -414,6 +440,7 @@ func (r *run) releaseWriter(t *thread, l *lockState) {
 	r.race.Unlocked(t.idx, &l.clocks, true)
 	h := l.writer
 	l.writer = nil
+	l.freed()
 	h.drop(l)
 	if h == t {
 		t.lastLock = l
@@ -433,6 +460,7 @@ func (r *run) releaseReader(t *thread, l *lockState) {
 	h.drop(l)
 	if l.readers[i].n--; l.readers[i].n == 0 {
 		l.readers = append(l.readers[:i], l.readers[i+1:]...)
+		l.freed()
 	}
 	if h == t {
 		t.lastLock = l

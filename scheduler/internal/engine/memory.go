@@ -101,11 +101,17 @@ func Alloc(addr unsafe.Pointer, size uintptr) {
 	if r == nil {
 		return
 	}
-	r.alloc(t, addr, size, nil)
+	r.alloc(t, addr, size, nil, false)
 }
 
-func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type) {
-	r.heap.Add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ)
+// alloc registers an object; fresh: just allocated (see location.Index.Add).
+// An object that took the place of a dead one starts with no history in
+// the race detection, as under Go's race detector.
+func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Type, fresh bool) {
+	if r.heap.Add(addr, size, sched.HeapKey{Thread: t.idx, Seq: t.allocs}, typ, fresh) {
+		r.race.Forget(uintptr(addr), size)
+		r.sync.forget(uintptr(addr), uintptr(addr)+size)
+	}
 	t.allocs++
 }
 
@@ -113,7 +119,7 @@ func (r *run) alloc(t *thread, addr unsafe.Pointer, size uintptr, typ reflect.Ty
 // new(T) and &T{...} in it.
 func New[T any](p *T) *T {
 	if r, t := enter(); r != nil {
-		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T]())
+		r.alloc(t, unsafe.Pointer(p), unsafe.Sizeof(*p), reflect.TypeFor[T](), true)
 	}
 	return p
 }
@@ -126,7 +132,7 @@ func Slice[T any](s []T) []T {
 	}
 	if r, t := enter(); r != nil {
 		var z T
-		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()))
+		r.alloc(t, unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(z), reflect.ArrayOf(cap(s), reflect.TypeFor[T]()), false)
 	}
 	return s
 }
@@ -134,7 +140,7 @@ func Slice[T any](s []T) []T {
 // NewMap registers a map made by make and returns it; a map is one location.
 func NewMap[M ~map[K]V, K comparable, V any](m M) M {
 	if r, t := enter(); r != nil && m != nil {
-		r.alloc(t, MapAddr(m), 1, reflect.TypeFor[M]())
+		r.alloc(t, MapAddr(m), 1, reflect.TypeFor[M](), true)
 	}
 	return m
 }

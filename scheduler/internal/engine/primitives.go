@@ -4,7 +4,6 @@ import (
 	"unsafe"
 
 	"github.com/xbtest/xbtest/scheduler/internal/races"
-	"github.com/xbtest/xbtest/scheduler/internal/sched"
 	"github.com/xbtest/xbtest/scheduler/internal/storebuf"
 	"github.com/xbtest/xbtest/settings"
 )
@@ -136,8 +135,7 @@ func (t *G) Objects(s Slot, mk func() ObjectTables) ObjectTables { return t.r.ob
 // MadeByBody reports whether addr is in memory the test body allocated in
 // this execution (not a package's variable or memory made before).
 func (t *G) MadeByBody(addr unsafe.Pointer) bool {
-	kind, _ := t.r.heap.Classify(uintptr(addr))
-	return kind == sched.RegionHeap
+	return t.r.heap.Registered(uintptr(addr))
 }
 
 // ChangedState says that the execution changed package state that the

@@ -318,7 +318,7 @@ func (r *run) reset(s sched.Strategy, g *Guide, known *Learnt, stats *Stats, cfg
 	r.snapshots = false
 	r.finished, r.why = false, EndNone
 	r.dead.Store(false)
-	r.heap.Reset()
+	r.heap.Reset(heapCycles())
 	r.sync.reset()
 	for _, o := range r.objs {
 		if o != nil {
@@ -881,6 +881,9 @@ func (w *worker) run(t *thread) {
 // runtime.Goexit.
 func (t *thread) finish() {
 	r := t.r
+	if collectable {
+		t.fn = nil // what it holds may be collected, as after a goroutine's end in Go
+	}
 	p := recover()
 	defer r.guard(t)
 	if r.dead.Load() {

@@ -399,6 +399,11 @@ func (rs *Races) noteUnprotected(u eraser.Unprotected) {
 		name, strings.Join(at, ", ")))
 }
 
+// Forget drops the history of size bytes at addr: a new object took the
+// place of a dead one there, and its accesses are not the old one's (as Go's
+// race detector clears its shadow memory at an allocation).
+func (rs *Races) Forget(addr, size uintptr) { rs.det.Forget(addr, size) }
+
 // Atomic checks an atomic operation of t on the variable at addr, ordered
 // with the other atomic operations on it.
 func (rs *Races) Atomic(t int32, addr unsafe.Pointer, size uintptr, write bool) {

@@ -14,15 +14,21 @@ import (
 // that runs outside the test body); what the scheduler knows of it during
 // an execution lives here, in tables of the execution keyed by the
 // object's address (engine.ObjectTables), forgotten with the execution.
+// The tables key objects by address. If the program may observe a
+// collection (engine.Collectable) they do not keep them alive, so that an
+// object the program dropped is collected as in plain Go; a WaitGroup
+// whose counter is not zero stays (wgState.obj), so that a new one at its
+// address cannot inherit the count (a Cond's waiters, parked goroutines
+// holding it, keep it alive themselves). Otherwise obj keeps every object.
 
 // tables are the per-execution states of this package's objects.
 type tables struct {
-	wgs   map[unsafe.Pointer]*wgState
-	conds map[unsafe.Pointer]*condState
+	wgs   map[uintptr]*wgState
+	conds map[uintptr]*condState
 }
 
 func newTables() engine.ObjectTables {
-	return &tables{wgs: map[unsafe.Pointer]*wgState{}, conds: map[unsafe.Pointer]*condState{}}
+	return &tables{wgs: map[uintptr]*wgState{}, conds: map[uintptr]*condState{}}
 }
 
 func (s *tables) Reset() {
@@ -40,15 +46,16 @@ type wgState struct {
 	id      int32
 	n       int64
 	waiters []*engine.G
+	obj     unsafe.Pointer // the WaitGroup (while n is not zero if engine.Collectable)
 }
 
 func wgOf(g *engine.G, wg *WaitGroup) *wgState {
-	p := unsafe.Pointer(wg)
+	p := uintptr(unsafe.Pointer(wg))
 	s := tablesOf(g)
 	if w := s.wgs[p]; w != nil {
 		return w
 	}
-	w := &wgState{id: g.NewObject()}
+	w := &wgState{id: g.NewObject(), obj: unsafe.Pointer(wg)}
 	s.wgs[p] = w
 	return w
 }
@@ -56,16 +63,20 @@ func wgOf(g *engine.G, wg *WaitGroup) *wgState {
 // condState is a Cond during one execution.
 type condState struct {
 	id      int32
-	waiters []*engine.G // FIFO, as Go's notify list
+	waiters []*engine.G    // FIFO, as Go's notify list
+	obj     unsafe.Pointer // the Cond, unless engine.Collectable
 }
 
 func condOf(g *engine.G, c *Cond) *condState {
-	p := unsafe.Pointer(c)
+	p := uintptr(unsafe.Pointer(c))
 	s := tablesOf(g)
 	if cs := s.conds[p]; cs != nil {
 		return cs
 	}
 	cs := &condState{id: g.NewObject()}
+	if !engine.Collectable() {
+		cs.obj = unsafe.Pointer(c)
+	}
 	s.conds[p] = cs
 	return cs
 }

@@ -35,7 +35,11 @@ func (wg *WaitGroup) Add(delta int) {
 	if w.n < 0 {
 		panic("sync: negative WaitGroup counter")
 	}
+	w.obj = unsafe.Pointer(wg)
 	if w.n == 0 {
+		if engine.Collectable() {
+			w.obj = nil
+		}
 		for _, t := range w.waiters {
 			g.Wake(t, -1)
 		}
