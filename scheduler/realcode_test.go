@@ -718,3 +718,39 @@ func TestStackReusedByAnotherGoroutineIsNoRace(t *testing.T) {
 		}
 	}
 }
+
+// A goroutine that waits for a channel's buffer to fill by polling
+// len(ch), while others send (go-watermill's
+// TestPublishSubscribe_flush_output_channel): len observes the sends, so
+// it must be able to see them between two of its calls, and the loop ends
+// in every schedule (it was a nontermination: len was a read inside one
+// block that never ended). It is explored as the same wait on an atomic
+// counter is: the same schedules.
+func TestPollingLenSeesTheSends(t *testing.T) {
+	cfg := xb.DefaultConfig()
+	cfg.MaxSteps = 100000
+	byLen := xb.Explore("lenpoll", func(t *xb.T) {
+		ch := xb.MakeChan[int](2)
+		for i := range 2 {
+			xb.Go(func() { xb.Send(ch, i) })
+		}
+		for xb.Len(ch) != 2 {
+		}
+	}, cfg)
+	byAtomic := xb.Explore("atomicpoll", func(t *xb.T) {
+		n := xb.New(new(int32))
+		for range 2 {
+			xb.Go(func() { xb.AddInt32(n, 1) })
+		}
+		for xb.LoadInt32(n) != 2 {
+		}
+	}, cfg)
+	for _, res := range []*result.Result{byLen, byAtomic} {
+		if res.Internal != "" || !res.Complete || len(res.Findings) != 0 || len(res.Warnings) != 0 {
+			t.Fatalf("%s: complete=%v schedules=%d findings=%v warnings=%v internal=%q", res.Test, res.Complete, res.Schedules, res.Findings, res.Warnings, res.Internal)
+		}
+	}
+	if byLen.Schedules != byAtomic.Schedules {
+		t.Errorf("polling len: %d schedules, polling an atomic counter: %d", byLen.Schedules, byAtomic.Schedules)
+	}
+}

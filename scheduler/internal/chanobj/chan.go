@@ -342,23 +342,42 @@ func closed(x engine.Exec, m *chanState) {
 
 // Len replaces len(ch).
 func Len[T any](ch <-chan T) int {
-	lenOp(chanPtr(ch))
-	return len(ch)
+	t := lenOp(chanPtr(ch))
+	n := len(ch)
+	lenDone(t)
+	return n
 }
 
 // LenSend replaces len(ch) for a send-only channel.
 func LenSend[T any](ch chan<- T) int {
-	lenOp(chanPtr(ch))
-	return len(ch)
+	t := lenOp(chanPtr(ch))
+	n := len(ch)
+	lenDone(t)
+	return n
 }
 
-// lenOp is len's operation on the channel at p: a read of it.
-func lenOp(p unsafe.Pointer) {
-	if t := engine.Enter(); t != nil {
+// lenOp is len's operation on the channel at p: a read of it. It returns
+// the calling goroutine, or nil outside an execution.
+func lenOp(p unsafe.Pointer) *engine.G {
+	t := engine.Enter()
+	if t != nil {
 		t.OpPoint()
 		t.Event()
 		if m := model(t, p); m != nil {
 			t.DataAccess(m.addr, 1, false)
 		}
+	}
+	return t
+}
+
+// lenDone ends the block after len has read the channel: len observes the
+// other goroutines' sends and receives, which Go lets happen between any
+// two of its instructions, so a goroutine polling len(ch) must see them (it
+// gives way as one polling an atomic does). As a read inside a block it
+// saw the same count forever (go-watermill's
+// TestPublishSubscribe_flush_output_channel: a false nontermination).
+func lenDone(t *engine.G) {
+	if t != nil {
+		t.EndBlock()
 	}
 }

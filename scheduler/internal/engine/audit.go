@@ -53,6 +53,11 @@ package engine
 //	chan send / receive             yes: a partner or a buffer slot                 boundary after the operation; parks when
 //	(buffered and unbuffered)                                                       it cannot proceed
 //	close                           yes: wakes receivers, later ops see it          boundary
+//	len(ch)                         yes: it counts the others' sends and receives   boundary after the operation (a loop
+//	                                                                               polling it gives way, as on an atomic);
+//	                                                                               UNSAFE before: a read inside the block,
+//	                                                                               a poll saw one count forever (go-watermill
+//	                                                                               TestPublishSubscribe_flush_output_channel)
 //	nil channel send/receive        no: blocks forever                              parks forever (a leak if the test ends)
 //	select with ready cases         yes                                             choice point (which case) + boundary
 //	serving a parked select (a      yes: it decides the select's case; an           a write of every channel of the select, for
