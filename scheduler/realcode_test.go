@@ -704,3 +704,76 @@ func TestStackReusedByAnotherGoroutineIsNoRace(t *testing.T) {
 		}
 	}
 }
+
+// A goroutine's local variable, then, once its stack grew and moved, a heap
+// object another goroutine allocated where the old stack was (otter's
+// TestCache_DeletionListenerWritesTheKey: listeners nested 50 deep, then
+// another subtest's new timer wheel): the runtime frees a stack that
+// moved at once, with no collection in between, and a freed stack of
+// 32 KiB or more goes straight back to the heap. That is no race either;
+// the earlier access, to the goroutine's own stack, has no history to
+// pair with. A heap variable the first writes still races.
+func TestStackMovedThenReusedIsNoRace(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		res := xb.Explore("stack-moved", func(t *xb.T) {
+			heap := xb.New(new(int))
+			var addr atomic.Uintptr // xbtest sees it not: no happens-before
+			var wg xb.WaitGroup
+			wg.Add(2)
+			xb.Go(func() {
+				a := uintptr(unsafe.Pointer(heap))
+				if local {
+					a = stackLocalAddr()
+					growStack(64) // the stack moves: a is no longer on it
+				} else {
+					xb.Write(unsafe.Pointer(heap), 8, 0)
+				}
+				addr.Store(a)
+				wg.Done()
+			})
+			xb.Go(func() {
+				if a := addr.Load(); a != 0 {
+					// local: the old stack's memory, as far as xbtest
+					// knows the heap's now (no byte is written; a
+					// uintptr, which the collector does not follow
+					// into a freed stack)
+					xb.Write(*(*unsafe.Pointer)(unsafe.Pointer(&a)), 8, 0)
+				}
+				wg.Done()
+			})
+			wg.Wait()
+		}, xb.DefaultConfig())
+		races := 0
+		for _, f := range res.Findings {
+			if f.Kind == result.Race {
+				races++
+			}
+		}
+		if want := map[bool]int{false: 1, true: 0}[local]; races != want || !res.Complete {
+			t.Errorf("local=%v: %d race(s), want %d; findings %v", local, races, want, res.Findings)
+		}
+	}
+}
+
+// stackLocalAddr writes a variable on the calling goroutine's stack and
+// returns its address.
+//
+//go:noinline
+func stackLocalAddr() uintptr {
+	var v [4]int
+	xb.Write(unsafe.Pointer(&v[1]), 8, 0)
+	return uintptr(unsafe.Pointer(&v[1]))
+}
+
+// growStack calls itself n deep with 4 KiB frames, so that the calling
+// goroutine's stack grows (and moves) past 64 KiB.
+//
+//go:noinline
+func growStack(n int) byte {
+	var pad [4 << 10]byte
+	pad[n%len(pad)] = byte(n)
+	if n == 0 {
+		return pad[0]
+	}
+	return growStack(n-1) + pad[n%len(pad)]
+}
