@@ -1076,6 +1076,24 @@ func (r *run) heldBack(t *thread) bool {
 	return false
 }
 
+// computing reports whether a goroutine the step bound stopped could run
+// and was still writing shared memory in the last half of the bound: a
+// long loop that Go would go on running (otter's completes: 5000 writes,
+// awaited with a 30-second time.After), not one waiting for others, which
+// polls (heldBack's other goroutines). Virtual time does not pass then
+// (stratHost.Tick): it passes only when no goroutine can run, and a
+// time-out firing while this one has yet to finish is no real execution's
+// (the explorer's loop says the same of a delayed thread). The path ends
+// instead, with no verdict (deadlock's Stuck).
+func (r *run) computing() bool {
+	for _, u := range r.threads {
+		if u.frozen && u.status == stRunnable && u.steps-u.wroteAt < r.cfg.MaxSteps/2 {
+			return true
+		}
+	}
+	return false
+}
+
 // traverses reports whether t read many different words since it last
 // wrote: a long loop over a table (otter's map test, 100,000 rounds of Get
 // over 100 keys, all loads) whose progress is its own local variables,
