@@ -432,9 +432,7 @@ func (rs *Races) Atomic(t int32, addr unsafe.Pointer, size uintptr, write bool) 
 //     heap at once, with no collection in between (runtime/stack.go:
 //     stackfree, a stack of 32 KiB or more; stackpoolfree, the last
 //     stack of a span), so another goroutine's later access there may be
-//     to a heap object allocated in it (otter's
-//     TestCache_DeletionListenerWritesTheKey: listeners nested 50 deep,
-//     then another subtest's new timer wheel at the old stack's address).
+//     to a heap object allocated in it.
 //
 // Go's race detector forgets a stack's history when it is allocated
 // (racemalloc in stackalloc); xbtest sees no allocation, so it keeps no
