@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -464,17 +465,36 @@ func (d *driver) Describe() {
 // test body, by goroutine, scheduling points and anchors) and notes when it
 // does not lead to f again: a finding is reported with a schedule file that
 // replays it, or says it does not.
+//
+// A race seen after a collection (AfterGC) is confirmed only by a replay
+// that shows it with no collection: one that collects again may give a
+// freed object's address to a new one again, and pair the same two
+// accesses (a race is known by its accesses' positions) on two objects
+// again (otter's TestCache_DeletionListenerWritesTheKey: a listener's
+// variables moved to the heap, then another subtest's new timer wheel at
+// their address). So the replay runs with the collector off (collectorOff).
 func (d *driver) verify(f *engine.Finding) {
 	if d.pkgState != nil && d.pkgState.changed() != "" {
 		// Describing changed package state (re-running in this process):
 		// a replay would not start where the finding's exploration did.
+		if f.AfterGC {
+			f.Unreproduced = "its schedule could not be replayed from the start of the test to confirm it"
+		}
 		return
 	}
+	if f.AfterGC {
+		defer collectorOff()()
+	}
+	again := false // seen again, but only after a collection
 	g, gd, _ := d.follow(f.Blocks, true, func(g *engine.Finding) int {
-		if g.Key == f.Key {
-			return matchExact
+		if g.Key != f.Key {
+			return matchNone
 		}
-		return matchNone
+		if f.AfterGC && g.AfterGC {
+			again = true
+			return matchNone
+		}
+		return matchExact
 	})
 	switch {
 	case g != nil:
@@ -483,8 +503,28 @@ func (d *driver) verify(f *engine.Finding) {
 		}
 	case gd != nil && gd.Diverged() != "":
 		f.Unreproduced = "replaying its schedule diverged: " + gd.Diverged()
+	case again:
+		f.Unreproduced = "its schedule, followed to its end, led to it again only after another collection"
 	default:
 		f.Unreproduced = "its schedule, followed to its end, did not lead to it again"
+	}
+}
+
+// collectorOff completes a collection, then turns the collector off until
+// restore is called, so that no object is freed and no address handed to
+// a new object meanwhile; within a bound on memory (a gigabyte more than
+// the process holds now), past which the collector runs again, and a race
+// it then shows stays unconfirmed.
+func collectorOff() (restore func()) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(limit, int64(ms.Sys)+1<<30))
+	pct := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
 	}
 }
 

@@ -11,8 +11,9 @@ import "runtime/metrics"
 // object's history when it is allocated; xbtest sees no allocation. So
 // an execution notes the collector's cycle count when it starts, a race
 // found after a cycle completed is marked (Finding.AfterGC), and the
-// driver keeps such a race only if its schedule, replayed, shows it again,
-// or another execution without a collection shows it.
+// driver keeps such a race only if its schedule, replayed with the
+// collector off, shows it again, or another execution without a collection
+// shows it.
 
 var gcSample = []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
 
