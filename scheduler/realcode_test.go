@@ -22,6 +22,7 @@ import (
 
 	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/scheduler/internal/driver"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
@@ -784,4 +785,38 @@ func growStack(n int) byte {
 		return pad[0]
 	}
 	return growStack(n-1) + pad[n%len(pad)]
+}
+
+// Describing a test's findings is bounded in time: following a finding's
+// schedule runs the test again, which for a long test (otter's
+// TestCache_DeletionListenerWritesTheKey) outlasts the command's grace, and
+// the killed binary lost every finding. A guided execution still running
+// at the bound ends there: the race is reported with its schedule file,
+// saying that its schedule was not followed to its end.
+func TestDescribingIsBounded(t *testing.T) {
+	defer driver.SetDescribeForTest(time.Millisecond)()
+	res := xb.Explore("long", func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		for range 100000 { // a long run before the race
+			mu.Lock()
+			mu.Unlock()
+		}
+		x := xb.New(new(int))
+		var wg xb.WaitGroup
+		wg.Add(2)
+		for range 2 {
+			xb.Go(func() {
+				xb.Write(unsafe.Pointer(x), 8, 0)
+				wg.Done()
+			})
+		}
+		wg.Wait()
+	}, xb.DefaultConfig())
+	if res.Internal != "" || len(res.Findings) != 1 {
+		t.Fatalf("findings %v internal %q", res.Findings, res.Internal)
+	}
+	f := res.Findings[0]
+	if f.Kind != result.Race || len(f.Blocks) == 0 || !strings.Contains(f.Unreproduced, "was not followed to its end") {
+		t.Errorf("want the race with its schedule, not followed to its end; got %v, %d blocks, unreproduced %q", f, len(f.Blocks), f.Unreproduced)
+	}
 }

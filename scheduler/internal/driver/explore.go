@@ -415,6 +415,26 @@ func (d *driver) collect(r *engine.Execution) {
 // shortest by then is kept, and the finding says the shortening stopped.
 const shortenFor = 10 * time.Second
 
+// describeFor bounds the time all of a test's findings spend being
+// described: a guided execution (shortening, verifying) still running then
+// ends as a bound (engine.Config.GuidedUntil), and the finding says its
+// schedule was not followed to its end. Following a schedule runs the test
+// to its end, which for a long test (otter's
+// TestCache_DeletionListenerWritesTheKey: over 100,000 blocks, one
+// execution that -timeout cut) takes minutes, past the command's grace
+// for describing (30 s): the binary would be killed and every finding
+// lost. The traced replay of each finding's path, which gives its
+// schedule file, ends with the path and is not bounded. A variable for
+// tests (SetDescribeForTest).
+var describeFor = 20 * time.Second
+
+// SetDescribeForTest sets describeFor; restore undoes it.
+func SetDescribeForTest(d time.Duration) (restore func()) {
+	old := describeFor
+	describeFor = d
+	return func() { describeFor = old }
+}
+
 // Describe implements checkpoint.Target: it replays the first schedule of
 // each finding with tracing on, to give every goroutine of the report its
 // position and the schedule its blocks, then tries to shorten the schedule
@@ -426,6 +446,8 @@ func (d *driver) Describe() {
 		d.cfg.Describing()
 	}
 	shortenUntil := time.Now().Add(shortenFor)
+	d.cfg.GuidedUntil = time.Now().Add(describeFor)
+	defer func() { d.cfg.GuidedUntil = time.Time{} }()
 	afterGC := map[*engine.Finding]bool{}
 	for _, f := range d.found {
 		afterGC[f] = f.AfterGC
@@ -454,7 +476,7 @@ func (d *driver) Describe() {
 		if !afterGC[f] || f.Unreproduced == "" {
 			return false
 		}
-		d.Note(fmt.Sprintf("race detection: the %s at %s, seen on schedule %d after the garbage collector ran, did not recur when its schedule was replayed, and no execution without a collection showed it: not reported (a collection can give a freed object's address to a new one, and race detection knows memory by address)", f.Message, f.Pos, f.Schedule))
+		d.Note(fmt.Sprintf("race detection: the %s at %s, seen on schedule %d after the garbage collector ran, did not recur when its schedule was replayed (%s), and no execution without a collection showed it: not reported (a collection can give a freed object's address to a new one, and race detection knows memory by address)", f.Message, f.Pos, f.Schedule, f.Unreproduced))
 		delete(d.seen, f.Key)
 		return true
 	})
@@ -486,7 +508,7 @@ func (d *driver) verify(f *engine.Finding) {
 		defer collectorOff()()
 	}
 	again := false // seen again, but only after a collection
-	g, gd, _ := d.follow(f.Blocks, true, func(g *engine.Finding) int {
+	g, gd, why := d.follow(f.Blocks, true, func(g *engine.Finding) int {
 		if g.Key != f.Key {
 			return matchNone
 		}
@@ -505,6 +527,8 @@ func (d *driver) verify(f *engine.Finding) {
 		f.Unreproduced = "replaying its schedule diverged: " + gd.Diverged()
 	case again:
 		f.Unreproduced = "its schedule, followed to its end, led to it again only after another collection"
+	case why == engine.EndBound:
+		f.Unreproduced = fmt.Sprintf("describing the test's findings took %v: its schedule was not followed to its end", describeFor)
 	default:
 		f.Unreproduced = "its schedule, followed to its end, did not lead to it again"
 	}

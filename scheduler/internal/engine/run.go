@@ -463,6 +463,9 @@ func (r *run) event(t *thread) {
 		if s := checkpoint.StopRequested(); s != checkpoint.NoStop && r.stoppable() {
 			r.stopped(t, s)
 		}
+		if r.guide != nil && !r.cfg.GuidedUntil.IsZero() && time.Now().After(r.cfg.GuidedUntil) {
+			r.stopped(t, checkpoint.StopTime)
+		}
 	}
 	if r.trace {
 		t.record()
