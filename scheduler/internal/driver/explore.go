@@ -416,16 +416,17 @@ func (d *driver) collect(r *engine.Execution) {
 const shortenFor = 10 * time.Second
 
 // describeFor bounds the time all of a test's findings spend being
-// described: a guided execution (shortening, verifying) still running then
-// ends as a bound (engine.Config.GuidedUntil), and the finding says its
-// schedule was not followed to its end. Following a schedule runs the test
-// to its end, which for a long test (otter's
-// TestCache_DeletionListenerWritesTheKey: over 100,000 blocks, one
-// execution that -timeout cut) takes minutes, past the command's grace
-// for describing (30 s): the binary would be killed and every finding
-// lost. The traced replay of each finding's path, which gives its
-// schedule file, ends with the path and is not bounded. A variable for
-// tests (SetDescribeForTest).
+// described: an execution that replays (traced), shortens or verifies a
+// finding's schedule and is still running then ends as a bound
+// (engine.Config.DescribeUntil), and the finding says what was not done:
+// its schedule not followed to its end (it keeps its schedule file), or,
+// if even the traced replay of its path was cut, no schedule file. A long
+// test (otter's TestCache_DeletionListenerWritesTheKey: over 100,000
+// blocks in one execution that -timeout cut) takes minutes to replay, past
+// the command's grace for describing (30 s): the binary was killed and
+// every finding lost. A race seen after a collection and not confirmed
+// within the bound is not reported. A variable for tests
+// (SetDescribeForTest).
 var describeFor = 20 * time.Second
 
 // SetDescribeForTest sets describeFor; restore undoes it.
@@ -446,8 +447,8 @@ func (d *driver) Describe() {
 		d.cfg.Describing()
 	}
 	shortenUntil := time.Now().Add(shortenFor)
-	d.cfg.GuidedUntil = time.Now().Add(describeFor)
-	defer func() { d.cfg.GuidedUntil = time.Time{} }()
+	d.cfg.DescribeUntil = time.Now().Add(describeFor)
+	defer func() { d.cfg.DescribeUntil = time.Time{} }()
 	afterGC := map[*engine.Finding]bool{}
 	for _, f := range d.found {
 		afterGC[f] = f.AfterGC
@@ -460,6 +461,9 @@ func (d *driver) Describe() {
 			f.Path = mergePath(f.Path)
 			if !d.describeOne(f) {
 				f.Unreproduced = "its schedule could not be replayed"
+				if time.Now().After(d.cfg.DescribeUntil) {
+					f.Unreproduced = fmt.Sprintf("describing the test's findings took %v: its schedule was not replayed", describeFor)
+				}
 				return encodeFinding(f)
 			}
 			if d.cfg.Minimise && checkpoint.StopRequested() == checkpoint.NoStop {

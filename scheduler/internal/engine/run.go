@@ -463,7 +463,7 @@ func (r *run) event(t *thread) {
 		if s := checkpoint.StopRequested(); s != checkpoint.NoStop && r.stoppable() {
 			r.stopped(t, s)
 		}
-		if r.guide != nil && !r.cfg.GuidedUntil.IsZero() && time.Now().After(r.cfg.GuidedUntil) {
+		if (r.guide != nil || r.traceOnly) && !r.cfg.DescribeUntil.IsZero() && time.Now().After(r.cfg.DescribeUntil) {
 			r.stopped(t, checkpoint.StopTime)
 		}
 	}
