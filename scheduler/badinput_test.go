@@ -58,6 +58,43 @@ func TestStepBoundOnALoopThatWrites(t *testing.T) {
 	}
 }
 
+// Virtual time does not pass while a goroutine the step bound stopped was
+// still writing shared memory: it is a long loop that Go would go on
+// running, not a goroutine waiting (otter's completes: 5000 writes in a
+// goroutine, the test waiting for them with a 30-second time.After). The
+// path ends there with no verdict; a time-out would be no real
+// execution's, since time passes only when no goroutine can run. Without
+// the writing loop the time-out does fire.
+func TestStepBoundOnALoopThatWritesStopsTime(t *testing.T) {
+	for _, loop := range []bool{true, false} {
+		cfg := xb.DefaultConfig()
+		cfg.MaxSteps = 500
+		res := xb.Explore("timeout", func(t *xb.T) {
+			n := xb.New(new(int))
+			done := xb.MakeChan[struct{}](0)
+			xb.Go(func() {
+				for i := 0; loop && i < 10000; i++ {
+					wr(n, rd(n)+1)
+				}
+				if loop {
+					xb.Close(done)
+				}
+			})
+			if i, _ := xb.Select(false, xb.RecvCase(done, nil), xb.RecvCase(xb.TimeAfter(30*time.Second), nil)); i == 1 {
+				t.Error("timed out")
+			}
+		}, cfg)
+		switch {
+		case res.Internal != "":
+			t.Fatalf("loop=%v: internal %q", loop, res.Internal)
+		case loop && (res.Complete || res.Bound != "steps" || len(res.Findings) != 0):
+			t.Errorf("loop=%v: complete=%v bound=%q findings=%v", loop, res.Complete, res.Bound, res.Findings)
+		case !loop && (len(res.Findings) != 1 || res.Findings[0].Kind != result.Assertion):
+			t.Errorf("loop=%v: findings=%v, want the time-out", loop, res.Findings)
+		}
+	}
+}
+
 func TestScheduleAndTimeBounds(t *testing.T) {
 	cfg := xb.DefaultConfig()
 	cfg.MaxSchedules = 5

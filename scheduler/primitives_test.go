@@ -87,6 +87,51 @@ func TestMutexUnlockedByAnotherGoroutine(t *testing.T) {
 	})
 }
 
+// A goroutine that locks a Mutex, hands it to another goroutine to unlock,
+// and then locks it again (otter's scheduleDrainBuffers: TryLock, the
+// maintenance goroutine takes the lock over and unlocks it; then the
+// writer's GetMaximum locks it): it waits for the other goroutine's
+// Unlock, as in Go ("A locked Mutex is not associated with a particular
+// goroutine"), whichever runs first. No self-deadlock; the same for an
+// RWMutex held for writing, also when it read-locks it again.
+func TestMutexLockedAgainAfterHandOver(t *testing.T) {
+	none(t, func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		mu.Lock()
+		xb.Go(func() { mu.Unlock() })
+		mu.Lock()
+		mu.Unlock()
+	})
+	for _, mode := range []string{"Lock", "RLock"} {
+		none(t, func(t *xb.T) {
+			rw := xb.New(new(xb.RWMutex))
+			rw.Lock()
+			xb.Go(func() { rw.Unlock() })
+			if mode == "Lock" {
+				rw.Lock()
+				rw.Unlock()
+			} else {
+				rw.RLock()
+				rw.RUnlock()
+			}
+		})
+	}
+}
+
+// Locking a Mutex twice with no other goroutine that could unlock it is
+// reported when the path ends: every goroutine is asleep, one waiting for
+// the lock it holds itself.
+func TestMutexLockedTwiceWhileOthersWaitDeadlocks(t *testing.T) {
+	one(t, func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		done := xb.MakeChan[bool](0)
+		xb.Go(func() { xb.Send(done, true) })
+		mu.Lock()
+		mu.Lock()
+		xb.Recv(done)
+	}, result.Deadlock, "all goroutines are asleep")
+}
+
 func TestTryLock(t *testing.T) {
 	got := reach(t, func(out func(string)) func(*xb.T) {
 		return func(t *xb.T) {

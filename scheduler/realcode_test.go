@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/xbtest/xbtest/result"
 	xb "github.com/xbtest/xbtest/scheduler"
+	"github.com/xbtest/xbtest/scheduler/internal/driver"
 	"github.com/xbtest/xbtest/scheduler/internal/engine"
 )
 
@@ -365,18 +367,27 @@ func TestPollingTogetherFindingReplays(t *testing.T) {
 // only (the "reuse"), or in every one (a race of one object).
 // Third, a collection in the first execution only, of a race of one
 // object: the race is kept, with the schedule of an execution that had no
-// collection.
+// collection. Fourth, the reuse in every execution with a collection
+// (otter's TestCache_DeletionListenerWritesTheKey, whose replay collected
+// and paired the same two accesses on two objects again): the replay that
+// confirms the race runs with the collector off (simulated: no cycle
+// completes while it is off), and does not show it.
 func TestRaceAfterACollectionIsConfirmed(t *testing.T) {
 	var cycles uint64
 	executions := 0
 	gcFirstOnly := false
+	collecting := func() bool {
+		pct := debug.SetGCPercent(-1)
+		debug.SetGCPercent(pct)
+		return pct >= 0 && (!gcFirstOnly || executions <= 1)
+	}
 	defer engine.SetGCCyclesForTest(func() uint64 {
-		if !gcFirstOnly || executions <= 1 {
+		if collecting() {
 			cycles++
 		}
 		return cycles
 	})()
-	for _, c := range []struct{ always, gcFirstOnly bool }{{false, false}, {true, false}, {true, true}} {
+	for _, c := range []struct{ always, gcFirstOnly, whenCollecting bool }{{false, false, false}, {true, false, false}, {true, true, false}, {false, false, true}} {
 		always := c.always
 		gcFirstOnly, executions = c.gcFirstOnly, 0
 		cfg := xb.DefaultConfig()
@@ -385,7 +396,7 @@ func TestRaceAfterACollectionIsConfirmed(t *testing.T) {
 		res := xb.Explore("reuse", func(t *xb.T) {
 			executions++
 			a, b := new(int), new(int)
-			if always || executions == 1 {
+			if always || executions == 1 && !c.whenCollecting || c.whenCollecting && collecting() {
 				b = a
 			}
 			// Not a synchronization xbtest knows of: no order
@@ -752,5 +763,113 @@ func TestPollingLenSeesTheSends(t *testing.T) {
 	}
 	if byLen.Schedules != byAtomic.Schedules {
 		t.Errorf("polling len: %d schedules, polling an atomic counter: %d", byLen.Schedules, byAtomic.Schedules)
+	}
+}
+
+// A goroutine's local variable, then, once its stack grew and moved, a heap
+// object another goroutine allocated where the old stack was: the runtime
+// frees a stack that moved at once, with no collection in between, and a
+// freed stack of 32 KiB or more goes straight back to the heap. That is no race either;
+// the earlier access, to the goroutine's own stack, has no history to
+// pair with. A heap variable the first writes still races.
+func TestStackMovedThenReusedIsNoRace(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		res := xb.Explore("stack-moved", func(t *xb.T) {
+			heap := xb.New(new(int))
+			var addr atomic.Uintptr // xbtest sees it not: no happens-before
+			var wg xb.WaitGroup
+			wg.Add(2)
+			xb.Go(func() {
+				a := uintptr(unsafe.Pointer(heap))
+				if local {
+					a = stackLocalAddr()
+					growStack(64) // the stack moves: a is no longer on it
+				} else {
+					xb.Write(unsafe.Pointer(heap), 8, 0)
+				}
+				addr.Store(a)
+				wg.Done()
+			})
+			xb.Go(func() {
+				if a := addr.Load(); a != 0 {
+					// local: the old stack's memory, as far as xbtest
+					// knows the heap's now (no byte is written; a
+					// uintptr, which the collector does not follow
+					// into a freed stack)
+					xb.Write(*(*unsafe.Pointer)(unsafe.Pointer(&a)), 8, 0)
+				}
+				wg.Done()
+			})
+			wg.Wait()
+		}, xb.DefaultConfig())
+		races := 0
+		for _, f := range res.Findings {
+			if f.Kind == result.Race {
+				races++
+			}
+		}
+		if want := map[bool]int{false: 1, true: 0}[local]; races != want || !res.Complete {
+			t.Errorf("local=%v: %d race(s), want %d; findings %v", local, races, want, res.Findings)
+		}
+	}
+}
+
+// stackLocalAddr writes a variable on the calling goroutine's stack and
+// returns its address.
+//
+//go:noinline
+func stackLocalAddr() uintptr {
+	var v [4]int
+	xb.Write(unsafe.Pointer(&v[1]), 8, 0)
+	return uintptr(unsafe.Pointer(&v[1]))
+}
+
+// growStack calls itself n deep with 4 KiB frames, so that the calling
+// goroutine's stack grows (and moves) past 64 KiB.
+//
+//go:noinline
+func growStack(n int) byte {
+	var pad [4 << 10]byte
+	pad[n%len(pad)] = byte(n)
+	if n == 0 {
+		return pad[0]
+	}
+	return growStack(n-1) + pad[n%len(pad)]
+}
+
+// Describing a test's findings is bounded in time: following a finding's
+// schedule runs the test again, which for a long test (otter's
+// TestCache_DeletionListenerWritesTheKey) outlasts the command's grace, and
+// the killed binary lost every finding. An execution that replays the
+// finding's schedule and is still running at the bound ends there: the
+// race is reported, saying what describing did not do.
+func TestDescribingIsBounded(t *testing.T) {
+	defer driver.SetDescribeForTest(time.Millisecond)()
+	res := xb.Explore("long", func(t *xb.T) {
+		mu := xb.New(new(xb.Mutex))
+		for range 100000 { // a long run before the race
+			mu.Lock()
+			mu.Unlock()
+		}
+		x := xb.New(new(int))
+		var wg xb.WaitGroup
+		wg.Add(2)
+		for range 2 {
+			xb.Go(func() {
+				xb.Write(unsafe.Pointer(x), 8, 0)
+				wg.Done()
+			})
+		}
+		wg.Wait()
+	}, xb.DefaultConfig())
+	if res.Internal != "" || len(res.Findings) != 1 {
+		t.Fatalf("findings %v internal %q", res.Findings, res.Internal)
+	}
+	// A millisecond: the traced replay of the race's path, which gives
+	// the schedule file, is cut too (a bound that cuts only the following
+	// of the schedule keeps the file).
+	f := res.Findings[0]
+	if f.Kind != result.Race || !strings.Contains(f.Unreproduced, "describing the test's findings took 1ms") {
+		t.Errorf("want the race, saying describing was cut; got %v, %d blocks, unreproduced %q", f, len(f.Blocks), f.Unreproduced)
 	}
 }

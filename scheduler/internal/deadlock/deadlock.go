@@ -161,9 +161,11 @@ func (d *Detector[G, L]) LockChain(t G, l L, mode string) (*result.Finding, stri
 		"lock-cycle|" + strings.Join(ids, ",")
 }
 
-// SelfDeadlock is the finding when t wants a lock it holds itself (Go's
-// locks are not reentrant, and a writer cannot wait for itself as a
-// reader), in mode, at pos: it can never proceed.
+// SelfDeadlock is the finding when t write-locks an RWMutex it holds for
+// reading (a writer cannot wait for itself as a reader), in mode, at pos:
+// it can never proceed. (One that wants a lock it holds for writing waits
+// for another goroutine to release it, which Go allows; if none can, Stuck
+// reports it.)
 func (d *Detector[G, L]) SelfDeadlock(t G, l L, mode, pos string) (*result.Finding, string) {
 	h := d.host
 	return &result.Finding{Kind: result.LockCycle, Pos: pos,
@@ -229,6 +231,7 @@ func (d *Detector[G, L]) Stuck() (f *result.Finding, key, internal string) {
 	}
 	var stuck []result.Goroutine
 	var sites []string
+	self := "" // a goroutine waits for a lock it holds itself
 	all := h.Goroutines()
 	t0done := h.Goroutine(all[0]).Status == Exited
 	for _, t := range all {
@@ -257,6 +260,12 @@ func (d *Detector[G, L]) Stuck() (f *result.Finding, key, internal string) {
 				continue // a timer will wake it: alive, as after go test
 			}
 			g.State, g.On = "waiting", u.On
+			if l, ok := d.ownLock(t); ok {
+				g.Note = "wants " + h.LockName(l) + ", which it already holds"
+				if self == "" {
+					self = fmt.Sprintf("goroutine %s wants %s, which it already holds", h.ID(t), h.LockName(l))
+				}
+			}
 		} else {
 			return nil, "", fmt.Sprintf("internal error: at the end of a path goroutine %s is runnable but neither enabled, delayed nor blocked", h.ID(t))
 		}
@@ -278,6 +287,9 @@ func (d *Detector[G, L]) Stuck() (f *result.Finding, key, internal string) {
 		kind, msg = result.Leak, fmt.Sprintf("the test returned but %d goroutine(s) are blocked forever", len(stuck))
 	case d.lockCycleAmong(stuck):
 		kind, msg = result.LockCycle, "all goroutines are asleep: a cycle of goroutines each waiting for a lock another holds"
+		if self != "" {
+			msg = "all goroutines are asleep: " + self
+		}
 	}
 	sort.Strings(sites)
 	return &result.Finding{Kind: kind, Message: msg, Goroutines: stuck}, string(kind) + "|" + strings.Join(sites, ","), ""
@@ -294,6 +306,22 @@ func FuncSite(fn func()) string {
 		return f.Name()
 	}
 	return strconv.FormatUint(uint64(pc), 16)
+}
+
+// ownLock returns the lock waiting goroutine t holds itself for writing
+// and waits for another goroutine to release (the engine's WaitRelease).
+func (d *Detector[G, L]) ownLock(t G) (L, bool) {
+	h := d.host
+	u := h.Goroutine(t)
+	if u.Status == Waiting && u.OnLock >= 0 {
+		if l, ok := d.lockByID(u.OnLock); ok {
+			if lk := h.Lock(l); lk.Writer == t && !lk.Pending {
+				return l, true
+			}
+		}
+	}
+	var none L
+	return none, false
 }
 
 // lockByID finds the lock of this execution with the given id among the
@@ -317,7 +345,7 @@ func (d *Detector[G, L]) lockCycleAmong(stuck []result.Goroutine) bool {
 	h := d.host
 	waitsFor := map[string][]string{}
 	for _, g := range stuck {
-		if g.On != "mutex" && g.On != "rwmutex" && !strings.HasPrefix(g.On, "rwmutex") {
+		if !strings.HasPrefix(g.On, "mutex") && !strings.HasPrefix(g.On, "rwmutex") {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -414,6 +415,27 @@ func (d *driver) collect(r *engine.Execution) {
 // shortest by then is kept, and the finding says the shortening stopped.
 const shortenFor = 10 * time.Second
 
+// describeFor bounds the time all of a test's findings spend being
+// described: an execution that replays (traced), shortens or verifies a
+// finding's schedule and is still running then ends as a bound
+// (engine.Config.DescribeUntil), and the finding says what was not done:
+// its schedule not followed to its end (it keeps its schedule file), or,
+// if even the traced replay of its path was cut, no schedule file. A long
+// test (otter's TestCache_DeletionListenerWritesTheKey: over 100,000
+// blocks in one execution that -timeout cut) takes minutes to replay, past
+// the command's grace for describing (30 s): the binary was killed and
+// every finding lost. A race seen after a collection and not confirmed
+// within the bound is not reported. A variable for tests
+// (SetDescribeForTest).
+var describeFor = 20 * time.Second
+
+// SetDescribeForTest sets describeFor; restore undoes it.
+func SetDescribeForTest(d time.Duration) (restore func()) {
+	old := describeFor
+	describeFor = d
+	return func() { describeFor = old }
+}
+
 // Describe implements checkpoint.Target: it replays the first schedule of
 // each finding with tracing on, to give every goroutine of the report its
 // position and the schedule its blocks, then tries to shorten the schedule
@@ -425,6 +447,8 @@ func (d *driver) Describe() {
 		d.cfg.Describing()
 	}
 	shortenUntil := time.Now().Add(shortenFor)
+	d.cfg.DescribeUntil = time.Now().Add(describeFor)
+	defer func() { d.cfg.DescribeUntil = time.Time{} }()
 	afterGC := map[*engine.Finding]bool{}
 	for _, f := range d.found {
 		afterGC[f] = f.AfterGC
@@ -437,6 +461,9 @@ func (d *driver) Describe() {
 			f.Path = mergePath(f.Path)
 			if !d.describeOne(f) {
 				f.Unreproduced = "its schedule could not be replayed"
+				if time.Now().After(d.cfg.DescribeUntil) {
+					f.Unreproduced = fmt.Sprintf("describing the test's findings took %v: its schedule was not replayed", describeFor)
+				}
 				return encodeFinding(f)
 			}
 			if d.cfg.Minimise && checkpoint.StopRequested() == checkpoint.NoStop {
@@ -453,7 +480,7 @@ func (d *driver) Describe() {
 		if !afterGC[f] || f.Unreproduced == "" {
 			return false
 		}
-		d.Note(fmt.Sprintf("race detection: the %s at %s, seen on schedule %d after the garbage collector ran, did not recur when its schedule was replayed, and no execution without a collection showed it: not reported (a collection can give a freed object's address to a new one, and race detection knows memory by address)", f.Message, f.Pos, f.Schedule))
+		d.Note(fmt.Sprintf("race detection: the %s at %s, seen on schedule %d after the garbage collector ran, did not recur when its schedule was replayed (%s), and no execution without a collection showed it: not reported (a collection can give a freed object's address to a new one, and race detection knows memory by address)", f.Message, f.Pos, f.Schedule, f.Unreproduced))
 		delete(d.seen, f.Key)
 		return true
 	})
@@ -464,17 +491,36 @@ func (d *driver) Describe() {
 // test body, by goroutine, scheduling points and anchors) and notes when it
 // does not lead to f again: a finding is reported with a schedule file that
 // replays it, or says it does not.
+//
+// A race seen after a collection (AfterGC) is confirmed only by a replay
+// that shows it with no collection: one that collects again may give a
+// freed object's address to a new one again, and pair the same two
+// accesses (a race is known by its accesses' positions) on two objects
+// again (otter's TestCache_DeletionListenerWritesTheKey: a listener's
+// variables moved to the heap, then another subtest's new timer wheel at
+// their address). So the replay runs with the collector off (collectorOff).
 func (d *driver) verify(f *engine.Finding) {
 	if d.pkgState != nil && d.pkgState.changed() != "" {
 		// Describing changed package state (re-running in this process):
 		// a replay would not start where the finding's exploration did.
+		if f.AfterGC {
+			f.Unreproduced = "its schedule could not be replayed from the start of the test to confirm it"
+		}
 		return
 	}
-	g, gd, _ := d.follow(f.Blocks, true, func(g *engine.Finding) int {
-		if g.Key == f.Key {
-			return matchExact
+	if f.AfterGC {
+		defer collectorOff()()
+	}
+	again := false // seen again, but only after a collection
+	g, gd, why := d.follow(f.Blocks, true, func(g *engine.Finding) int {
+		if g.Key != f.Key {
+			return matchNone
 		}
-		return matchNone
+		if f.AfterGC && g.AfterGC {
+			again = true
+			return matchNone
+		}
+		return matchExact
 	})
 	switch {
 	case g != nil:
@@ -483,8 +529,30 @@ func (d *driver) verify(f *engine.Finding) {
 		}
 	case gd != nil && gd.Diverged() != "":
 		f.Unreproduced = "replaying its schedule diverged: " + gd.Diverged()
+	case again:
+		f.Unreproduced = "its schedule, followed to its end, led to it again only after another collection"
+	case why == engine.EndBound:
+		f.Unreproduced = fmt.Sprintf("describing the test's findings took %v: its schedule was not followed to its end", describeFor)
 	default:
 		f.Unreproduced = "its schedule, followed to its end, did not lead to it again"
+	}
+}
+
+// collectorOff completes a collection, then turns the collector off until
+// restore is called, so that no object is freed and no address handed to
+// a new object meanwhile; within a bound on memory (a gigabyte more than
+// the process holds now), past which the collector runs again, and a race
+// it then shows stays unconfirmed.
+func collectorOff() (restore func()) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	limit := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(limit, int64(ms.Sys)+1<<30))
+	pct := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
 	}
 }
 

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/xbtest/xbtest/checkpoint"
 	"github.com/xbtest/xbtest/result"
 	"github.com/xbtest/xbtest/scheduler/internal/sched"
@@ -32,6 +34,11 @@ type Config struct {
 	// Describing, if set, is called when exploration is over and the
 	// findings are about to be replayed to describe them.
 	Describing func()
+	// DescribeUntil, if set, ends a guided or traced execution (the
+	// driver's replay, shortening and verifying of a finding's schedule)
+	// still running at that time, as a bound (EndBound), so that
+	// describing ends within the command's grace.
+	DescribeUntil time.Time
 	// Shard restricts the exploration to one part of the schedule tree
 	// (the driver's partition.go); the zero value explores all of it.
 	Shard result.Shard

@@ -85,8 +85,10 @@
 //     (who holds it, a writer waiting for readers), which deadlock
 //     detection, the race detector's locksets and the timeline read; its
 //     methods ID, Writer, Pending, SetPending, Readers, ReadBy, Clocks.
-//   - A lock enter: AcquireFailed(l, mode) when it is held (the block is
-//     abandoned, or a self-deadlock ends the path), TakeWrite(l) or
+//   - A lock enter: WaitRelease(l) while the goroutine holds it itself
+//     for writing (it waits for another goroutine's release),
+//     AcquireFailed(l, mode) when another holds it (the block is
+//     abandoned, or a reader-writer cycle ends the path), TakeWrite(l) or
 //     TakeRead(l), then Acquired(l, read) (a boundary where a TryLock or a
 //     mixed RWMutex makes one). A lock exit: ReleaseWrite(l) or
 //     ReleaseRead(l), then LockExit(l); Released(l) for a release that is

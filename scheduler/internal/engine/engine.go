@@ -28,8 +28,13 @@ func (h stratHost) Allocs(t int32) int32 { return h.r.threads[t].allocs }
 // IsClock implements sched.Engine.
 func (h stratHost) IsClock(t int32) bool { return h.r.threads[t].isClock }
 
-// Tick implements sched.Engine.
+// Tick implements sched.Engine. Not while a goroutine the step bound
+// stopped could run and was still writing (computing): time passes only
+// when no goroutine can run, and that one could.
 func (h stratHost) Tick(t int32, enabled *sched.TSet) bool {
+	if h.r.computing() {
+		return false
+	}
 	return h.r.clock.Advance(t, func() bool { return !enabled.Empty() })
 }
 

@@ -18,8 +18,9 @@ import (
 // escaping local variables or of code it does not rewrite. So
 // an execution notes the collector's cycle count when it starts, a race
 // found after a cycle completed is marked (Finding.AfterGC), and the
-// driver keeps such a race only if its schedule, replayed, shows it again,
-// or another execution without a collection shows it.
+// driver keeps such a race only if its schedule, replayed with the
+// collector off, shows it again, or another execution without a collection
+// shows it.
 
 var gcSample = []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
 

@@ -35,6 +35,9 @@ type lockState struct {
 	writer  *thread // the Mutex holder, or the RWMutex writer
 	pending bool    // RWMutex: the writer has announced itself and waits for readers to leave
 	readers []readHold
+	// the writer, waiting in Lock (or RLock) for another goroutine to
+	// release the lock it holds itself (WaitRelease)
+	ownWaiter *thread
 	// happens-before (package races): the releases of Unlock, and of RUnlock
 	clocks races.LockClocks
 }
@@ -168,18 +171,15 @@ func (t *thread) drop(l *lockState) {
 	}
 }
 
-// AcquireFailed handles a lock enter that cannot proceed. A thread that
-// holds the lock for writing can never get it (Go's locks are not
-// reentrant), nor can a reader asking again while a writer waits for it to
-// leave; otherwise the block is abandoned and the thread joins the lock's
-// block set. Call it from the drop-in lock's method: the position of the
+// AcquireFailed handles a lock enter that cannot proceed. A reader asking
+// again while a writer waits for it to leave can never get it; otherwise
+// the block is abandoned and the thread joins the lock's block set. (A
+// thread that holds the lock for writing itself waits instead for another
+// goroutine to release it, WaitRelease.) Call it from the drop-in lock's method: the position of the
 // blocked enter is past that method and package scheduler's forwarder.
 func (t *G) AcquireFailed(l *Lock, mode string) {
 	r := t.r
-	switch {
-	case l.writer == t:
-		t.SelfDeadlock(l, mode)
-	case l.pending && l.owns2(t):
+	if l.pending && l.owns2(t) {
 		r.readerWriterCycle(t, l)
 	}
 	if !r.exploring {
@@ -208,10 +208,10 @@ func (t *G) ReverseLockChain(l *Lock, mode string) {
 	}
 }
 
-// SelfDeadlock: t wants a lock it holds itself (Go's locks are not
-// reentrant, and a writer cannot wait for itself as a reader). It can never
-// proceed; the path ends here. Call it from the drop-in lock's method
-// (the position skips 5 frames) or from AcquireFailed.
+// SelfDeadlock: t write-locks an RWMutex it holds for reading (a writer
+// cannot wait for itself as a reader). It can never proceed; the path
+// ends here. Call it from the drop-in lock's method (the position skips 5
+// frames).
 func (t *G) SelfDeadlock(l *Lock, mode string) {
 	r := t.r
 	if r.exploring && r.dd {
@@ -445,6 +445,28 @@ func (r *run) releaseWriter(t *thread, l *lockState) {
 	if h == t {
 		t.lastLock = l
 	}
+	if w := l.ownWaiter; w != nil {
+		// Another goroutine released the lock its writer waits for
+		// (WaitRelease): the writer tries again.
+		l.ownWaiter = nil
+		r.wakeUp(w, -1)
+	}
+}
+
+// WaitRelease: t wants l, which it holds itself for writing. Go's locks
+// are not reentrant, but neither are they a goroutine's ("A locked Mutex
+// is not associated with a particular goroutine. It is allowed for one
+// goroutine to lock a Mutex and then arrange for another goroutine to
+// unlock it", package sync; an RWMutex alike): t waits, parked, until
+// another goroutine releases l (otter hands its eviction lock to the
+// goroutine that maintains the cache, then locks it again), and the
+// drop-in lock's method then tries again. If none can, the path ends with
+// t waiting on a lock it holds (deadlock's Stuck). Not a failed
+// acquisition (AcquireFailed): l may have been taken in t's block, which
+// ExitBlock would undo and then wait for a release that never comes.
+func (t *G) WaitRelease(l *Lock) {
+	l.ownWaiter = t
+	t.r.parkHere(t, l.kind()+" (held by itself)", l.id)
 }
 
 func (r *run) releaseReader(t *thread, l *lockState) {

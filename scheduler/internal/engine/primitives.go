@@ -181,8 +181,9 @@ func (t *G) RelaxedCASStart(addr unsafe.Pointer, size uintptr) bool {
 // race detector's locksets and the timeline read; where a lock operation
 // ends a block, and what an exploration learns of that (locks.go: TryLock
 // and the atomicity of blocks, a waiting writer), is the engine's too. A
-// lock enter: Lock, SyncEnter, AcquireFailed if it is held (the block is
-// abandoned), TakeWrite or TakeRead, the race detector's Locked, Acquired.
+// lock enter: Lock, SyncEnter, WaitRelease while the goroutine holds it
+// itself, AcquireFailed if another does (the block is abandoned),
+// TakeWrite or TakeRead, the race detector's Locked, Acquired.
 // A lock exit: ReleaseWrite or ReleaseRead, then LockExit.
 
 // Lock is a Mutex or RWMutex during one execution.

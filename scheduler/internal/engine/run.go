@@ -464,6 +464,9 @@ func (r *run) event(t *thread) {
 		if s := checkpoint.StopRequested(); s != checkpoint.NoStop && r.stoppable() {
 			r.stopped(t, s)
 		}
+		if (r.guide != nil || r.traceOnly) && !r.cfg.DescribeUntil.IsZero() && time.Now().After(r.cfg.DescribeUntil) {
+			r.stopped(t, checkpoint.StopTime)
+		}
 	}
 	if r.trace {
 		t.record()
@@ -1076,6 +1079,24 @@ func (r *run) heldBack(t *thread) bool {
 	}
 	for _, u := range r.threads {
 		if u != t && u.frozen && u.status == stRunnable && u.steps-u.wroteAt < r.cfg.MaxSteps/2 {
+			return true
+		}
+	}
+	return false
+}
+
+// computing reports whether a goroutine the step bound stopped could run
+// and was still writing shared memory in the last half of the bound: a
+// long loop that Go would go on running (otter's completes: 5000 writes,
+// awaited with a 30-second time.After), not one waiting for others, which
+// polls (heldBack's other goroutines). Virtual time does not pass then
+// (stratHost.Tick): it passes only when no goroutine can run, and a
+// time-out firing while this one has yet to finish is no real execution's
+// (the explorer's loop says the same of a delayed thread). The path ends
+// instead, with no verdict (deadlock's Stuck).
+func (r *run) computing() bool {
+	for _, u := range r.threads {
+		if u.frozen && u.status == stRunnable && u.steps-u.wroteAt < r.cfg.MaxSteps/2 {
 			return true
 		}
 	}

@@ -89,7 +89,7 @@ type Host interface {
 	// passes learn racy words from it, package storebuf).
 	Raced(addr uintptr)
 	// OnOwnStack reports whether addr is in the stack of the goroutine
-	// making the current access (see finding).
+	// making the current access (ownStack).
 	OnOwnStack(addr uintptr) bool
 	// ReportRace adds a race finding with its key; prevT, cur and prev are
 	// the earlier access's goroutine and the two accesses' positions, for
@@ -354,10 +354,13 @@ func (rs *Races) Release(t, id int32) {
 	}
 }
 
-// Access checks a plain memory access of t at pos.
+// Access checks a plain memory access of t at pos. One to t's own stack
+// is neither checked nor recorded (ownStack).
 func (rs *Races) Access(t int32, addr unsafe.Pointer, size uintptr, write bool, pos uint32) {
-	for _, rc := range rs.det.Access(t, uintptr(addr), size, write, false, pos) {
-		rs.finding(rc)
+	if !rs.ownStack(addr) {
+		for _, rc := range rs.det.Access(t, uintptr(addr), size, write, false, pos) {
+			rs.finding(rc)
+		}
 	}
 	if rs.trace {
 		rs.host.TracedAccess(t, pos)
@@ -411,27 +414,40 @@ func (rs *Races) Atomic(t int32, addr unsafe.Pointer, size uintptr, write bool) 
 		return
 	}
 	rs.Observe(t, addr, RoleObject)
-	for _, rc := range rs.det.Access(t, uintptr(addr), size, write, true, rs.host.SitePos(6)) {
-		rs.finding(rc)
+	if !rs.ownStack(addr) {
+		for _, rc := range rs.det.Access(t, uintptr(addr), size, write, true, rs.host.SitePos(6)) {
+			rs.finding(rc)
+		}
 	}
 	if write {
 		rs.Publish(t, addr, RoleObject)
 	}
 }
 
-// finding reports a race.
-//
-// Not one on the stack of the goroutine making the access: a variable on a
+// ownStack reports whether addr is in the stack of the goroutine making
+// the access, which is then neither checked nor recorded. A variable on a
 // goroutine's stack is that goroutine's alone (one whose address another
-// goroutine could reach escapes to the heap), so an earlier access there
-// by another goroutine was to another variable, in an earlier life of the
-// memory: a pooled goroutine that ran an ended one (engine, worker), or a
-// stack moved when it grew. Go's race detector forgets a stack's history
-// when it is allocated; xbtest sees no allocation.
+// goroutine could reach escapes to the heap), so it races with nothing;
+// but its address has other lives, and an access in one must not be
+// paired with an access in another:
+//   - before: another goroutine's earlier access there was to another
+//     variable, a pooled goroutine's that ran an ended one (engine,
+//     worker), or one on a stack that moved when it grew;
+//   - after: a stack that moved is freed, and its memory goes back to the
+//     heap at once, with no collection in between (runtime/stack.go:
+//     stackfree, a stack of 32 KiB or more; stackpoolfree, the last
+//     stack of a span), so another goroutine's later access there may be
+//     to a heap object allocated in it.
+//
+// Go's race detector forgets a stack's history when it is allocated
+// (racemalloc in stackalloc); xbtest sees no allocation, so it keeps no
+// history of a stack at all.
+func (rs *Races) ownStack(addr unsafe.Pointer) bool {
+	return rs.host.OnOwnStack(uintptr(addr))
+}
+
+// finding reports a race.
 func (rs *Races) finding(rc eraser.Race) {
-	if rs.host.OnOwnStack(rc.Addr) {
-		return
-	}
 	rs.host.Raced(rc.Addr) // every race, expected or not (package storebuf)
 	if rs.expectedRace(rc) {
 		return

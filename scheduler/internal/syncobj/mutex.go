@@ -32,6 +32,10 @@ func (m *Mutex) Lock() {
 	g.Event()
 	l := g.Lock(unsafe.Pointer(m), false)
 	g.SyncEnter(unsafe.Pointer(m), false)
+	for l.Writer() == g {
+		g.WaitRelease(l) // by another goroutine: m is not g's
+		g.Event()
+	}
 	if l.Writer() != nil {
 		g.AcquireFailed(l, "Lock")
 	}
@@ -107,6 +111,10 @@ func (rw *RWMutex) Lock() {
 	// blocks new readers), so the enter is a write to it for ExitBlock-RW
 	// even without -sync-deps.
 	g.SyncEnter(unsafe.Pointer(rw), g.MixedRW(l))
+	for l.Writer() == g {
+		g.WaitRelease(l) // as in Mutex.Lock
+		g.Event()
+	}
 	if l.Writer() != nil {
 		// Another writer holds the lock or waits for readers: as with a
 		// Mutex, the block is abandoned.
@@ -182,6 +190,10 @@ func (rw *RWMutex) RLock() {
 	g.SeenRW(l, true)
 	// As in Lock: the enter of a mixed RWMutex is a write to it.
 	g.SyncEnter(unsafe.Pointer(rw), g.MixedRW(l))
+	for l.Writer() == g {
+		g.WaitRelease(l) // as in Mutex.Lock
+		g.Event()
+	}
 	if l.Writer() != nil {
 		g.AcquireFailed(l, "RLock")
 	}
