@@ -175,8 +175,9 @@ func (t *thread) drop(l *lockState) {
 // again while a writer waits for it to leave can never get it; otherwise
 // the block is abandoned and the thread joins the lock's block set. (A
 // thread that holds the lock for writing itself waits instead for another
-// goroutine to release it, WaitRelease.) Call it from the drop-in lock's method: the position of the
-// blocked enter is past that method and package scheduler's forwarder.
+// goroutine to release it, WaitRelease.) Call it from the drop-in lock's
+// method: the position of the blocked enter is past that method and
+// package scheduler's forwarder.
 func (t *G) AcquireFailed(l *Lock, mode string) {
 	r := t.r
 	if l.pending && l.owns2(t) {
