@@ -89,12 +89,7 @@ func TestObjectsAtOneAddressDoNotRace(t *testing.T) {
 		if res.Internal != "" || !res.Complete {
 			t.Fatalf("reused=%v: %+v", reused, res)
 		}
-		races := 0
-		for _, f := range res.Findings {
-			if f.Kind == result.Race {
-				races++
-			}
-		}
+		races := res.Count(result.Race)
 		if want := map[bool]int{true: 0, false: 1}[reused]; races != want {
 			t.Errorf("reused=%v: %d race findings, want %d", reused, races, want)
 		}
