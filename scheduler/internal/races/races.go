@@ -357,7 +357,7 @@ func (rs *Races) Release(t, id int32) {
 // Access checks a plain memory access of t at pos. One to t's own stack
 // is neither checked nor recorded (ownStack).
 func (rs *Races) Access(t int32, addr unsafe.Pointer, size uintptr, write bool, pos uint32) {
-	if !rs.ownStack(addr) {
+	if rs.On() && !rs.ownStack(addr) {
 		for _, rc := range rs.det.Access(t, uintptr(addr), size, write, false, pos) {
 			rs.finding(rc)
 		}
