@@ -614,6 +614,34 @@ func TestStackDumpShowsTheProgramsGoroutines(t *testing.T) {
 	}
 }
 
+// A goroutine waiting to lock a mutex it holds itself, until another
+// unlocks it (a hand-over, which Go allows), shows in a dump as Go shows a
+// goroutine blocked in Mutex.Lock.
+func TestStackDumpShowsAMutexWaitOnItsOwnLock(t *testing.T) {
+	var dumps []string
+	res := xb.Explore("stacks", func(t *xb.T) {
+		var m xb.Mutex
+		m.Lock()
+		xb.Go(func() {
+			buf := make([]byte, 1<<20)
+			dumps = append(dumps, string(buf[:xb.Stack(buf, true)]))
+			m.Unlock()
+		})
+		m.Lock()
+		m.Unlock()
+	}, xb.DefaultConfig())
+	if res.Internal != "" || !res.Complete || len(res.Findings) != 0 || len(dumps) == 0 {
+		t.Fatalf("complete=%v schedules=%d findings=%v internal=%q dumps=%d", res.Complete, res.Schedules, res.Findings, res.Internal, len(dumps))
+	}
+	seen := false
+	for _, d := range dumps {
+		seen = seen || strings.Contains(d, " [sync.Mutex.Lock]:\ngithub.com/xbtest/xbtest/scheduler_test.TestStackDumpShowsAMutexWaitOnItsOwnLock")
+	}
+	if !seen {
+		t.Errorf("no dump shows the test goroutine waiting in Mutex.Lock:\n%s", strings.Join(dumps, "\n----\n"))
+	}
+}
+
 func thisFile() string {
 	_, file, _, _ := runtime.Caller(0)
 	return file
@@ -718,12 +746,7 @@ func TestStackReusedByAnotherGoroutineIsNoRace(t *testing.T) {
 			xb.Go(f)
 			wg.Wait()
 		}, xb.DefaultConfig())
-		races := 0
-		for _, f := range res.Findings {
-			if f.Kind == result.Race {
-				races++
-			}
-		}
+		races := res.Count(result.Race)
 		if want := map[bool]int{false: 0, true: 1}[shared]; races != want || !res.Complete {
 			t.Errorf("shared=%v: %d race(s), want %d; findings %v", shared, races, want, res.Findings)
 		}
@@ -802,12 +825,7 @@ func TestStackMovedThenReusedIsNoRace(t *testing.T) {
 			})
 			wg.Wait()
 		}, xb.DefaultConfig())
-		races := 0
-		for _, f := range res.Findings {
-			if f.Kind == result.Race {
-				races++
-			}
-		}
+		races := res.Count(result.Race)
 		if want := map[bool]int{false: 1, true: 0}[local]; races != want || !res.Complete {
 			t.Errorf("local=%v: %d race(s), want %d; findings %v", local, races, want, res.Findings)
 		}

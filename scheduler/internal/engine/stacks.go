@@ -242,6 +242,8 @@ func (r *run) goState(t *thread) string {
 		return "sync.WaitGroup.Wait"
 	case strings.HasPrefix(on, "rwmutex"):
 		return "sync.RWMutex.Lock"
+	case strings.HasPrefix(on, "mutex"): // one it holds itself (WaitRelease)
+		return "sync.Mutex.Lock"
 	}
 	return "runnable"
 }
