@@ -147,7 +147,7 @@ func TestHorizonCountsFromWhenAGoroutineCouldRun(t *testing.T) {
 	cfg := withTimers(xb.DefaultConfig(), settings.Eager)
 	cfg.FairBlocks = 8
 	got, res := outcomes(t, t.Name(), polls, cfg)
-	if len(got) < 3 || got[0] != "0" || got[len(got)-1] == "20" {
-		t.Errorf("-timers eager, -fair-blocks 8: %d schedules reach %v, want 0, 1, 2... below 20", res.Schedules, got)
+	if len(got) < 3 || got[0] != "0" || slices.Contains(got, "20") {
+		t.Errorf("-timers eager, -fair-blocks 8: %d schedules reach %v, want 0, 1, 2..., never 20", res.Schedules, got)
 	}
 }
